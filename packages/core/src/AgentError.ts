@@ -1,0 +1,299 @@
+/**
+ * Errors as tagged, frozen, JSON-safe records. The same value travels in the Effect
+ * error channel (`Effect.catchTag` works on it), sits in `state.execution.errors`, and
+ * round-trips through its codec. Where a plain `throw` or a rejected Promise is needed,
+ * it is wrapped in a `HooklineError`.
+ *
+ * @since 0.1.0
+ */
+import type { HookTrigger } from "./HookTrigger.js"
+
+/**
+ * A hook threw (or its Effect failed) under `onError: 'fail'`.
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookFailed {
+  readonly _tag: "HookFailed"
+  readonly hook: string
+  readonly trigger: HookTrigger
+  readonly message: string
+}
+
+/**
+ * `HookStack.run` met an effectful hook: run that trigger with `HookStack.intercept`.
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookIsEffectful {
+  readonly _tag: "HookIsEffectful"
+  readonly hook: string
+  readonly trigger: HookTrigger
+  readonly message: string
+}
+
+/**
+ * The model call failed.
+ * @since 0.1.0
+ * @category models
+ */
+export interface InferenceFailed {
+  readonly _tag: "InferenceFailed"
+  readonly message: string
+  readonly status: number | undefined
+  readonly retryable: boolean
+}
+
+/**
+ * A tool's execute function threw or failed.
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolFailed {
+  readonly _tag: "ToolFailed"
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly message: string
+}
+
+/**
+ * A tool ran past its timeout.
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolTimedOut {
+  readonly _tag: "ToolTimedOut"
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly timeoutMs: number
+  readonly message: string
+}
+
+/**
+ * A hook blocked the call.
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolBlocked {
+  readonly _tag: "ToolBlocked"
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly reason: string
+  readonly message: string
+}
+
+/**
+ * The model's arguments failed the tool's validator; `path` names where.
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolArgumentsInvalid {
+  readonly _tag: "ToolArgumentsInvalid"
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly path: string
+  readonly message: string
+}
+
+/**
+ * The model asked for a tool the agent does not have.
+ * @since 0.1.0
+ * @category models
+ */
+export interface UnknownTool {
+  readonly _tag: "UnknownTool"
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly message: string
+}
+
+/**
+ * A configuration (stack options, builder) is invalid at `path`.
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvalidConfiguration {
+  readonly _tag: "InvalidConfiguration"
+  readonly path: string
+  readonly message: string
+}
+
+/**
+ * JSON did not decode; `path` names the first bad value (`context.messages[3].role`).
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodeFailed {
+  readonly _tag: "DecodeFailed"
+  readonly path: string
+  readonly message: string
+}
+
+/**
+ * The run was aborted (AbortSignal or interruption).
+ * @since 0.1.0
+ * @category models
+ */
+export interface Aborted {
+  readonly _tag: "Aborted"
+  readonly message: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentError =
+  | HookFailed
+  | HookIsEffectful
+  | InferenceFailed
+  | ToolFailed
+  | ToolTimedOut
+  | ToolBlocked
+  | ToolArgumentsInvalid
+  | UnknownTool
+  | InvalidConfiguration
+  | DecodeFailed
+  | Aborted
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentErrorTag = AgentError["_tag"]
+
+/**
+ * The text of anything thrown.
+ * @since 0.1.0
+ * @category getters
+ */
+export const messageOf = (cause: unknown): string => {
+  if (cause instanceof Error) return cause.message
+  if (typeof cause === "object" && cause !== null && "message" in cause && typeof cause.message === "string") {
+    return cause.message
+  }
+  if (typeof cause === "string") return cause
+  try {
+    return JSON.stringify(cause) ?? String(cause)
+  } catch {
+    return String(cause)
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const hookFailed = (hook: string, trigger: HookTrigger, cause: unknown): HookFailed =>
+  Object.freeze({ _tag: "HookFailed", hook, trigger, message: `hook "${hook}" failed on ${trigger}: ${messageOf(cause)}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffectful =>
+  Object.freeze({
+    _tag: "HookIsEffectful",
+    hook,
+    trigger,
+    message: `hook "${hook}" on ${trigger} is effectful: use HookStack.intercept, not HookStack.run`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const inferenceFailed = (
+  message: string,
+  options: { readonly status?: number | undefined; readonly retryable?: boolean } = {},
+): InferenceFailed =>
+  Object.freeze({ _tag: "InferenceFailed", message, status: options.status, retryable: options.retryable ?? false })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolFailed = (toolCallId: string, toolName: string, cause: unknown): ToolFailed =>
+  Object.freeze({ _tag: "ToolFailed", toolCallId, toolName, message: `tool "${toolName}" failed: ${messageOf(cause)}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolTimedOut = (toolCallId: string, toolName: string, timeoutMs: number): ToolTimedOut =>
+  Object.freeze({
+    _tag: "ToolTimedOut",
+    toolCallId,
+    toolName,
+    timeoutMs,
+    message: `tool "${toolName}" timed out after ${timeoutMs} ms`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolBlocked = (toolCallId: string, toolName: string, reason: string): ToolBlocked =>
+  Object.freeze({ _tag: "ToolBlocked", toolCallId, toolName, reason, message: `tool "${toolName}" was blocked: ${reason}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolArgumentsInvalid = (toolCallId: string, toolName: string, path: string, detail: string): ToolArgumentsInvalid =>
+  Object.freeze({
+    _tag: "ToolArgumentsInvalid",
+    toolCallId,
+    toolName,
+    path,
+    message: `invalid arguments for tool "${toolName}" at ${path === "" ? "the root" : path}: ${detail}`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unknownTool = (toolCallId: string, toolName: string): UnknownTool =>
+  Object.freeze({ _tag: "UnknownTool", toolCallId, toolName, message: `unknown tool "${toolName}"` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidConfiguration = (path: string, detail: string): InvalidConfiguration =>
+  Object.freeze({ _tag: "InvalidConfiguration", path, message: `invalid configuration at ${path === "" ? "the root" : path}: ${detail}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeFailed = (path: string, detail: string): DecodeFailed =>
+  Object.freeze({ _tag: "DecodeFailed", path, message: `cannot decode ${path === "" ? "the root" : path}: ${detail}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const aborted = (message = "the run was aborted"): Aborted => Object.freeze({ _tag: "Aborted", message })
+
+/**
+ * An `Error` that carries an `AgentError`, for plain `throw` and rejected Promises.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class HooklineError extends Error {
+  readonly _tag: AgentErrorTag
+  constructor(readonly error: AgentError) {
+    super(error.message)
+    this._tag = error._tag
+    this.name = `HooklineError(${error._tag})`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAgentError = (u: unknown): u is AgentError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && "message" in u && typeof u.message === "string"

@@ -1,0 +1,361 @@
+/**
+ * The whole of an agent run as frozen data: conversation context, execution record
+ * and metadata. Users change it with immer recipes (`update`); the library's own
+ * transitions copy only the changed path, and history is an `AppendLog`.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import type { Draft } from "immer"
+import type { AgentError } from "./AgentError.js"
+import * as AppendLog from "./AppendLog.js"
+import type { ResponseFormat } from "./InferenceRequest.js"
+import type { JsonValue, Metadata } from "./Json.js"
+import { emptyMetadata } from "./Json.js"
+import type { Message } from "./Message.js"
+import type { Step } from "./Step.js"
+import type { StopSignal } from "./StopSignal.js"
+import * as Usage from "./Usage.js"
+import { deepFreeze, immer } from "./internal/immer.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecutionStatus = "pending" | "running" | "completed" | "stopped" | "failed"
+
+/**
+ * What the model is told: system prompt, response format, the message history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentContext {
+  readonly systemPrompt: string
+  readonly responseFormat?: ResponseFormat | undefined
+  readonly messages: AppendLog.AppendLog<Message>
+  readonly metadata: Metadata
+}
+
+/**
+ * What happened: status, times (epoch ms), steps, stop signals, usage and errors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Execution {
+  readonly status: ExecutionStatus
+  readonly startedAt?: number | undefined
+  readonly completedAt?: number | undefined
+  readonly steps: AppendLog.AppendLog<Step>
+  readonly stopSignals: ReadonlyArray<StopSignal>
+  readonly continuationRequested: boolean
+  readonly usage: Usage.Usage
+  readonly errors: ReadonlyArray<AgentError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentState {
+  readonly id: string
+  readonly parentId?: string | undefined
+  readonly context: AgentContext
+  readonly execution: Execution
+  readonly metadata: Metadata
+}
+
+const noSignals: ReadonlyArray<StopSignal> = Object.freeze([])
+const noErrors: ReadonlyArray<AgentError> = Object.freeze([])
+
+/**
+ * A fresh, pending execution.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const emptyExecution: Execution = Object.freeze({
+  status: "pending",
+  startedAt: undefined,
+  completedAt: undefined,
+  steps: AppendLog.empty<Step>(),
+  stopSignals: noSignals,
+  continuationRequested: false,
+  usage: Usage.empty,
+  errors: noErrors,
+})
+
+/**
+ * A new frozen state. Without an `id` one is drawn with `crypto.randomUUID`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (input: {
+  readonly id?: string | undefined
+  readonly parentId?: string | undefined
+  readonly systemPrompt?: string | undefined
+  readonly responseFormat?: ResponseFormat | undefined
+  readonly messages?: Iterable<Message> | undefined
+  readonly contextMetadata?: Metadata | undefined
+  readonly metadata?: Metadata | undefined
+} = {}): AgentState =>
+  Object.freeze({
+    id: input.id ?? globalThis.crypto.randomUUID(),
+    parentId: input.parentId,
+    context: Object.freeze({
+      systemPrompt: input.systemPrompt ?? "",
+      responseFormat: input.responseFormat === undefined ? undefined : deepFreeze(input.responseFormat),
+      messages: input.messages === undefined
+        ? AppendLog.empty<Message>()
+        : AppendLog.fromIterable(Array.from(input.messages, deepFreeze)),
+      metadata: input.contextMetadata === undefined ? emptyMetadata : deepFreeze(input.contextMetadata),
+    }),
+    execution: emptyExecution,
+    metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
+  })
+
+/**
+ * Changes a state with an immer recipe; returns the same state when nothing changed,
+ * shares every part the recipe did not touch, and freezes what is new. Replace the
+ * history with `draft.context.messages = AppendLog.append(draft.context.messages, m)`
+ * (an `AppendLog` is a value, not a draft).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const update: {
+  (recipe: (draft: Draft<AgentState>) => void): (self: AgentState) => AgentState
+  (self: AgentState, recipe: (draft: Draft<AgentState>) => void): AgentState
+} = dual(2, (self: AgentState, recipe: (draft: Draft<AgentState>) => void): AgentState =>
+  immer.produce(self, (draft) => {
+    recipe(draft)
+  }))
+
+/**
+ * Replaces the context, copying only the root.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withContext: {
+  (context: AgentContext): (self: AgentState) => AgentState
+  (self: AgentState, context: AgentContext): AgentState
+} = dual(2, (self: AgentState, context: AgentContext): AgentState =>
+  context === self.context ? self : Object.freeze({ ...self, context: deepFreeze(context) }))
+
+/**
+ * Replaces the execution record, copying only the root.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withExecution: {
+  (execution: Execution): (self: AgentState) => AgentState
+  (self: AgentState, execution: Execution): AgentState
+} = dual(2, (self: AgentState, execution: Execution): AgentState =>
+  execution === self.execution ? self : Object.freeze({ ...self, execution: deepFreeze(execution) }))
+
+const patchContext = (self: AgentState, patch: Partial<AgentContext>): AgentState =>
+  withContext(self, Object.freeze({ ...self.context, ...patch }))
+
+const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState =>
+  withExecution(self, Object.freeze({ ...self.execution, ...patch }))
+
+/**
+ * Appends one message in O(1); the history is shared with `self`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const appendMessage: {
+  (message: Message): (self: AgentState) => AgentState
+  (self: AgentState, message: Message): AgentState
+} = dual(2, (self: AgentState, message: Message): AgentState =>
+  patchContext(self, { messages: AppendLog.append(self.context.messages, deepFreeze(message)) }))
+
+/**
+ * Appends messages in order.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const appendMessages: {
+  (messages: Iterable<Message>): (self: AgentState) => AgentState
+  (self: AgentState, messages: Iterable<Message>): AgentState
+} = dual(2, (self: AgentState, messages: Iterable<Message>): AgentState => {
+  const frozen = Array.from(messages, deepFreeze)
+  return frozen.length === 0 ? self : patchContext(self, { messages: AppendLog.appendAll(self.context.messages, frozen) })
+})
+
+/**
+ * Replaces the system prompt.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withSystemPrompt: {
+  (systemPrompt: string): (self: AgentState) => AgentState
+  (self: AgentState, systemPrompt: string): AgentState
+} = dual(2, (self: AgentState, systemPrompt: string): AgentState =>
+  systemPrompt === self.context.systemPrompt ? self : patchContext(self, { systemPrompt }))
+
+/**
+ * Replaces the response format.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withResponseFormat: {
+  (responseFormat: ResponseFormat | undefined): (self: AgentState) => AgentState
+  (self: AgentState, responseFormat: ResponseFormat | undefined): AgentState
+} = dual(2, (self: AgentState, responseFormat: ResponseFormat | undefined): AgentState =>
+  responseFormat === self.context.responseFormat
+    ? self
+    : patchContext(self, { responseFormat: responseFormat === undefined ? undefined : deepFreeze(responseFormat) }))
+
+/**
+ * Merges entries into the state's metadata; unchanged values keep the same state.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withMetadata: {
+  (entries: Metadata): (self: AgentState) => AgentState
+  (self: AgentState, entries: Metadata): AgentState
+} = dual(2, (self: AgentState, entries: Metadata): AgentState => {
+  const merged = mergeMetadata(self.metadata, entries)
+  return merged === self.metadata ? self : Object.freeze({ ...self, metadata: merged })
+})
+
+/** @internal shared by state and context metadata: same object when nothing changes. */
+export const mergeMetadata = (self: Metadata, entries: Metadata): Metadata => {
+  let changed = false
+  for (const key of Object.keys(entries)) {
+    if (self[key] !== entries[key] || !Object.hasOwn(self, key)) {
+      changed = true
+      break
+    }
+  }
+  return changed ? deepFreeze({ ...self, ...entries } as Record<string, JsonValue>) : self
+}
+
+/**
+ * Adds a stop signal; one with the same reason and source already there keeps the
+ * state as it is.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withStopSignal: {
+  (signal: StopSignal): (self: AgentState) => AgentState
+  (self: AgentState, signal: StopSignal): AgentState
+} = dual(2, (self: AgentState, signal: StopSignal): AgentState =>
+  self.execution.stopSignals.some((s) => s.reason === signal.reason && s.source === signal.source)
+    ? self
+    : patchExecution(self, { stopSignals: Object.freeze([...self.execution.stopSignals, deepFreeze(signal)]) }))
+
+/**
+ * Records an error in the state's error list.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addError: {
+  (error: AgentError): (self: AgentState) => AgentState
+  (self: AgentState, error: AgentError): AgentState
+} = dual(2, (self: AgentState, error: AgentError): AgentState =>
+  patchExecution(self, { errors: Object.freeze([...self.execution.errors, deepFreeze(error)]) }))
+
+/**
+ * Appends a finished step in O(1) and adds its usage to the run's.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const appendStep: {
+  (step: Step): (self: AgentState) => AgentState
+  (self: AgentState, step: Step): AgentState
+} = dual(2, (self: AgentState, step: Step): AgentState =>
+  patchExecution(self, {
+    steps: AppendLog.append(self.execution.steps, deepFreeze(step)),
+    usage: Usage.add(self.execution.usage, step.usage),
+  }))
+
+/**
+ * Sets the status (and, for a final status, `completedAt`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withStatus: {
+  (status: ExecutionStatus, at?: number): (self: AgentState) => AgentState
+  (self: AgentState, status: ExecutionStatus, at?: number): AgentState
+} = dual(
+  (args) => typeof args[0] === "object",
+  (self: AgentState, status: ExecutionStatus, at?: number): AgentState => {
+    const patch: { -readonly [K in keyof Execution]?: Execution[K] } = { status }
+    if (at !== undefined && status === "running" && self.execution.startedAt === undefined) patch.startedAt = at
+    if (at !== undefined && (status === "completed" || status === "stopped" || status === "failed")) patch.completedAt = at
+    return status === self.execution.status && Object.keys(patch).length === 1 ? self : patchExecution(self, patch)
+  },
+)
+
+/**
+ * Sets or clears the continuation flag.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withContinuationRequested: {
+  (requested: boolean): (self: AgentState) => AgentState
+  (self: AgentState, requested: boolean): AgentState
+} = dual(2, (self: AgentState, requested: boolean): AgentState =>
+  requested === self.execution.continuationRequested ? self : patchExecution(self, { continuationRequested: requested }))
+
+/**
+ * Removes every stop signal (the loop does this when a continuation resumes it).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const clearStopSignals = (self: AgentState): AgentState =>
+  self.execution.stopSignals.length === 0 ? self : patchExecution(self, { stopSignals: noSignals })
+
+/**
+ * @since 0.1.0
+ * @category getters
+ */
+export const stepCount = (self: AgentState): number => self.execution.steps.length
+
+/**
+ * The last step, if any.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const lastStep = (self: AgentState): Step | undefined => self.execution.steps.last()
+
+/**
+ * Input plus output tokens of the whole run.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const totalTokens = (self: AgentState): number => Usage.total(self.execution.usage)
+
+/**
+ * The last message, if any.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const lastMessage = (self: AgentState): Message | undefined => self.context.messages.last()
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAgentState = (u: unknown): u is AgentState =>
+  typeof u === "object" && u !== null && "context" in u && "execution" in u && "id" in u

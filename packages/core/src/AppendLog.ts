@@ -1,0 +1,138 @@
+/**
+ * An append-only persistent sequence: O(1) append, one backing array shared by every
+ * snapshot. A snapshot sees only its first `length` items; appending to an older
+ * snapshot (a branch) copies, so no snapshot ever changes.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+
+const TypeId: unique symbol = Symbol.for("@hookline/core/AppendLog")
+
+/**
+ * A frozen, append-only list that reads like a `ReadonlyArray`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class AppendLog<out A> implements Iterable<A> {
+  readonly [TypeId] = TypeId
+  readonly #items: Array<A>
+  readonly #length: number
+  #array: ReadonlyArray<A> | undefined
+
+  private constructor(items: Array<A>, length: number) {
+    this.#items = items
+    this.#length = length
+    Object.freeze(this)
+  }
+
+  /** @internal */
+  static unsafeMake<A>(items: Array<A>, length: number): AppendLog<A> {
+    return new AppendLog(items, length)
+  }
+
+  get length(): number {
+    return this.#length
+  }
+
+  at(index: number): A | undefined {
+    const i = index < 0 ? this.#length + index : index
+    return i >= 0 && i < this.#length ? this.#items[i] : undefined
+  }
+
+  last(): A | undefined {
+    return this.#length === 0 ? undefined : this.#items[this.#length - 1]
+  }
+
+  *[Symbol.iterator](): Iterator<A> {
+    for (let i = 0; i < this.#length; i++) yield this.#items[i] as A
+  }
+
+  /** A frozen array of the items in `[start, end)`, negative indices from the end. */
+  slice(start?: number, end?: number): ReadonlyArray<A> {
+    const len = this.#length
+    const from = start === undefined ? 0 : start < 0 ? Math.max(len + start, 0) : Math.min(start, len)
+    const to = end === undefined ? len : end < 0 ? Math.max(len + end, 0) : Math.min(end, len)
+    return Object.freeze(this.#items.slice(from, Math.max(from, to)))
+  }
+
+  /** A frozen array of every item, made once per snapshot. */
+  toArray(): ReadonlyArray<A> {
+    if (this.#array === undefined) this.#array = Object.freeze(this.#items.slice(0, this.#length))
+    return this.#array
+  }
+
+  /** Serializes as a plain array. */
+  toJSON(): ReadonlyArray<A> {
+    return this.toArray()
+  }
+
+  /** @internal used by `append`: shares the backing array when this is its newest snapshot. */
+  appendUnsafe(item: A): AppendLog<A> {
+    if (this.#items.length === this.#length) {
+      this.#items.push(item)
+      return new AppendLog(this.#items, this.#length + 1)
+    }
+    const copy = this.#items.slice(0, this.#length)
+    copy.push(item)
+    return new AppendLog(copy, copy.length)
+  }
+}
+
+const emptyLog: AppendLog<never> = AppendLog.unsafeMake<never>([], 0)
+
+/**
+ * The empty log.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty = <A = never>(): AppendLog<A> => emptyLog
+
+/**
+ * A log of the given items (copied; the items themselves are not frozen here).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromIterable = <A>(items: Iterable<A>): AppendLog<A> => {
+  if (items instanceof AppendLog) return items
+  const copy = Array.from(items)
+  return copy.length === 0 ? emptyLog : AppendLog.unsafeMake(copy, copy.length)
+}
+
+/**
+ * Whether a value is an `AppendLog`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAppendLog = (u: unknown): u is AppendLog<unknown> =>
+  typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * A new log with `item` at the end; `self` is unchanged.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const append: {
+  <A>(item: A): (self: AppendLog<A>) => AppendLog<A>
+  <A>(self: AppendLog<A>, item: A): AppendLog<A>
+} = dual(2, <A>(self: AppendLog<A>, item: A): AppendLog<A> => self.appendUnsafe(item))
+
+/**
+ * A new log with every item appended in order.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const appendAll: {
+  <A>(items: Iterable<A>): (self: AppendLog<A>) => AppendLog<A>
+  <A>(self: AppendLog<A>, items: Iterable<A>): AppendLog<A>
+} = dual(2, <A>(self: AppendLog<A>, items: Iterable<A>): AppendLog<A> => {
+  let out = self
+  for (const item of items) out = out.appendUnsafe(item)
+  return out
+})

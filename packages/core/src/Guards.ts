@@ -1,0 +1,174 @@
+/**
+ * Guard hooks: pure hooks that add a stop signal when a limit is reached, and keep
+ * it once they have fired. They never stop the loop themselves; the loop decides.
+ *
+ * @since 0.1.0
+ */
+import { Duration } from "effect"
+import * as t from "io-ts"
+import * as AgentError from "./AgentError.js"
+import * as AgentState from "./AgentState.js"
+import type { Hook } from "./Hook.js"
+import * as HookContext from "./HookContext.js"
+import * as HookStack from "./HookStack.js"
+import * as HookTriggers from "./HookTriggers.js"
+import { finishReasons as knownFinishReasons, type FinishReason } from "./InferenceResponse.js"
+import * as StopReason from "./StopReason.js"
+import * as StopSignal from "./StopSignal.js"
+import { decodeWith } from "./internal/decode.js"
+
+/**
+ * The guards' names (hook names and stop-signal sources).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const names = Object.freeze({
+  steps: "guard:steps_limit",
+  tokens: "guard:token_limit",
+  time: "guard:time_limit",
+  finishReason: "guard:finish_reason",
+} as const)
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaults = Object.freeze({
+  maxSteps: 20,
+  maxTokens: 32_768,
+  maxExecutionTime: "300 seconds" as Duration.Input,
+  finishReasons: Object.freeze([]) as ReadonlyArray<FinishReason>,
+})
+
+const hasFired = (ctx: HookContext.HookContext, source: string): boolean =>
+  ctx.state.execution.stopSignals.some((s) => s.source === source)
+
+const fire = (ctx: HookContext.HookContext, reason: StopReason.StopReason, message: string, source: string) =>
+  HookContext.withStopSignal(ctx, StopSignal.make(reason, message, source))
+
+/**
+ * Stops before a step once `maxSteps` steps have run.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stepsLimit = (maxSteps: number): Hook => {
+  const guard: Hook = (ctx) => {
+    if (hasFired(ctx, names.steps)) return ctx
+    const steps = AgentState.stepCount(ctx.state)
+    return steps >= maxSteps
+      ? fire(ctx, StopReason.StepsLimitReached, `Step limit reached: ${steps}/${maxSteps}`, names.steps)
+      : ctx
+  }
+  return guard
+}
+
+/**
+ * Stops once input plus output tokens of the run reach `maxTokens`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tokenLimit = (maxTokens: number): Hook => (ctx) => {
+  if (hasFired(ctx, names.tokens)) return ctx
+  const tokens = AgentState.totalTokens(ctx.state)
+  return tokens >= maxTokens
+    ? fire(ctx, StopReason.TokenLimitReached, `Token limit reached: ${tokens}/${maxTokens}`, names.tokens)
+    : ctx
+}
+
+/**
+ * Stops once the wall clock since the run started reaches the limit. Pure: it reads
+ * `ctx.createdAt` (the loop's clock reading) against `state.execution.startedAt`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const timeLimit = (maxExecutionTime: Duration.Input): Hook => {
+  const limitMs = Duration.toMillis(maxExecutionTime)
+  return (ctx) => {
+    if (hasFired(ctx, names.time)) return ctx
+    const startedAt = ctx.state.execution.startedAt
+    if (startedAt === undefined) return ctx
+    const elapsed = ctx.createdAt - startedAt
+    return elapsed >= limitMs
+      ? fire(ctx, StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limitMs} ms`, names.time)
+      : ctx
+  }
+}
+
+/**
+ * Stops after a step whose finish reason is one of `reasons` (off when empty).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const finishReason = (reasons: ReadonlyArray<FinishReason>): Hook => {
+  const set = new Set(reasons)
+  return (ctx) => {
+    if (set.size === 0 || hasFired(ctx, names.finishReason)) return ctx
+    const last = AgentState.lastStep(ctx.state)?.finishReason
+    return last !== undefined && set.has(last)
+      ? fire(ctx, StopReason.FinishReasonReceived, `Finish reason received: ${last}`, names.finishReason)
+      : ctx
+  }
+}
+
+/**
+ * Options of `useGuards`; `null` turns a guard off, `undefined` keeps its default.
+ * `maxExecutionTime` is an Effect duration (`"5 minutes"`, or a number of ms).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GuardOptions {
+  readonly maxSteps?: number | null | undefined
+  readonly maxTokens?: number | null | undefined
+  readonly maxExecutionTime?: Duration.Input | null | undefined
+  readonly finishReasons?: ReadonlyArray<FinishReason> | null | undefined
+}
+
+const Limit = t.union([t.undefined, t.null, t.refinement(t.number, (n) => n >= 0 && !Number.isNaN(n), "a number >= 0")])
+
+const GuardOptionsCodec = t.type({
+  maxSteps: Limit,
+  maxTokens: Limit,
+  maxExecutionTime: t.unknown,
+  finishReasons: t.union([
+    t.undefined,
+    t.null,
+    t.readonlyArray(t.keyof(Object.fromEntries(knownFinishReasons.map((r) => [r, null])) as Record<FinishReason, null>)),
+  ]),
+})
+
+/**
+ * The four guards with their names and priorities: steps, tokens and time on
+ * BeforeStep at 200, finish reason on AfterStep at -200. Throws
+ * `HooklineError(InvalidConfiguration)` naming a bad option.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const useGuards = (options: GuardOptions = {}): HookStack.HookStack => {
+  const decoded = decodeWith(GuardOptionsCodec, options)
+  if (!decoded.ok) throw new AgentError.HooklineError(AgentError.invalidConfiguration(decoded.path, decoded.detail))
+  const maxSteps = options.maxSteps === undefined ? defaults.maxSteps : options.maxSteps
+  const maxTokens = options.maxTokens === undefined ? defaults.maxTokens : options.maxTokens
+  const maxTime = options.maxExecutionTime === undefined ? defaults.maxExecutionTime : options.maxExecutionTime
+  const reasons = options.finishReasons === undefined || options.finishReasons === null ? defaults.finishReasons : options.finishReasons
+  if (maxTime !== null && Duration.fromInput(maxTime)._tag === "None") {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("maxExecutionTime", `expected a duration, got ${JSON.stringify(maxTime)}`),
+    )
+  }
+  let stack: HookStack.HookStack = HookStack.empty
+  const add = (hook: Hook, name: string, triggers: HookTriggers.HookTriggers, priority: number) => {
+    stack = HookStack.with(stack, hook, { triggers, priority, name })
+  }
+  if (maxSteps !== null) add(stepsLimit(maxSteps), names.steps, HookTriggers.beforeStep, 200)
+  if (maxTokens !== null) add(tokenLimit(maxTokens), names.tokens, HookTriggers.beforeStep, 200)
+  if (maxTime !== null) add(timeLimit(maxTime), names.time, HookTriggers.beforeStep, 200)
+  if (reasons.length > 0) add(finishReason(reasons), names.finishReason, HookTriggers.afterStep, -200)
+  return stack
+}

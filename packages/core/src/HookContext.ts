@@ -1,0 +1,310 @@
+/**
+ * What flows through the hooks at every trigger: the frozen state plus the data of
+ * that point of the loop (request, response, tool call, tool execution, errors).
+ * Every change is a dual function that returns a new frozen context, or the same
+ * context when nothing changed.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import type { Draft } from "immer"
+import type { AgentError } from "./AgentError.js"
+import * as AgentState from "./AgentState.js"
+import type { HookTrigger } from "./HookTrigger.js"
+import * as InferenceRequest from "./InferenceRequest.js"
+import type { InferenceResponse } from "./InferenceResponse.js"
+import { emptyMetadata, type JsonValue, type Metadata } from "./Json.js"
+import * as Message from "./Message.js"
+import type { StopSignal } from "./StopSignal.js"
+import type { ToolCall } from "./ToolCall.js"
+import * as ToolExecution from "./ToolExecution.js"
+import { deepFreeze } from "./internal/immer.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookContext {
+  readonly trigger: HookTrigger
+  readonly state: AgentState.AgentState
+  /** BeforeInference, AfterInference: the request of this model call. */
+  readonly request?: InferenceRequest.InferenceRequest | undefined
+  /** AfterInference; at BeforeInference a hook may set it to skip the model (a cache). */
+  readonly response?: InferenceResponse | undefined
+  /** BeforeToolUse, AfterToolUse. */
+  readonly toolCall?: ToolCall | undefined
+  /** AfterToolUse; at BeforeToolUse a block or a short-circuit result. */
+  readonly toolExecution?: ToolExecution.ToolExecution | undefined
+  /** Whether a hook blocked this tool call; final once true. */
+  readonly toolExecutionBlocked: boolean
+  /** OnError: the errors that ended the step. Empty them to mark them handled. */
+  readonly errors: ReadonlyArray<AgentError>
+  readonly metadata: Metadata
+  /** The clock reading (epoch ms) the loop took when it made this context. */
+  readonly createdAt: number
+  /** The clock reading when a hook last changed it (stamped by the dispatcher). */
+  readonly updatedAt: number
+}
+
+const noErrors: ReadonlyArray<AgentError> = Object.freeze([])
+
+/**
+ * A new frozen context. Data already frozen is shared as is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (input: {
+  readonly trigger: HookTrigger
+  readonly state: AgentState.AgentState
+  readonly createdAt: number
+  readonly request?: InferenceRequest.InferenceRequest | undefined
+  readonly response?: InferenceResponse | undefined
+  readonly toolCall?: ToolCall | undefined
+  readonly toolExecution?: ToolExecution.ToolExecution | undefined
+  readonly toolExecutionBlocked?: boolean | undefined
+  readonly errors?: ReadonlyArray<AgentError> | undefined
+  readonly metadata?: Metadata | undefined
+  readonly updatedAt?: number | undefined
+}): HookContext =>
+  Object.freeze({
+    trigger: input.trigger,
+    state: deepFreeze(input.state),
+    request: input.request === undefined ? undefined : deepFreeze(input.request),
+    response: input.response === undefined ? undefined : deepFreeze(input.response),
+    toolCall: input.toolCall === undefined ? undefined : deepFreeze(input.toolCall),
+    toolExecution: input.toolExecution === undefined ? undefined : deepFreeze(input.toolExecution),
+    toolExecutionBlocked: input.toolExecutionBlocked ?? input.toolExecution?.status === "blocked",
+    errors: input.errors === undefined || input.errors.length === 0 ? noErrors : deepFreeze(input.errors),
+    metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
+    createdAt: input.createdAt,
+    updatedAt: input.updatedAt ?? input.createdAt,
+  })
+
+/**
+ * Whether a value is a hook context (used to tell data-first calls from data-last).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isHookContext = (u: unknown): u is HookContext =>
+  typeof u === "object" && u !== null && "trigger" in u && "state" in u && "toolExecutionBlocked" in u
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isToolExecutionBlocked = (self: HookContext): boolean => self.toolExecutionBlocked
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const hasErrors = (self: HookContext): boolean => self.errors.length > 0
+
+const patch = (self: HookContext, fields: Partial<HookContext>): HookContext => Object.freeze({ ...self, ...fields })
+
+/**
+ * Replaces the state (persisted by the loop).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withState: {
+  (state: AgentState.AgentState): (self: HookContext) => HookContext
+  (self: HookContext, state: AgentState.AgentState): HookContext
+} = dual(2, (self: HookContext, state: AgentState.AgentState): HookContext =>
+  state === self.state ? self : patch(self, { state: deepFreeze(state) }))
+
+/**
+ * Changes the state with an immer recipe (`AgentState.update`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const updateState: {
+  (recipe: (draft: Draft<AgentState.AgentState>) => void): (self: HookContext) => HookContext
+  (self: HookContext, recipe: (draft: Draft<AgentState.AgentState>) => void): HookContext
+} = dual(2, (self: HookContext, recipe: (draft: Draft<AgentState.AgentState>) => void): HookContext =>
+  withState(self, AgentState.update(self.state, recipe)))
+
+/**
+ * Replaces the request of this model call (BeforeInference); not persisted.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withRequest: {
+  (request: InferenceRequest.InferenceRequestInput): (self: HookContext) => HookContext
+  (self: HookContext, request: InferenceRequest.InferenceRequestInput): HookContext
+} = dual(2, (self: HookContext, request: InferenceRequest.InferenceRequestInput): HookContext =>
+  request === self.request
+    ? self
+    : patch(self, {
+      request: InferenceRequest.isInferenceRequest(request) ? request : InferenceRequest.make(request),
+    }))
+
+/**
+ * Sets the response: at BeforeInference it skips the model call (a cache hit); at
+ * AfterInference it rewrites what the model said before it is committed.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withResponse: {
+  (response: InferenceResponse): (self: HookContext) => HookContext
+  (self: HookContext, response: InferenceResponse): HookContext
+} = dual(2, (self: HookContext, response: InferenceResponse): HookContext =>
+  response === self.response ? self : patch(self, { response: deepFreeze(response) }))
+
+/**
+ * Replaces the tool call (BeforeToolUse: edit the arguments).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withToolCall: {
+  (toolCall: ToolCall): (self: HookContext) => HookContext
+  (self: HookContext, toolCall: ToolCall): HookContext
+} = dual(2, (self: HookContext, toolCall: ToolCall): HookContext =>
+  toolCall === self.toolCall || self.toolExecutionBlocked ? self : patch(self, { toolCall: deepFreeze(toolCall) }))
+
+/**
+ * Replaces the arguments of the tool call.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withToolArguments: {
+  (args: JsonValue): (self: HookContext) => HookContext
+  (self: HookContext, args: JsonValue): HookContext
+} = dual(2, (self: HookContext, args: JsonValue): HookContext =>
+  self.toolCall === undefined || self.toolCall.arguments === args
+    ? self
+    : withToolCall(self, { ...self.toolCall, arguments: args }))
+
+/**
+ * Replaces the tool execution. A blocked call stays blocked: on a blocked context this
+ * returns it unchanged.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withToolExecution: {
+  (execution: ToolExecution.ToolExecution): (self: HookContext) => HookContext
+  (self: HookContext, execution: ToolExecution.ToolExecution): HookContext
+} = dual(2, (self: HookContext, execution: ToolExecution.ToolExecution): HookContext =>
+  execution === self.toolExecution || self.toolExecutionBlocked
+    ? self
+    : patch(self, { toolExecution: deepFreeze(execution), toolExecutionBlocked: execution.status === "blocked" }))
+
+/**
+ * Sets a successful result: at BeforeToolUse it skips the tool (a synthetic result);
+ * at AfterToolUse it rewrites the output (redact, truncate). No effect on a blocked call.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withToolResult: {
+  (output: JsonValue): (self: HookContext) => HookContext
+  (self: HookContext, output: JsonValue): HookContext
+} = dual(2, (self: HookContext, output: JsonValue): HookContext => {
+  if (self.toolExecutionBlocked || self.toolCall === undefined) return self
+  const current = self.toolExecution
+  if (current?.status === "success" && current.output === output) return self
+  return withToolExecution(
+    self,
+    ToolExecution.success(self.toolCall, output, current?.startedAt ?? self.createdAt, current?.completedAt ?? self.createdAt),
+  )
+})
+
+/**
+ * Blocks the tool call with a reason: the tool does not run and the reason goes back
+ * to the model. Final: the first block wins and no later change lifts it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withToolExecutionBlocked: {
+  (reason: string): (self: HookContext) => HookContext
+  (self: HookContext, reason: string): HookContext
+} = dual(2, (self: HookContext, reason: string): HookContext =>
+  self.toolExecutionBlocked || self.toolCall === undefined
+    ? self
+    : patch(self, { toolExecution: ToolExecution.blocked(self.toolCall, reason, self.createdAt), toolExecutionBlocked: true }))
+
+/**
+ * Adds a stop signal to the state; the loop decides whether to stop.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withStopSignal: {
+  (signal: StopSignal): (self: HookContext) => HookContext
+  (self: HookContext, signal: StopSignal): HookContext
+} = dual(2, (self: HookContext, signal: StopSignal): HookContext => withState(self, AgentState.withStopSignal(self.state, signal)))
+
+/**
+ * Asks the loop to go on after a soft stop (OnStop), optionally with a new user
+ * message, which joins the history at once. Hard stops cannot be continued.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const requestContinuation: {
+  (message?: string): (self: HookContext) => HookContext
+  (self: HookContext, message?: string): HookContext
+} = dual(
+  (args) => isHookContext(args[0]),
+  (self: HookContext, message?: string): HookContext => {
+    const requested = AgentState.withContinuationRequested(self.state, true)
+    return withState(self, message === undefined ? requested : AgentState.appendMessage(requested, Message.user(message)))
+  },
+)
+
+/**
+ * Merges entries into the context's metadata (not persisted; see
+ * `AgentState.withMetadata` for the state's).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withMetadata: {
+  (entries: Metadata): (self: HookContext) => HookContext
+  (self: HookContext, entries: Metadata): HookContext
+} = dual(2, (self: HookContext, entries: Metadata): HookContext => {
+  const metadata = AgentState.mergeMetadata(self.metadata, entries)
+  return metadata === self.metadata ? self : patch(self, { metadata })
+})
+
+/**
+ * Replaces the errors (OnError: transform them).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withErrors: {
+  (errors: ReadonlyArray<AgentError>): (self: HookContext) => HookContext
+  (self: HookContext, errors: ReadonlyArray<AgentError>): HookContext
+} = dual(2, (self: HookContext, errors: ReadonlyArray<AgentError>): HookContext =>
+  errors === self.errors || (errors.length === 0 && self.errors.length === 0)
+    ? self
+    : patch(self, { errors: errors.length === 0 ? noErrors : deepFreeze([...errors]) }))
+
+/**
+ * Marks the errors handled (OnError): the loop goes on instead of failing the run.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const markErrorsHandled = (self: HookContext): HookContext => withErrors(self, noErrors)
+
+/** @internal the dispatcher stamps `updatedAt` once per dispatch that changed the context. */
+export const stampUpdatedAt = (self: HookContext, at: number): HookContext =>
+  self.updatedAt === at ? self : patch(self, { updatedAt: at })
+
+/** @internal restores a block a hook tried to lift by building a context by hand. */
+export const keepBlock = (before: HookContext, after: HookContext): HookContext =>
+  before.toolExecutionBlocked && (!after.toolExecutionBlocked || after.toolExecution?.status !== "blocked")
+    ? patch(after, { toolExecutionBlocked: true, toolExecution: before.toolExecution })
+    : after

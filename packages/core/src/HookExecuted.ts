@@ -1,0 +1,69 @@
+/**
+ * The event sent after each hook runs, and the sink that receives it. With no sink
+ * the dispatcher takes no clock readings and builds no events.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { HookTrigger } from "./HookTrigger.js"
+
+/**
+ * What a hook did: returned its input (`unchanged`), returned a new context
+ * (`changed`), failed under `onError: 'skip'` (`skipped`), or failed the dispatch
+ * (`failed`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome = "unchanged" | "changed" | "skipped" | "failed"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookExecuted {
+  readonly _tag: "HookExecuted"
+  readonly trigger: HookTrigger
+  readonly hook: string
+  /** Epoch milliseconds. */
+  readonly startedAt: number
+  readonly durationMs: number
+  readonly outcome: Outcome
+  /** The error message, for `skipped` and `failed`. */
+  readonly error?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (input: Omit<HookExecuted, "_tag">): HookExecuted => Object.freeze({ _tag: "HookExecuted", ...input })
+
+/**
+ * Receives events as they happen; must not throw (a throw is ignored).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EventSink = (event: HookExecuted) => void
+
+/**
+ * Where `HookStack.intercept` sends its events; unset by default (no events).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const CurrentEventSink = Context.Reference<EventSink | undefined>("@hookline/core/HookExecuted/CurrentEventSink", {
+  defaultValue: () => undefined,
+})
+
+/**
+ * A sink that keeps every event in an array, for tests and timelines.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const collect = (): { readonly sink: EventSink; readonly events: ReadonlyArray<HookExecuted> } => {
+  const events: Array<HookExecuted> = []
+  return { sink: (event) => void events.push(event), events }
+}

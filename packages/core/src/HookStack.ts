@@ -1,0 +1,424 @@
+/**
+ * An immutable, priority-sorted stack of hooks. Higher priority runs first; equal
+ * priorities keep registration order. Each trigger's list is resolved when the stack
+ * is built, so a dispatch is a plain loop. A stack is an `Interceptor`.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect } from "effect"
+import { dual } from "effect/Function"
+import * as t from "io-ts"
+import * as N from "fp-ts/lib/number.js"
+import { concatAll } from "fp-ts/lib/Monoid.js"
+import * as Ord from "fp-ts/lib/Ord.js"
+import * as RA from "fp-ts/lib/ReadonlyArray.js"
+import type { Monoid } from "fp-ts/lib/Monoid.js"
+import * as AgentError from "./AgentError.js"
+import * as Hook from "./Hook.js"
+import { stampUpdatedAt, type HookContext } from "./HookContext.js"
+import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
+import * as HookTrigger from "./HookTrigger.js"
+import * as HookTriggers from "./HookTriggers.js"
+import { decodeWith } from "./internal/decode.js"
+import { dispatchPure, emit, settle, type DispatchEnv } from "./internal/dispatch.js"
+
+/**
+ * What to do when a hook throws: fail the dispatch with `HookFailed`, or report it
+ * and pass its input on unchanged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OnError = "fail" | "skip"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookOptions {
+  /** One trigger or a set (`HookTriggers.of(...)`). */
+  readonly triggers: HookTrigger.HookTrigger | HookTriggers.HookTriggers
+  /** Higher runs first. Default 0. */
+  readonly priority?: number | undefined
+  /** `area:what`; defaults to the function's name, else `hook#<n>`. */
+  readonly name?: string | undefined
+  /** Default 'fail'. */
+  readonly onError?: OnError | undefined
+}
+
+/**
+ * One hook with its place in the stack.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Registration<R = never> {
+  readonly hook: Hook.AnyHook<unknown, R>
+  readonly name: string
+  readonly triggers: HookTriggers.HookTriggers
+  readonly priority: number
+  readonly onError: OnError
+}
+
+/**
+ * The resolved hooks of one trigger, in the order they run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Resolved<R = never> {
+  readonly registrations: ReadonlyArray<Registration<R>>
+  /** Set only when every hook is pure: the functions, ready for a plain loop. */
+  readonly pure: ReadonlyArray<Hook.Hook> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookStack<R = never> {
+  readonly _tag: "HookStack"
+  /** In registration order. */
+  readonly registrations: ReadonlyArray<Registration<R>>
+  readonly resolved: Readonly<Record<HookTrigger.HookTrigger, Resolved<R>>>
+  /** The Effect form of dispatch: runs effectful hooks too. */
+  readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, AgentError.HookFailed, R>
+  /** The synchronous form, for triggers with pure hooks only; `undefined` for the others. */
+  readonly interceptSync: (ctx: HookContext, env?: DispatchEnv) => HookContext | undefined
+}
+
+export type { DispatchEnv }
+
+interface Indexed<R> {
+  readonly registration: Registration<R>
+  readonly index: number
+}
+
+/**
+ * Priority descending, then registration order.
+ *
+ * @since 0.1.0
+ * @category instances
+ */
+export const RegistrationOrder: Ord.Ord<{ readonly priority: number; readonly index: number }> = concatAll(
+  Ord.getMonoid<{ readonly priority: number; readonly index: number }>(),
+)([
+  Ord.contramap((r: { readonly priority: number }) => r.priority)(Ord.reverse(N.Ord)),
+  Ord.contramap((r: { readonly index: number }) => r.index)(N.Ord),
+])
+
+const resolveTrigger = <R>(registrations: ReadonlyArray<Registration<R>>, trigger: HookTrigger.HookTrigger): Resolved<R> => {
+  const indexed: ReadonlyArray<Indexed<R> & { readonly priority: number }> = registrations.flatMap((registration, index) =>
+    registration.triggers.includes(trigger) ? [{ registration, index, priority: registration.priority }] : []
+  )
+  const ordered = RA.sort(RegistrationOrder)(indexed).map((i) => i.registration)
+  const pure = ordered.every((r) => !Hook.isEffectHook(r.hook)) ? Object.freeze(ordered.map((r) => r.hook as Hook.Hook)) : undefined
+  return Object.freeze({ registrations: Object.freeze(ordered), pure })
+}
+
+const fromRegistrations = <R>(registrations: ReadonlyArray<Registration<R>>): HookStack<R> => {
+  const frozen = Object.freeze([...registrations])
+  const resolved = Object.freeze(
+    Object.fromEntries(HookTrigger.all.map((trigger) => [trigger, resolveTrigger(frozen, trigger)])),
+  ) as Record<HookTrigger.HookTrigger, Resolved<R>>
+  const stack: HookStack<R> = Object.freeze({
+    _tag: "HookStack",
+    registrations: frozen,
+    resolved,
+    intercept: (ctx: HookContext) => interceptResolved(resolved[ctx.trigger], ctx),
+    interceptSync: (ctx: HookContext, env?: DispatchEnv) => {
+      const r = resolved[ctx.trigger]
+      return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
+    },
+  })
+  return stack
+}
+
+/**
+ * The stack with no hooks; the identity of `concat`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: HookStack<never> = fromRegistrations<never>([])
+
+const OptionsCodec = t.type({
+  triggers: t.union([t.string, t.readonlyArray(t.string)]),
+  priority: t.union([t.undefined, t.number]),
+  name: t.union([t.undefined, t.string]),
+  onError: t.union([t.undefined, t.literal("fail"), t.literal("skip")]),
+})
+
+const invalid = (path: string, detail: string): never => {
+  throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
+}
+
+/**
+ * Validates options into a registration. Throws `HooklineError(InvalidConfiguration)`
+ * naming the bad field: configuration mistakes are caught when the stack is built,
+ * never when it runs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOptions, position = 0): Registration<R> => {
+  if (!Hook.isHook(hook)) invalid("hook", "expected a function or an effectful hook")
+  const decoded = decodeWith(OptionsCodec, options)
+  if (!decoded.ok) return invalid(decoded.path, decoded.detail)
+  const { triggers, priority, name, onError } = decoded.value
+  const list = typeof triggers === "string" ? [triggers] : triggers
+  list.forEach((trigger, i) => {
+    if (!HookTrigger.isHookTrigger(trigger)) {
+      invalid(typeof triggers === "string" ? "triggers" : `triggers[${i}]`, `unknown trigger ${JSON.stringify(trigger)}`)
+    }
+  })
+  if (list.length === 0) invalid("triggers", "expected at least one trigger")
+  if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
+  if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  const fallback = typeof hook === "function" && hook.name !== "" ? hook.name : `hook#${position}`
+  return Object.freeze({
+    hook: hook as Hook.AnyHook<unknown, R>,
+    name: name ?? fallback,
+    triggers: HookTriggers.of(...(list as ReadonlyArray<HookTrigger.HookTrigger>)),
+    priority: priority ?? 0,
+    onError: onError ?? "fail",
+  })
+}
+
+/**
+ * A stack of the given registrations, in that registration order.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = never>(...registrations: ReadonlyArray<Registration<R>>): HookStack<R> => fromRegistrations(registrations)
+
+const with_: {
+  <E, R2>(hook: Hook.AnyHook<E, R2>, options: HookOptions): <R>(self: HookStack<R>) => HookStack<R | R2>
+  <R, E, R2>(self: HookStack<R>, hook: Hook.AnyHook<E, R2>, options: HookOptions): HookStack<R | R2>
+} = dual(3, <R, E, R2>(self: HookStack<R>, hook: Hook.AnyHook<E, R2>, options: HookOptions): HookStack<R | R2> =>
+  fromRegistrations<R | R2>([...self.registrations, registration(hook, options, self.registrations.length)]))
+
+export {
+  /**
+   * A new stack with one more hook (`self` is unchanged).
+   *
+   * @since 0.1.0
+   * @category combinators
+   */
+  with_ as with,
+}
+
+/**
+ * A new stack without the hooks of that name.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const without: {
+  (name: string): <R>(self: HookStack<R>) => HookStack<R>
+  <R>(self: HookStack<R>, name: string): HookStack<R>
+} = dual(2, <R>(self: HookStack<R>, name: string): HookStack<R> => {
+  const kept = self.registrations.filter((r) => r.name !== name)
+  return kept.length === self.registrations.length ? self : fromRegistrations(kept)
+})
+
+/**
+ * Both stacks' hooks; `that`'s registrations come after `self`'s.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const concat: {
+  <R2>(that: HookStack<R2>): <R>(self: HookStack<R>) => HookStack<R | R2>
+  <R, R2>(self: HookStack<R>, that: HookStack<R2>): HookStack<R | R2>
+} = dual(2, <R, R2>(self: HookStack<R>, that: HookStack<R2>): HookStack<R | R2> =>
+  that.registrations.length === 0
+    ? self
+    : self.registrations.length === 0
+      ? that
+      : fromRegistrations<R | R2>([...self.registrations, ...that.registrations]))
+
+/**
+ * Stacks form a monoid under `concat` with `empty`.
+ *
+ * @since 0.1.0
+ * @category instances
+ */
+export const getMonoid = <R = never>(): Monoid<HookStack<R>> => ({ concat: (x, y) => concat(x, y), empty })
+
+/**
+ * How one trigger's hooks will run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Explained {
+  readonly trigger: HookTrigger.HookTrigger
+  readonly hooks: ReadonlyArray<{
+    readonly name: string
+    readonly priority: number
+    readonly onError: OnError
+    readonly effectful: boolean
+  }>
+}
+
+/**
+ * The resolved order per trigger, for the triggers that have hooks.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> =>
+  HookTrigger.all.flatMap((trigger) => {
+    const list = self.resolved[trigger].registrations
+    return list.length === 0 ? [] : [{
+      trigger,
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook) })),
+    }]
+  })
+
+/**
+ * The names of a trigger's hooks in the order they run.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const order = <R>(self: HookStack<R>, trigger: HookTrigger.HookTrigger): ReadonlyArray<string> =>
+  self.resolved[trigger].registrations.map((r) => r.name)
+
+/**
+ * Whether a trigger has an effectful hook (and so needs `intercept`).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const isEffectful = <R>(self: HookStack<R>, trigger: HookTrigger.HookTrigger): boolean =>
+  self.resolved[trigger].pure === undefined
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isHookStack = (u: unknown): u is HookStack<unknown> =>
+  typeof u === "object" && u !== null && "_tag" in u && u._tag === "HookStack"
+
+/**
+ * Options of the synchronous run: an event sink, and the clock (epoch ms) that times
+ * hooks and stamps `updatedAt`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  readonly sink?: EventSink | undefined
+  readonly now?: (() => number) | undefined
+}
+
+/**
+ * Runs the context's trigger synchronously, without the Effect runtime. Pure hooks
+ * only: throws `HooklineError(HookIsEffectful)` if an effectful hook sits on that
+ * trigger, and `HooklineError(HookFailed)` when a hook under 'fail' throws.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <R>(self: HookStack<R>, ctx: HookContext, options?: RunOptions): HookContext => {
+  const resolved = self.resolved[ctx.trigger]
+  if (resolved.pure === undefined) {
+    const first = resolved.registrations.find((r) => Hook.isEffectHook(r.hook)) as Registration<R>
+    throw new AgentError.HooklineError(AgentError.hookIsEffectful(first.name, ctx.trigger))
+  }
+  return resolved.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, resolved.pure, resolved.registrations, ctx, options)
+}
+
+/**
+ * Runs the context's trigger as an Effect, effectful hooks included; events go to
+ * `HookExecuted.CurrentEventSink` and times come from the Effect `Clock`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const intercept: {
+  (ctx: HookContext): <R>(self: HookStack<R>) => Effect.Effect<HookContext, AgentError.HookFailed, R>
+  <R>(self: HookStack<R>, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R>
+} = dual(2, <R>(self: HookStack<R>, ctx: HookContext) => self.intercept(ctx))
+
+const hookFailedOf = (error: unknown): AgentError.HookFailed | undefined =>
+  error instanceof AgentError.HooklineError && error.error._tag === "HookFailed" ? error.error : undefined
+
+const interceptResolved = <R>(
+  resolved: Resolved<R>,
+  input: HookContext,
+): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
+  if (resolved.registrations.length === 0) return Effect.succeed(input)
+  return Clock.clockWith((clock) =>
+    Effect.flatMap(CurrentEventSink, (sink) => {
+      const env: DispatchEnv = { sink, now: () => clock.currentTimeMillisUnsafe() }
+      if (resolved.pure !== undefined) {
+        try {
+          return Effect.succeed(dispatchPure(input.trigger, resolved.pure, resolved.registrations, input, env))
+        } catch (error) {
+          const failed = hookFailedOf(error)
+          return failed === undefined ? Effect.die(error) : Effect.fail(failed)
+        }
+      }
+      return runMixed(resolved.registrations, input, env)
+    })
+  )
+}
+
+// Runs a list with effectful hooks: pure stretches run as plain calls, effect hooks
+// through the runtime. Interruption is never turned into a skip: it propagates.
+const runMixed = <R>(
+  registrations: ReadonlyArray<Registration<R>>,
+  input: HookContext,
+  env: DispatchEnv,
+): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
+  const trigger = input.trigger
+  const now = env.now as () => number
+  const step = (i: number, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
+    while (i < registrations.length) {
+      const registration = registrations[i] as Registration<R>
+      const hook = registration.hook
+      if (!Hook.isEffectHook(hook)) {
+        try {
+          ctx = dispatchPure(trigger, [hook], [registration], ctx, { sink: env.sink, now: undefined })
+        } catch (error) {
+          const failed = hookFailedOf(error)
+          return failed === undefined ? Effect.die(error) : Effect.fail(failed)
+        }
+        i++
+        continue
+      }
+      const startedAt = env.sink === undefined ? 0 : now()
+      const before = ctx
+      const next = i + 1
+      return Effect.matchCauseEffect(Effect.suspend(() => hook.run(before)), {
+        onFailure: (cause) => {
+          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+          const detail = AgentError.messageOf(Cause.squash(cause))
+          const outcome = registration.onError === "skip" ? "skipped" : "failed"
+          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
+          return outcome === "skipped"
+            ? step(next, before)
+            : Effect.fail(AgentError.hookFailed(registration.name, trigger, detail))
+        },
+        onSuccess: (output) => {
+          const settled = output === before ? before : settle(before, output)
+          if (typeof settled === "string") {
+            const outcome = registration.onError === "skip" ? "skipped" : "failed"
+            if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)
+            return outcome === "skipped"
+              ? step(next, before)
+              : Effect.fail(AgentError.hookFailed(registration.name, trigger, settled))
+          }
+          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed")
+          return step(next, settled)
+        },
+      })
+    }
+    return Effect.succeed(ctx === input ? ctx : stampUpdatedAt(ctx, now()))
+  }
+  return step(0, input)
+}

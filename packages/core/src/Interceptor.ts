@@ -1,0 +1,78 @@
+/**
+ * What the loop calls at every trigger. A `HookStack` is one; `PassThroughInterceptor`
+ * returns every context as it is; users may plug in their own.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { HooklineError, type HookFailed } from "./AgentError.js"
+import type { HookContext } from "./HookContext.js"
+import type { DispatchEnv } from "./internal/dispatch.js"
+import type { HookStack } from "./HookStack.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Interceptor<R = never> {
+  readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, HookFailed, R>
+  /**
+   * Optional synchronous path: the loop calls it first and uses `intercept` only when
+   * it returns `undefined`. It may throw `HooklineError(HookFailed)`.
+   */
+  readonly interceptSync?: ((ctx: HookContext, env?: DispatchEnv) => HookContext | undefined) | undefined
+}
+
+/**
+ * An interceptor from an Effect function.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = never>(intercept: (ctx: HookContext) => Effect.Effect<HookContext, HookFailed, R>): Interceptor<R> =>
+  Object.freeze({ intercept })
+
+/**
+ * The interceptor of a stack (a stack is already one; this only narrows the type).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromStack = <R>(stack: HookStack<R>): Interceptor<R> => stack
+
+/**
+ * Returns every context unchanged, the same reference (for tests, or to turn hooks off).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const PassThroughInterceptor: Interceptor<never> = Object.freeze({
+  intercept: (ctx: HookContext) => Effect.succeed(ctx),
+  interceptSync: (ctx: HookContext) => ctx,
+})
+
+/**
+ * Runs an interceptor's synchronous path when it has one for this context, its Effect
+ * path otherwise.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <R>(
+  interceptor: Interceptor<R>,
+  ctx: HookContext,
+  env?: DispatchEnv,
+): Effect.Effect<HookContext, HookFailed, R> => {
+  if (interceptor.interceptSync === undefined) return interceptor.intercept(ctx)
+  const sync = interceptor.interceptSync
+  return Effect.suspend(() => {
+    let out: HookContext | undefined
+    try {
+      out = sync(ctx, env)
+    } catch (error) {
+      if (error instanceof HooklineError && error.error._tag === "HookFailed") return Effect.fail(error.error)
+      throw error
+    }
+    return out === undefined ? interceptor.intercept(ctx) : Effect.succeed(out)
+  })
+}

@@ -1,0 +1,56 @@
+import type * as t from "io-ts"
+import { isLeft } from "fp-ts/lib/Either.js"
+
+// io-ts context entries for the members of unions and intersections carry the
+// member's index as key; those are not part of the value's path.
+const isBranch = (type: t.Decoder<unknown, unknown>): boolean => {
+  const tag = (type as { readonly _tag?: string })._tag
+  return tag === "UnionType" || tag === "IntersectionType" || tag === "RefinementType" || tag === "ExactType"
+    || tag === "RecursiveType"
+}
+
+/**
+ * `context.messages[3].role` for one io-ts validation error, and the name of the type
+ * expected there (for a union, the whole union, not its first member).
+ */
+export const pathOf = (error: t.ValidationError): { readonly path: string; readonly expected: string } => {
+  let path = ""
+  const entries = error.context
+  let expected = entries[0]?.type.name ?? "a valid value"
+  for (let i = 1; i < entries.length; i++) {
+    const parent = entries[i - 1]!
+    const entry = entries[i]!
+    if (isBranch(parent.type)) continue
+    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : path === "" ? entry.key : `.${entry.key}`
+    expected = entry.type.name
+  }
+  return { path, expected }
+}
+
+const describe = (value: unknown): string => {
+  if (value === undefined) return "undefined"
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
+  } catch {
+    return String(value)
+  }
+}
+
+/** The deepest error is the most specific; ties go to the first reported. */
+export const firstError = (errors: t.Errors): { readonly path: string; readonly detail: string } => {
+  let best = errors[0]
+  for (const error of errors) if (best === undefined || error.context.length > best.context.length) best = error
+  if (best === undefined) return { path: "", detail: "invalid value" }
+  const { path, expected } = pathOf(best)
+  return { path, detail: best.message ?? `expected ${expected}, got ${describe(best.value)}` }
+}
+
+/** Decodes or returns the first error's path and detail. */
+export const decodeWith = <A, O, I>(
+  codec: t.Type<A, O, I>,
+  input: I,
+): { readonly ok: true; readonly value: A } | { readonly ok: false; readonly path: string; readonly detail: string } => {
+  const result = codec.decode(input)
+  return isLeft(result) ? { ok: false, ...firstError(result.left) } : { ok: true, value: result.right }
+}

@@ -1,7 +1,11 @@
 import { defineProject } from "vitest/config"
 
+// Tests run against src through the "@hookline/source" export condition, never a stale dist.
+const conditions = ["@hookline/source"]
+
 export default defineProject({
-  resolve: { conditions: ["@hookline/source"] },
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     name: "core",
     include: ["test/**/*.test.ts"],

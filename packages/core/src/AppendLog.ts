@@ -7,6 +7,9 @@
  */
 import { dual } from "effect/Function"
 
+// Array.prototype's index conversion (ToIntegerOrInfinity): NaN is 0, fractions truncate.
+const toInteger = (n: number): number => (Number.isNaN(n) ? 0 : Math.trunc(n))
+
 const TypeId: unique symbol = Symbol.for("@hookline/core/AppendLog")
 
 /**
@@ -37,7 +40,8 @@ export class AppendLog<out A> implements Iterable<A> {
   }
 
   at(index: number): A | undefined {
-    const i = index < 0 ? this.#length + index : index
+    const n = toInteger(index)
+    const i = n < 0 ? this.#length + n : n
     return i >= 0 && i < this.#length ? this.#items[i] : undefined
   }
 
@@ -52,8 +56,10 @@ export class AppendLog<out A> implements Iterable<A> {
   /** A frozen array of the items in `[start, end)`, negative indices from the end. */
   slice(start?: number, end?: number): ReadonlyArray<A> {
     const len = this.#length
-    const from = start === undefined ? 0 : start < 0 ? Math.max(len + start, 0) : Math.min(start, len)
-    const to = end === undefined ? len : end < 0 ? Math.max(len + end, 0) : Math.min(end, len)
+    const s = toInteger(start ?? 0)
+    const e = end === undefined ? len : toInteger(end)
+    const from = s < 0 ? Math.max(len + s, 0) : Math.min(s, len)
+    const to = e < 0 ? Math.max(len + e, 0) : Math.min(e, len)
     return Object.freeze(this.#items.slice(from, Math.max(from, to)))
   }
 

@@ -42,6 +42,14 @@ export interface EffectHook<E = unknown, R = never> {
 export type AnyHook<E = unknown, R = never> = Hook | EffectHook<E, R>
 
 /**
+ * The services a hook needs: `never` for a pure hook.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements<H> = H extends EffectHook<any, infer R> ? R : never
+
+/**
  * Returns its input.
  *
  * @since 0.1.0

@@ -194,10 +194,13 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
 export const make = <R = never>(...registrations: ReadonlyArray<Registration<R>>): HookStack<R> => fromRegistrations(registrations)
 
 const with_: {
-  <E, R2>(hook: Hook.AnyHook<E, R2>, options: HookOptions): <R>(self: HookStack<R>) => HookStack<R | R2>
-  <R, E, R2>(self: HookStack<R>, hook: Hook.AnyHook<E, R2>, options: HookOptions): HookStack<R | R2>
-} = dual(3, <R, E, R2>(self: HookStack<R>, hook: Hook.AnyHook<E, R2>, options: HookOptions): HookStack<R | R2> =>
-  fromRegistrations<R | R2>([...self.registrations, registration(hook, options, self.registrations.length)]))
+  <H extends Hook.AnyHook<any, any>>(hook: H, options: HookOptions): <R>(self: HookStack<R>) => HookStack<R | Hook.Requirements<H>>
+  <R, H extends Hook.AnyHook<any, any>>(self: HookStack<R>, hook: H, options: HookOptions): HookStack<R | Hook.Requirements<H>>
+} = dual(3, <R, H extends Hook.AnyHook<any, any>>(self: HookStack<R>, hook: H, options: HookOptions) =>
+  fromRegistrations<R | Hook.Requirements<H>>([
+    ...self.registrations,
+    registration(hook as Hook.AnyHook<unknown, Hook.Requirements<H>>, options, self.registrations.length),
+  ]))
 
 export {
   /**
@@ -383,7 +386,7 @@ const runMixed = <R>(
       const hook = registration.hook
       if (!Hook.isEffectHook(hook)) {
         try {
-          ctx = dispatchPure(trigger, [hook], [registration], ctx, { sink: env.sink, now: undefined })
+          ctx = dispatchPure(trigger, [hook], [registration], ctx, env)
         } catch (error) {
           const failed = hookFailedOf(error)
           return failed === undefined ? Effect.die(error) : Effect.fail(failed)

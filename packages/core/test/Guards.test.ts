@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest"
+import { AgentError, AgentState, Guards, HookContext, HookStack, InferenceResponse, Step, Usage, type Hook } from "@hookline/core"
+
+const withSteps = (n: number, options: { finishReason?: InferenceResponse.FinishReason; tokens?: number } = {}) => {
+  let state = AgentState.withStatus(AgentState.make({ id: "s" }), "running", 1_000)
+  for (let i = 0; i < n; i++) {
+    state = AgentState.appendStep(
+      state,
+      Step.make({
+        index: i,
+        startedAt: 1_000,
+        usage: Usage.make(options.tokens ?? 0, 0),
+        response: InferenceResponse.make({ text: "x", finishReason: options.finishReason ?? "tool-calls" }),
+      }),
+    )
+  }
+  return state
+}
+const at = (trigger: "BeforeStep" | "AfterStep", state: AgentState, createdAt = 1_000) =>
+  HookContext.make({ trigger, state, createdAt })
+const signals = (ctx: HookContext) => ctx.state.execution.stopSignals.map((s) => [s.reason, s.source, s.message])
+
+describe("Guards", () => {
+  describe("stepsLimit", () => {
+    it("lets the step run while fewer than maxSteps steps have run", () => {
+      const ctx = at("BeforeStep", withSteps(2))
+      expect(Guards.stepsLimit(3)(ctx)).toBe(ctx)
+    })
+
+    it("adds StepsLimitReached once maxSteps steps have run", () => {
+      expect(signals(Guards.stepsLimit(3)(at("BeforeStep", withSteps(3))))).toEqual([
+        ["StepsLimitReached", "guard:steps_limit", "Step limit reached: 3/3"],
+      ])
+    })
+  })
+
+  describe("tokenLimit", () => {
+    it("adds TokenLimitReached once input plus output tokens reach the limit", () => {
+      const state = withSteps(2, { tokens: 50 })
+      expect(Guards.tokenLimit(101)(at("BeforeStep", state)).state).toBe(state)
+      expect(signals(Guards.tokenLimit(100)(at("BeforeStep", state)))).toEqual([
+        ["TokenLimitReached", "guard:token_limit", "Token limit reached: 100/100"],
+      ])
+    })
+  })
+
+  describe("timeLimit", () => {
+    it("reads the context's clock reading against the run's start", () => {
+      const state = withSteps(0)
+      const guard = Guards.timeLimit("2 seconds")
+      expect(guard(at("BeforeStep", state, 2_999)).state).toBe(state)
+      expect(signals(guard(at("BeforeStep", state, 3_000)))).toEqual([
+        ["TimeLimitReached", "guard:time_limit", "Time limit reached: 2000 ms/2000 ms"],
+      ])
+    })
+
+    it("takes a number as milliseconds", () => {
+      expect(signals(Guards.timeLimit(10)(at("BeforeStep", withSteps(0), 1_010)))[0]?.[0]).toBe("TimeLimitReached")
+    })
+
+    it("does nothing before the run has started", () => {
+      const ctx = at("BeforeStep", AgentState.make({ id: "s" }), 9e12)
+      expect(Guards.timeLimit(1)(ctx)).toBe(ctx)
+    })
+  })
+
+  describe("finishReason", () => {
+    it("adds FinishReasonReceived after a step that finished with a listed reason", () => {
+      expect(signals(Guards.finishReason(["length"])(at("AfterStep", withSteps(1, { finishReason: "length" }))))).toEqual([
+        ["FinishReasonReceived", "guard:finish_reason", "Finish reason received: length"],
+      ])
+    })
+
+    it("ignores other finish reasons and is off when the list is empty", () => {
+      const ctx = at("AfterStep", withSteps(1, { finishReason: "stop" }))
+      expect(Guards.finishReason(["length"])(ctx)).toBe(ctx)
+      expect(Guards.finishReason([])(ctx)).toBe(ctx)
+    })
+  })
+
+  describe("fired guards", () => {
+    it("keep their signal and return the same context when run again", () => {
+      const guards: ReadonlyArray<Hook> = [Guards.stepsLimit(1), Guards.tokenLimit(1), Guards.timeLimit(1)]
+      for (const guard of guards) {
+        const fired = guard(at("BeforeStep", withSteps(3, { tokens: 5 }), 5_000))
+        expect(fired.state.execution.stopSignals).toHaveLength(1)
+        expect(guard(fired)).toBe(fired)
+      }
+    })
+  })
+
+  describe("useGuards", () => {
+    it("registers the four guards with the design's names, triggers and priorities", () => {
+      const stack = Guards.useGuards({ finishReasons: ["length"] })
+      expect(HookStack.explain(stack)).toEqual([
+        {
+          trigger: "BeforeStep",
+          hooks: ["guard:steps_limit", "guard:token_limit", "guard:time_limit"].map((name) => ({
+            name,
+            priority: 200,
+            onError: "fail",
+            effectful: false,
+          })),
+        },
+        { trigger: "AfterStep", hooks: [{ name: "guard:finish_reason", priority: -200, onError: "fail", effectful: false }] },
+      ])
+    })
+
+    it("leaves the finish reason guard out by default", () => {
+      expect(HookStack.order(Guards.useGuards(), "AfterStep")).toEqual([])
+    })
+
+    it("applies the defaults: 20 steps, 32768 tokens, 300 seconds", () => {
+      const stack = Guards.useGuards()
+      expect(HookStack.run(stack, at("BeforeStep", withSteps(19))).state.execution.stopSignals).toEqual([])
+      expect(signals(HookStack.run(stack, at("BeforeStep", withSteps(20))))[0]?.[0]).toBe("StepsLimitReached")
+      expect(signals(HookStack.run(stack, at("BeforeStep", withSteps(1, { tokens: 32_768 }))))[0]?.[0]).toBe("TokenLimitReached")
+      expect(signals(HookStack.run(stack, at("BeforeStep", withSteps(0), 1_000 + 300_000)))[0]?.[0]).toBe("TimeLimitReached")
+      expect(HookStack.run(stack, at("BeforeStep", withSteps(0), 1_000 + 299_999)).state.execution.stopSignals).toEqual([])
+    })
+
+    it("turns a guard off with null", () => {
+      const stack = Guards.useGuards({ maxSteps: null, maxTokens: null, maxExecutionTime: null })
+      expect(HookStack.explain(stack)).toEqual([])
+    })
+
+    it("rejects a negative limit with InvalidConfiguration naming the option", () => {
+      expect(() => Guards.useGuards({ maxSteps: -1 })).toThrow(AgentError.HooklineError)
+      try {
+        Guards.useGuards({ maxTokens: Number.NaN })
+      } catch (error) {
+        expect((error as AgentError.HooklineError).error).toMatchObject({ _tag: "InvalidConfiguration", path: "maxTokens" })
+      }
+    })
+
+    it("rejects an unknown finish reason and a duration it cannot read", () => {
+      const pathOf = (f: () => unknown) => {
+        try {
+          f()
+        } catch (error) {
+          return (error as AgentError.HooklineError).error
+        }
+        return undefined
+      }
+      expect(pathOf(() => Guards.useGuards({ finishReasons: ["stop", "bored" as "stop"] })))
+        .toMatchObject({ _tag: "InvalidConfiguration", path: "finishReasons[1]" })
+      expect(pathOf(() => Guards.useGuards({ maxExecutionTime: "soon" as "1 second" })))
+        .toMatchObject({ _tag: "InvalidConfiguration", path: "maxExecutionTime" })
+    })
+  })
+})

@@ -1,0 +1,114 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Hook, HookContext, HookStack, type HookTrigger } from "@hookline/core"
+import * as Arb from "./arbitraries.js"
+
+interface Spec {
+  readonly name: string
+  readonly priority: number
+  readonly triggers: ReadonlyArray<HookTrigger>
+}
+
+// Few priorities, so that ties (and so stability) are common.
+const spec: fc.Arbitrary<Spec> = fc.record({
+  name: fc.stringMatching(/^[a-z]{1,4}$/),
+  priority: fc.constantFrom(-200, -1, 0, 0, 1, 100, 200),
+  triggers: fc.uniqueArray(Arb.trigger, { minLength: 1, maxLength: 3 }),
+})
+
+// Each hook records its name, so a run shows the order hooks actually ran in.
+const stackOf = (specs: ReadonlyArray<Spec>) =>
+  specs.reduce(
+    (stack, s) =>
+      HookStack.with(stack, (ctx: HookContext) => HookContext.withMetadata(ctx, { trail: `${String(ctx.metadata["trail"] ?? "")}/${s.name}` }), {
+        triggers: s.triggers,
+        priority: s.priority,
+        name: s.name,
+      }),
+    HookStack.empty as HookStack,
+  )
+
+const shape = (stack: HookStack) => stack.registrations.map((r) => [r.name, r.priority, r.triggers, r.onError])
+
+describe("HookStack", () => {
+  describe("order", () => {
+    it("is priority descending, then registration order, for any stack", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 12 }), Arb.trigger, (specs, trigger) => {
+          const expected = specs
+            .map((s, index) => ({ ...s, index }))
+            .filter((s) => s.triggers.includes(trigger))
+            .sort((a, b) => b.priority - a.priority || a.index - b.index)
+            .map((s) => s.name)
+          expect(HookStack.order(stackOf(specs), trigger)).toEqual(expected)
+        }),
+      )
+    })
+
+    it("is the order hooks run in", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 8 }), Arb.hookContext(), (specs, ctx) => {
+          const stack = stackOf(specs)
+          const names = HookStack.order(stack, ctx.trigger)
+          const out = HookStack.run(stack, HookContext.withMetadata(ctx, { trail: "" }))
+          expect(out.metadata["trail"]).toBe(names.map((n) => `/${n}`).join(""))
+        }),
+        { numRuns: 50 },
+      )
+    })
+  })
+
+  describe("concat", () => {
+    it("is associative", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 4 }), fc.array(spec, { maxLength: 4 }), fc.array(spec, { maxLength: 4 }), (a, b, c) => {
+          const [x, y, z] = [stackOf(a), stackOf(b), stackOf(c)]
+          const left = HookStack.concat(HookStack.concat(x, y), z)
+          const right = HookStack.concat(x, HookStack.concat(y, z))
+          expect(shape(left)).toEqual(shape(right))
+          expect(HookStack.explain(left)).toEqual(HookStack.explain(right))
+          expect(left.registrations.map((r) => r.hook)).toEqual(right.registrations.map((r) => r.hook))
+        }),
+      )
+    })
+
+    it("has empty as its identity on both sides", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 6 }), (a) => {
+          const x = stackOf(a)
+          expect(HookStack.concat(HookStack.empty, x)).toBe(x)
+          expect(HookStack.concat(x, HookStack.empty)).toBe(x)
+          const { concat, empty } = HookStack.getMonoid()
+          expect(shape(concat(empty, x))).toEqual(shape(x))
+        }),
+      )
+    })
+  })
+
+  describe("run", () => {
+    it("leaves its input unchanged and returns frozen data", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 6 }), Arb.hookContext(), (specs, ctx) => {
+          const before = JSON.stringify(ctx)
+          const out = HookStack.run(stackOf(specs), ctx)
+          expect(JSON.stringify(ctx)).toBe(before)
+          expect(Arb.isDeepFrozen(out)).toBe(true)
+        }),
+        { numRuns: 50 },
+      )
+    })
+
+    it("returns the same reference through a stack of observers", () => {
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 6 }), Arb.hookContext(), (specs, ctx) => {
+          const stack = specs.reduce(
+            (s, sp) => HookStack.with(s, Hook.observe(() => {}), { triggers: sp.triggers, priority: sp.priority, name: sp.name }),
+            HookStack.empty as HookStack,
+          )
+          expect(HookStack.run(stack, ctx)).toBe(ctx)
+        }),
+        { numRuns: 50 },
+      )
+    })
+  })
+})

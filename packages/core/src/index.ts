@@ -68,3 +68,5 @@ export { Usage_ as Usage }
 export type Usage = Usage_.Usage
 export { PassThroughInterceptor } from "./Interceptor.js"
 export type { JsonValue, JsonObject, Metadata } from "./Json.js"
+import * as Codecs_ from "./Codecs.js"
+export { Codecs_ as Codecs }

@@ -2,11 +2,12 @@ import type * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 
 // io-ts context entries for the members of unions and intersections carry the
-// member's index as key; those are not part of the value's path.
+// member's index as key; those are not part of the value's path. Refinements, exact
+// types and recursive types validate in their parent's context (they add no entry),
+// so the entry after one of them is a real key and must stay in the path.
 const isBranch = (type: t.Decoder<unknown, unknown>): boolean => {
   const tag = (type as { readonly _tag?: string })._tag
-  return tag === "UnionType" || tag === "IntersectionType" || tag === "RefinementType" || tag === "ExactType"
-    || tag === "RecursiveType"
+  return tag === "UnionType" || tag === "IntersectionType"
 }
 
 /**

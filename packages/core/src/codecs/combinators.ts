@@ -1,0 +1,170 @@
+/**
+ * The io-ts combinators the codecs are built from: finite numbers, closed sets of
+ * strings, optional fields, records rebuilt by their module's constructor, unions
+ * dispatched on a tag field, frozen arrays and append logs.
+ *
+ * Every combinator validates its children in the parent's io-ts context (adding only
+ * real keys and indices), so an error's path reads `context.messages[3].role`.
+ *
+ * @since 0.1.0
+ */
+import * as t from "io-ts"
+import { isLeft } from "fp-ts/lib/Either.js"
+import * as AppendLog_ from "../AppendLog.js"
+import { deepFreeze } from "../internal/immer.js"
+
+/**
+ * A codec from unknown input (what crosses a boundary as JSON).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Codec<A, O = A> = t.Type<A, O, unknown>
+
+type AnyCodec = t.Type<any, any, unknown>
+
+type Fields<P extends t.Props> = { readonly [K in keyof P]: t.TypeOf<P[K]> }
+
+type OptionalKeys<P extends t.Props> = { [K in keyof P]: undefined extends t.OutputOf<P[K]> ? K : never }[keyof P]
+
+type Simplify<A> = { [K in keyof A]: A[K] } & {}
+
+/**
+ * The encoded form of a record: absent optional fields are left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EncodedFields<P extends t.Props> = Simplify<
+  & { readonly [K in Exclude<keyof P, OptionalKeys<P>>]: t.OutputOf<P[K]> }
+  & { readonly [K in OptionalKeys<P>]?: Exclude<t.OutputOf<P[K]>, undefined> }
+>
+
+const identity = <A>(a: A): A => a
+
+/** @internal a number JSON can carry: NaN and the infinities are rejected. */
+export const finite: Codec<number> = new t.Type<number, number, unknown>(
+  "finite number",
+  (u): u is number => typeof u === "number" && Number.isFinite(u),
+  (u, c) =>
+    typeof u === "number" && Number.isFinite(u)
+      ? t.success(u)
+      : t.failure(u, c, typeof u === "number" ? `expected a finite number, got ${u}` : undefined),
+  identity,
+)
+
+/** @internal one of a closed set of strings; its name lists them (`"a" | "b"`). */
+export const literals = <L extends string>(values: ReadonlyArray<L>, name?: string): Codec<L> => {
+  const set: ReadonlySet<unknown> = new Set(values)
+  const is = (u: unknown): u is L => set.has(u)
+  return new t.Type<L, L, unknown>(
+    name ?? values.map((v) => JSON.stringify(v)).join(" | "),
+    is,
+    (u, c) => (is(u) ? t.success(u) : t.failure(u, c)),
+    identity,
+  )
+}
+
+/**
+ * @internal an optional field: `undefined` (or a missing key) decodes to `undefined`
+ * and encodes to nothing; `null` is not absent and is rejected like any other value.
+ */
+export const optional = <A, O>(codec: Codec<A, O>): Codec<A | undefined, O | undefined> =>
+  new t.Type<A | undefined, O | undefined, unknown>(
+    `${codec.name} | undefined`,
+    (u): u is A | undefined => u === undefined || codec.is(u),
+    (u, c) => (u === undefined ? t.success(undefined) : codec.validate(u, c)),
+    (a) => (a === undefined ? undefined : codec.encode(a)),
+  )
+
+/**
+ * @internal a record of known fields, rebuilt by `build` (the module's constructor).
+ * Unknown keys are ignored; encoding leaves out fields whose value is absent.
+ */
+export const struct = <P extends t.Props, A extends { readonly [K in keyof P]?: t.TypeOf<P[K]> }>(
+  name: string,
+  props: P,
+  build: (fields: Fields<P>) => A,
+): Codec<A, EncodedFields<P>> => {
+  const raw = t.type(props, name)
+  const keys = Object.keys(props)
+  return new t.Type<A, EncodedFields<P>, unknown>(
+    name,
+    (u): u is A => raw.is(u),
+    (u, c) => {
+      const fields = raw.validate(u, c)
+      return isLeft(fields) ? fields : t.success(build(fields.right as Fields<P>))
+    },
+    (a) => {
+      // The keys are this codec's own field names, never `__proto__`.
+      const out: Record<string, unknown> = {}
+      for (const key of keys) {
+        const value = props[key]!.encode((a as Record<string, unknown>)[key])
+        if (value !== undefined) out[key] = value
+      }
+      return out as EncodedFields<P>
+    },
+  )
+}
+
+/**
+ * @internal a union dispatched on the string field `key`: an unknown tag fails at
+ * that field (`messages[1].role`) and a known one reports only its own member's errors.
+ */
+export const tagged = <M extends Readonly<Record<string, AnyCodec>>>(
+  name: string,
+  key: string,
+  members: M,
+): Codec<t.TypeOf<M[keyof M]>, t.OutputOf<M[keyof M]>> => {
+  type A = t.TypeOf<M[keyof M]>
+  const byTag: ReadonlyMap<unknown, AnyCodec> = new Map(Object.entries(members))
+  const tag = literals(Object.keys(members))
+  const memberOf = (u: unknown): AnyCodec | undefined =>
+    typeof u === "object" && u !== null ? byTag.get((u as Record<string, unknown>)[key]) : undefined
+  return new t.Type<A, t.OutputOf<M[keyof M]>, unknown>(
+    name,
+    (u): u is A => memberOf(u)?.is(u) === true,
+    (u, c) => {
+      const record = t.UnknownRecord.validate(u, c)
+      if (isLeft(record)) return record
+      const value = record.right[key]
+      const member = byTag.get(value)
+      return member === undefined ? t.failure(value, t.appendContext(c, key, tag, value)) : member.validate(u, c)
+    },
+    (a) => memberOf(a)!.encode(a),
+  )
+}
+
+/** @internal a readonly array decoded into a new frozen array (the input is never frozen). */
+export const array = <A, O>(item: Codec<A, O>): Codec<ReadonlyArray<A>, ReadonlyArray<O>> => {
+  const raw = t.readonlyArray(item)
+  return new t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown>(
+    raw.name,
+    raw.is,
+    (u, c) => {
+      const items = raw.validate(u, c)
+      return isLeft(items) ? items : t.success(Object.freeze(items.right === u ? items.right.slice() : items.right))
+    },
+    (as) => as.map((a) => item.encode(a)),
+  )
+}
+
+/**
+ * A codec for an `AppendLog`: it encodes to a plain array and decodes from an array
+ * (or from a log) into a new log of frozen items.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const appendLog = <A, O>(item: Codec<A, O>): Codec<AppendLog_.AppendLog<A>, ReadonlyArray<O>> => {
+  const raw = t.readonlyArray(item)
+  return new t.Type<AppendLog_.AppendLog<A>, ReadonlyArray<O>, unknown>(
+    `AppendLog<${item.name}>`,
+    (u): u is AppendLog_.AppendLog<A> => AppendLog_.isAppendLog(u) && u.toArray().every(item.is),
+    (u, c) => {
+      const items = raw.validate(AppendLog_.isAppendLog(u) ? u.toArray() : u, c)
+      return isLeft(items) ? items : t.success(AppendLog_.fromIterable(items.right.map(deepFreeze)))
+    },
+    (log) => Array.from(log, (a) => item.encode(a)),
+  )
+}

@@ -1,0 +1,138 @@
+/**
+ * Codecs for what crosses the model boundary: usage, tool definitions, response
+ * formats, model options, requests and responses.
+ *
+ * @since 0.1.0
+ */
+import * as t from "io-ts"
+import * as InferenceRequest_ from "../InferenceRequest.js"
+import * as InferenceResponse_ from "../InferenceResponse.js"
+import * as Usage_ from "../Usage.js"
+import { deepFreeze } from "../internal/immer.js"
+import { appendLog, array, finite, optional, struct, tagged } from "./combinators.js"
+import { JsonObject, Metadata } from "./json.js"
+import { FinishReason } from "./literals.js"
+import { Message, ToolCall } from "./messages.js"
+
+// Records without a constructor (response formats, model options) are written by
+// users with only the keys they mean: decoding keeps only the keys present, so that
+// `{ ...defaults, ...options }` is not overridden by an `undefined`.
+const present = <A extends object>(fields: A, keys: ReadonlyArray<keyof A>): A => {
+  const out: Partial<A> = {}
+  for (const key of keys) if (fields[key] !== undefined) out[key] = fields[key]
+  return deepFreeze(out as A)
+}
+
+/**
+ * Token usage; zero usage decodes to `Usage.empty`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Usage = struct(
+  "Usage",
+  { inputTokens: finite, outputTokens: finite },
+  ({ inputTokens, outputTokens }) => Usage_.make(inputTokens, outputTokens),
+)
+
+/**
+ * A tool as the model sees it.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const ToolDefinition = struct(
+  "ToolDefinition",
+  { name: t.string, description: t.string, parameters: JsonObject },
+  ({ name, description, parameters }): InferenceRequest_.ToolDefinition => Object.freeze({ name, description, parameters }),
+)
+
+type TextFormat = Extract<InferenceRequest_.ResponseFormat, { readonly type: "text" }>
+type JsonFormat = Extract<InferenceRequest_.ResponseFormat, { readonly type: "json" }>
+
+const textFormat = struct(
+  "TextFormat",
+  { type: t.literal("text") },
+  (): TextFormat => Object.freeze({ type: "text" }),
+)
+
+const jsonFormatProps = {
+  type: t.literal("json"),
+  schema: optional(JsonObject),
+  name: optional(t.string),
+  description: optional(t.string),
+}
+
+const jsonFormat = struct(
+  "JsonFormat",
+  jsonFormatProps,
+  (fields): JsonFormat => present(fields, ["type", "schema", "name", "description"]),
+)
+
+/**
+ * A response format, dispatched on `type`; absent keys stay absent.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const ResponseFormat = tagged("ResponseFormat", "type", { text: textFormat, json: jsonFormat })
+
+const modelOptionsProps = {
+  temperature: optional(finite),
+  topP: optional(finite),
+  topK: optional(finite),
+  maxOutputTokens: optional(finite),
+  seed: optional(finite),
+  stopSequences: optional(array(t.string)),
+  providerOptions: optional(JsonObject),
+}
+
+/**
+ * Model options; absent keys stay absent.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const ModelOptions = struct(
+  "ModelOptions",
+  modelOptionsProps,
+  (fields): InferenceRequest_.ModelOptions =>
+    present(fields, Object.keys(modelOptionsProps) as ReadonlyArray<keyof typeof modelOptionsProps>),
+)
+
+/**
+ * A model request; its messages decode into an `AppendLog`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const InferenceRequest = struct(
+  "InferenceRequest",
+  {
+    systemPrompt: t.string,
+    messages: appendLog(Message),
+    tools: array(ToolDefinition),
+    responseFormat: optional(ResponseFormat),
+    options: ModelOptions,
+  },
+  (fields) => InferenceRequest_.make(fields),
+)
+
+/**
+ * A model response.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const InferenceResponse = struct(
+  "InferenceResponse",
+  {
+    text: t.string,
+    toolCalls: array(ToolCall),
+    usage: Usage,
+    finishReason: FinishReason,
+    modelId: t.string,
+    metadata: Metadata,
+  },
+  (fields) => InferenceResponse_.make(fields),
+)

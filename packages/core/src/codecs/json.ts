@@ -1,0 +1,109 @@
+/**
+ * Codecs for JSON values, JSON objects and metadata. Decoding validates the whole
+ * tree and builds a deeply frozen copy: objects are made with `Object.fromEntries`,
+ * so a parsed own key `__proto__` stays an own data key and never sets a prototype.
+ *
+ * @since 0.1.0
+ */
+import * as t from "io-ts"
+import { isLeft, isRight } from "fp-ts/lib/Either.js"
+import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
+import type { Codec } from "./combinators.js"
+
+/** Deeper JSON than this is refused rather than risking the call stack. */
+const maxDepth = 512
+
+const isPlainObject = (u: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+const kindOf = (u: unknown): string =>
+  u === undefined ? "undefined" : typeof u === "object" ? Object.prototype.toString.call(u) : `a ${typeof u}`
+
+// Validates and copies in one pass; each new node is frozen as it is built, so the
+// result is deeply frozen. `open` holds the ancestors, to refuse cycles.
+const walk = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Validation<JsonValue_> => {
+  switch (typeof u) {
+    case "string":
+    case "boolean":
+      return t.success(u)
+    case "number":
+      return Number.isFinite(u) ? t.success(u) : t.failure(u, c, `expected a finite number, got ${u}`)
+    case "object":
+      break
+    default:
+      return t.failure(u, c, `expected a JSON value, got ${kindOf(u)}`)
+  }
+  if (u === null) return t.success(null)
+  if (!Array.isArray(u) && !isPlainObject(u)) return t.failure(u, c, `expected a JSON value, got ${kindOf(u)}`)
+  if (open.has(u)) return t.failure(u, c, "expected a JSON value, got a circular reference")
+  if (depth >= maxDepth) return t.failure(u, c, `expected JSON nested at most ${maxDepth} deep`)
+  open.add(u)
+  try {
+    if (Array.isArray(u)) {
+      const out: Array<JsonValue_> = []
+      for (let i = 0; i < u.length; i++) {
+        const item: unknown = u[i]
+        const r = walk(item, t.appendContext(c, String(i), JsonValue, item), depth + 1, open)
+        if (isLeft(r)) return r
+        out.push(r.right)
+      }
+      return t.success(Object.freeze(out))
+    }
+    const entries: Array<[string, JsonValue_]> = []
+    for (const key of Object.keys(u)) {
+      const value: unknown = (u as Record<string, unknown>)[key]
+      const r = walk(value, t.appendContext(c, key, JsonValue, value), depth + 1, open)
+      if (isLeft(r)) return r
+      entries.push([key, r.right])
+    }
+    return t.success(Object.freeze(Object.fromEntries(entries)))
+  } finally {
+    open.delete(u)
+  }
+}
+
+const isJson = (u: unknown): boolean => isRight(walk(u, [], 0, new Set()))
+
+/**
+ * Any JSON value: finite numbers, strings, booleans, null, arrays and plain objects.
+ * Functions, `undefined` (also as an array item or a property value), holes, class
+ * instances, cycles and non-finite numbers are rejected.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const JsonValue: Codec<JsonValue_> = new t.Type<JsonValue_, JsonValue_, unknown>(
+  "JsonValue",
+  (u): u is JsonValue_ => isJson(u),
+  (u, c) => walk(u, c, 0, new Set()),
+  (a) => a,
+)
+
+const jsonObject = (name: string): Codec<JsonObject_> =>
+  new t.Type<JsonObject_, JsonObject_, unknown>(
+    name,
+    (u): u is JsonObject_ => typeof u === "object" && u !== null && !Array.isArray(u) && isJson(u),
+    (u, c) =>
+      typeof u === "object" && u !== null && !Array.isArray(u) && isPlainObject(u)
+        ? (walk(u, c, 0, new Set()) as t.Validation<JsonObject_>)
+        : t.failure(u, c),
+    (a) => a,
+  )
+
+/**
+ * A JSON object (not an array, not null).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const JsonObject: Codec<JsonObject_> = jsonObject("JsonObject")
+
+/**
+ * Metadata: a JSON object.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Metadata: Codec<Metadata_> = jsonObject("Metadata")

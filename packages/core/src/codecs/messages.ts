@@ -1,0 +1,56 @@
+/**
+ * Codecs for tool calls and the four kinds of message.
+ *
+ * @since 0.1.0
+ */
+import * as t from "io-ts"
+import * as Message_ from "../Message.js"
+import * as ToolCall_ from "../ToolCall.js"
+import { array, struct, tagged } from "./combinators.js"
+import { JsonValue } from "./json.js"
+
+/**
+ * A tool call; its arguments are any JSON value (`null` included).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const ToolCall = struct(
+  "ToolCall",
+  { id: t.string, name: t.string, arguments: JsonValue },
+  // `ToolCall.make` turns `null` arguments into `{}`: keep what was encoded.
+  ({ id, name, arguments: args }): ToolCall_.ToolCall =>
+    args === null ? Object.freeze({ id, name, arguments: null }) : ToolCall_.make({ id, name, arguments: args }),
+)
+
+const system = struct(
+  "SystemMessage",
+  { role: t.literal("system"), content: t.string },
+  ({ content }) => Message_.system(content),
+)
+
+const user = struct(
+  "UserMessage",
+  { role: t.literal("user"), content: t.string },
+  ({ content }) => Message_.user(content),
+)
+
+const assistant = struct(
+  "AssistantMessage",
+  { role: t.literal("assistant"), content: t.string, toolCalls: array(ToolCall) },
+  ({ content, toolCalls }) => Message_.assistant(content, toolCalls),
+)
+
+const tool = struct(
+  "ToolMessage",
+  { role: t.literal("tool"), toolCallId: t.string, toolName: t.string, content: t.string, isError: t.boolean },
+  ({ toolCallId, toolName, content, isError }) => Message_.tool({ toolCallId, toolName, content, isError }),
+)
+
+/**
+ * A message of any role, dispatched on `role`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Message = tagged("Message", "role", { system, user, assistant, tool })

@@ -295,10 +295,15 @@ export const withStatus: {
 } = dual(
   (args) => typeof args[0] === "object",
   (self: AgentState, status: ExecutionStatus, at?: number): AgentState => {
-    const patch: { -readonly [K in keyof Execution]?: Execution[K] } = { status }
-    if (at !== undefined && status === "running" && self.execution.startedAt === undefined) patch.startedAt = at
-    if (at !== undefined && (status === "completed" || status === "stopped" || status === "failed")) patch.completedAt = at
-    return status === self.execution.status && Object.keys(patch).length === 1 ? self : patchExecution(self, patch)
+    const { execution } = self
+    const final = status === "completed" || status === "stopped" || status === "failed"
+    const startedAt = status === "running" && execution.startedAt === undefined ? at : execution.startedAt
+    // A run that resumes (running again) is no longer completed.
+    const resumed = status === "running" && execution.status !== "running"
+    const completedAt = final && at !== undefined ? at : resumed ? undefined : execution.completedAt
+    return status === execution.status && startedAt === execution.startedAt && completedAt === execution.completedAt
+      ? self
+      : patchExecution(self, { status, startedAt, completedAt })
   },
 )
 

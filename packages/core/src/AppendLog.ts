@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
+import type { Draft } from "immer"
+import { deepFreeze } from "./internal/immer.js"
 
 // Array.prototype's index conversion (ToIntegerOrInfinity): NaN is 0, fractions truncate.
 const toInteger = (n: number): number => (Number.isNaN(n) ? 0 : Math.trunc(n))
@@ -76,6 +78,9 @@ export class AppendLog<out A> implements Iterable<A> {
 
   /** @internal used by `append`: shares the backing array when this is its newest snapshot. */
   appendUnsafe(item: A): AppendLog<A> {
+    // An empty log starts a backing array of its own, so the shared empty log never
+    // keeps a history alive.
+    if (this.#length === 0) return new AppendLog([item], 1)
     if (this.#items.length === this.#length) {
       this.#items.push(item)
       return new AppendLog(this.#items, this.#length + 1)
@@ -118,27 +123,37 @@ export const isAppendLog = (u: unknown): u is AppendLog<unknown> =>
   typeof u === "object" && u !== null && TypeId in u
 
 /**
- * A new log with `item` at the end; `self` is unchanged.
+ * A log as an immer recipe sees it: a value, not a draft (immer does not look inside).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Drafted<A> = AppendLog<A> | Draft<AppendLog<A>>
+
+/**
+ * A new log with `item` (deep-frozen) at the end; `self` is unchanged. Takes the log
+ * as an immer recipe sees it too:
+ * `draft.context.messages = AppendLog.append(draft.context.messages, message)`.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const append: {
-  <A>(item: A): (self: AppendLog<A>) => AppendLog<A>
-  <A>(self: AppendLog<A>, item: A): AppendLog<A>
-} = dual(2, <A>(self: AppendLog<A>, item: A): AppendLog<A> => self.appendUnsafe(item))
+  <A>(item: A): (self: Drafted<A>) => AppendLog<A>
+  <A>(self: Drafted<A>, item: A): AppendLog<A>
+} = dual(2, <A>(self: Drafted<A>, item: A): AppendLog<A> => (self as AppendLog<A>).appendUnsafe(deepFreeze(item)))
 
 /**
- * A new log with every item appended in order.
+ * A new log with every item (deep-frozen) appended in order.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const appendAll: {
-  <A>(items: Iterable<A>): (self: AppendLog<A>) => AppendLog<A>
-  <A>(self: AppendLog<A>, items: Iterable<A>): AppendLog<A>
-} = dual(2, <A>(self: AppendLog<A>, items: Iterable<A>): AppendLog<A> => {
-  let out = self
-  for (const item of items) out = out.appendUnsafe(item)
+  <A>(items: Iterable<A>): (self: Drafted<A>) => AppendLog<A>
+  <A>(self: Drafted<A>, items: Iterable<A>): AppendLog<A>
+} = dual(2, <A>(self: Drafted<A>, items: Iterable<A>): AppendLog<A> => {
+  let out = self as AppendLog<A>
+  for (const item of items) out = out.appendUnsafe(deepFreeze(item))
   return out
 })

@@ -49,7 +49,8 @@ export interface HookContext {
 const noErrors: ReadonlyArray<AgentError> = Object.freeze([])
 
 /**
- * A new frozen context. Data already frozen is shared as is.
+ * A new frozen context. Data already frozen is shared as is; `toolExecutionBlocked`
+ * follows the tool execution's status.
  *
  * @since 0.1.0
  * @category constructors
@@ -62,7 +63,6 @@ export const make = (input: {
   readonly response?: InferenceResponse | undefined
   readonly toolCall?: ToolCall | undefined
   readonly toolExecution?: ToolExecution.ToolExecution | undefined
-  readonly toolExecutionBlocked?: boolean | undefined
   readonly errors?: ReadonlyArray<AgentError> | undefined
   readonly metadata?: Metadata | undefined
   readonly updatedAt?: number | undefined
@@ -74,7 +74,8 @@ export const make = (input: {
     response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolCall: input.toolCall === undefined ? undefined : deepFreeze(input.toolCall),
     toolExecution: input.toolExecution === undefined ? undefined : deepFreeze(input.toolExecution),
-    toolExecutionBlocked: input.toolExecutionBlocked ?? input.toolExecution?.status === "blocked",
+    // Derived, never given: a context is blocked exactly when its execution is.
+    toolExecutionBlocked: input.toolExecution?.status === "blocked",
     errors: input.errors === undefined || input.errors.length === 0 ? noErrors : deepFreeze(input.errors),
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
     createdAt: input.createdAt,

@@ -37,7 +37,16 @@ export interface HookExecuted {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (input: Omit<HookExecuted, "_tag">): HookExecuted => Object.freeze({ _tag: "HookExecuted", ...input })
+export const make = (input: Omit<HookExecuted, "_tag">): HookExecuted =>
+  Object.freeze({
+    _tag: "HookExecuted",
+    trigger: input.trigger,
+    hook: input.hook,
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    outcome: input.outcome,
+    error: input.error,
+  })
 
 /**
  * Receives events as they happen; must not throw (a throw is ignored).

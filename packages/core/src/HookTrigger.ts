@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { deepFreeze } from "./internal/immer.js"
 
 /** @since 0.1.0 @category constructors */
 export const BeforeExecution = "BeforeExecution" as const
@@ -65,7 +66,7 @@ export const isHookTrigger = (u: unknown): u is HookTrigger => typeof u === "str
  * @category getters
  */
 export const fields: Readonly<Record<HookTrigger, ReadonlyArray<"request" | "response" | "toolCall" | "toolExecution">>> =
-  Object.freeze({
+  deepFreeze({
     BeforeExecution: [],
     BeforeStep: [],
     BeforeInference: ["request"],

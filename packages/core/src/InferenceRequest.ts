@@ -104,4 +104,8 @@ const deepFreezeEach = (messages: AppendLog.AppendLog<Message> | Iterable<Messag
  * @category guards
  */
 export const isInferenceRequest = (u: unknown): u is InferenceRequest =>
-  typeof u === "object" && u !== null && "messages" in u && AppendLog.isAppendLog(u.messages) && Object.isFrozen(u)
+  typeof u === "object" && u !== null && Object.isFrozen(u)
+  && "messages" in u && AppendLog.isAppendLog(u.messages)
+  && "systemPrompt" in u && typeof u.systemPrompt === "string"
+  && "tools" in u && Array.isArray(u.tools)
+  && "options" in u && typeof u.options === "object" && u.options !== null

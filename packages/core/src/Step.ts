@@ -7,6 +7,7 @@
 import type { FinishReason, InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import * as Usage from "./Usage.js"
+import { deepFreeze } from "./internal/immer.js"
 
 /**
  * @since 0.1.0
@@ -41,11 +42,11 @@ export const make = (input: {
 }): Step =>
   Object.freeze({
     index: input.index,
-    response: input.response,
+    response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolExecutions: input.toolExecutions === undefined || input.toolExecutions.length === 0
       ? none
-      : Object.freeze([...input.toolExecutions]),
-    usage: input.usage ?? input.response?.usage ?? Usage.empty,
+      : deepFreeze([...input.toolExecutions]),
+    usage: deepFreeze(input.usage ?? input.response?.usage ?? Usage.empty),
     finishReason: input.finishReason ?? input.response?.finishReason,
     startedAt: input.startedAt,
     completedAt: input.completedAt,

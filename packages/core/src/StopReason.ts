@@ -73,7 +73,7 @@ export const isHard = (reason: StopReason): boolean => !soft.has(reason)
  * @since 0.1.0
  * @category guards
  */
-export const isStopReason = (u: unknown): u is StopReason => typeof u === "string" && u in rank
+export const isStopReason = (u: unknown): u is StopReason => typeof u === "string" && Object.hasOwn(rank, u)
 
 /**
  * Orders reasons by priority, lowest first.

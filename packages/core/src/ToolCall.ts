@@ -24,4 +24,4 @@ export interface ToolCall {
  * @category constructors
  */
 export const make = (call: { readonly id: string; readonly name: string; readonly arguments?: JsonValue }): ToolCall =>
-  deepFreeze({ id: call.id, name: call.name, arguments: call.arguments ?? {} })
+  deepFreeze({ id: call.id, name: call.name, arguments: call.arguments === undefined ? {} : call.arguments })

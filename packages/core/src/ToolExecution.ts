@@ -65,21 +65,21 @@ export type ToolExecution = Success | Failure | Blocked
  * @category constructors
  */
 export const success = (toolCall: ToolCall, output: JsonValue, startedAt: number, completedAt: number = startedAt): Success =>
-  Object.freeze({ status: "success", toolCall, output: deepFreeze(output), startedAt, completedAt })
+  Object.freeze({ status: "success", toolCall: deepFreeze(toolCall), output: deepFreeze(output), startedAt, completedAt })
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const failure = (toolCall: ToolCall, error: ToolError, startedAt: number, completedAt: number = startedAt): Failure =>
-  Object.freeze({ status: "failure", toolCall, error, startedAt, completedAt })
+  Object.freeze({ status: "failure", toolCall: deepFreeze(toolCall), error: deepFreeze(error), startedAt, completedAt })
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const blocked = (toolCall: ToolCall, reason: string, at: number): Blocked =>
-  Object.freeze({ status: "blocked", toolCall, reason, startedAt: at, completedAt: at })
+  Object.freeze({ status: "blocked", toolCall: deepFreeze(toolCall), reason, startedAt: at, completedAt: at })
 
 /**
  * @since 0.1.0

@@ -38,6 +38,14 @@ for (const [label, m] of [["ESM", core], ["CJS", coreCjs]]) {
   check(ctx.state.execution.stopSignals[0]?.reason === "StepsLimitReached", `@hookline/core (${label}): a guard fires through HookStack.run`)
 }
 
+// The agent, built with the builder, answers through each build.
+for (const [label, load] of [["ESM", (n) => import(n)], ["CJS", async (n) => require(n)]]) {
+  const { AgentBuilder, UseDriver } = await load("@hookline/agent")
+  const { ScriptedDriver } = await load("@hookline/testing")
+  const final = await AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("4")]))).run("2+2?")
+  check(final.execution.status === "completed" && final.context.messages.at(-1)?.content === "4", `@hookline/agent (${label}): a built agent runs`)
+}
+
 // Types as published: a consumer under node16 resolution, as ESM (.mts) and CJS (.cts).
 const tsc = require.resolve("typescript/bin/tsc")
 try {

@@ -1,0 +1,82 @@
+/**
+ * A built agent: its loop and driver, with a Promise facade for users who do not use
+ * Effect (`await agent.run("question")`) and the Effect forms for those who do.
+ *
+ * @since 0.1.0
+ */
+import { AgentError, StopSignal, type AgentState } from "@hookline/core"
+import { Effect, Stream } from "effect"
+import type { AgentEvent } from "./AgentEvent.js"
+import * as AgentLoop from "./AgentLoop.js"
+import { Driver, type DriverShape } from "./Driver.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent {
+  readonly _tag: "Agent"
+  readonly loop: AgentLoop.AgentLoop
+  readonly driver: DriverShape | undefined
+  /** Resolves with the final state whatever happened; rejects only for a missing driver. */
+  readonly run: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  /** Like `run`, but rejects with a `HooklineError` carrying the error that ended a failed run. */
+  readonly runOrThrow: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  /** The run's events; breaking out of the loop aborts the run. */
+  readonly stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentEvent>
+  /** The state after each step, then the final state. */
+  readonly iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentState>
+  /** The Effect form of `run`, with this agent's driver provided. */
+  readonly runEffect: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState>
+}
+
+const missingDriver = (): AgentError.HooklineError =>
+  new AgentError.HooklineError(AgentError.invalidConfiguration("driver", "the agent has no driver: add UseDriver(driver)"))
+
+/**
+ * The error that ended a failed run, if it failed.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const failure = (state: AgentState): AgentError.AgentError | undefined => {
+  if (state.execution.status !== "failed") return undefined
+  const errors = state.execution.errors
+  const reason = StopSignal.highest(state.execution.stopSignals)?.message
+  return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
+}
+
+/**
+ * An agent from a loop and a driver.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined): Agent => {
+  const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
+    if (driver === undefined) return Effect.die(missingDriver())
+    return Effect.provideService(effect, Driver, driver)
+  }
+  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => provide(AgentLoop.run(loop, input, options))
+  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+    driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
+  const withDriver = <A>(stream: Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
+    if (driver === undefined) throw missingDriver()
+    return Stream.toAsyncIterable(Stream.provideService(stream, Driver, driver))
+  }
+  return Object.freeze({
+    _tag: "Agent",
+    loop,
+    driver,
+    run,
+    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => {
+      const state = await run(input, options)
+      const error = failure(state)
+      if (error !== undefined) throw new AgentError.HooklineError(error)
+      return state
+    },
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.stream(loop, input, options)),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.iterate(loop, input, options)),
+    runEffect,
+  })
+}

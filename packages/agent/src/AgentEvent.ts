@@ -1,0 +1,42 @@
+/**
+ * What `AgentLoop.stream` yields as a run goes: text as it streams, tool calls and
+ * results, hook executions, step ends and the run's end.
+ *
+ * @since 0.1.0
+ */
+import type { AgentError, AgentState, HookExecuted, Step, ToolCall, ToolExecution } from "@hookline/core"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentEvent =
+  /** The run begins, with the state it starts from. */
+  | { readonly _tag: "RunStarted"; readonly state: AgentState }
+  /** A piece of the model's text, as the driver streams it (before AfterInference hooks). */
+  | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
+  /** A tool call of the committed assistant message (after AfterInference hooks). */
+  | { readonly _tag: "ToolCallRequested"; readonly step: number; readonly toolCall: ToolCall }
+  /** A tool call's execution, as committed (after AfterToolUse hooks). */
+  | { readonly _tag: "ToolResult"; readonly step: number; readonly execution: ToolExecution }
+  /** A hook ran. */
+  | { readonly _tag: "HookExecuted"; readonly event: HookExecuted }
+  /** A hook of OnError or AfterExecution failed; reported, it hides no other error. */
+  | { readonly _tag: "HookFailed"; readonly error: AgentError.HookFailed }
+  /** A step ended; `state` is the state after its AfterStep hooks. */
+  | { readonly _tag: "StepEnded"; readonly step: Step; readonly state: AgentState }
+  /** The run ended; `state` is the final state, after AfterExecution hooks. */
+  | { readonly _tag: "RunEnded"; readonly state: AgentState }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentEventTag = AgentEvent["_tag"]
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const is = <T extends AgentEventTag>(tag: T) => (event: AgentEvent): event is Extract<AgentEvent, { readonly _tag: T }> =>
+  event._tag === tag

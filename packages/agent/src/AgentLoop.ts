@@ -1,0 +1,131 @@
+/**
+ * The agent loop as an Effect program over a `Driver` (the model) and `Tools`, with
+ * an `Interceptor` (a `HookStack` or a user's own) called at every trigger.
+ *
+ * @since 0.1.0
+ */
+import { AgentError, AgentState, HookStack, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { Effect, Queue, Stream } from "effect"
+import type { AgentEvent } from "./AgentEvent.js"
+import type { Driver } from "./Driver.js"
+import { runEngine, type RunOptions } from "./internal/engine.js"
+import type { Tool } from "./Tool.js"
+import * as Tools from "./Tools.js"
+
+export type { RunOptions }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentLoop<R = never> {
+  readonly _tag: "AgentLoop"
+  readonly interceptor: Interceptor<R>
+  readonly tools: Tools.Tools
+  /** Tool calls of a step run one after the other (default) or together. */
+  readonly toolConcurrency: "sequential" | "concurrent"
+  /** Sampling options sent with every request. */
+  readonly modelOptions: InferenceRequest.ModelOptions
+}
+
+/**
+ * What a run starts from: a state, or a question (a new state with one user message).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input = AgentState | string
+
+/**
+ * A loop. Without an interceptor the loop runs no hooks (an empty stack).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = never>(options: {
+  readonly interceptor?: Interceptor<R> | undefined
+  readonly tools?: Tools.Tools | ReadonlyArray<Tool> | undefined
+  readonly toolConcurrency?: "sequential" | "concurrent" | undefined
+  readonly modelOptions?: InferenceRequest.ModelOptions | undefined
+} = {}): AgentLoop<R> => {
+  const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
+  const toolConcurrency = options.toolConcurrency ?? "sequential"
+  if (toolConcurrency !== "sequential" && toolConcurrency !== "concurrent") {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("toolConcurrency", `expected "sequential" or "concurrent", got ${JSON.stringify(toolConcurrency)}`),
+    )
+  }
+  return Object.freeze({
+    _tag: "AgentLoop",
+    interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
+    tools,
+    toolConcurrency,
+    modelOptions: Object.freeze({ ...options.modelOptions }),
+  })
+}
+
+/**
+ * The state a run starts from.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const initialState = (input: Input): AgentState =>
+  typeof input === "string" ? AgentState.make({ messages: [Message.user(input)] }) : input
+
+const config = <R>(loop: AgentLoop<R>) => ({
+  interceptor: loop.interceptor,
+  tools: loop.tools,
+  toolConcurrency: loop.toolConcurrency,
+  modelOptions: loop.modelOptions,
+})
+
+/**
+ * Runs to the end and returns the final state. Outcomes are data: read
+ * `execution.status`, its stop signals and errors; this Effect never fails.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Effect.Effect<AgentState, never, R | Driver> =>
+  runEngine(config(loop), initialState(input), options)
+
+/**
+ * The run's events as they happen; the model is streamed, and the same hooks fire
+ * with the same contexts as in `run`. Ends with `RunEnded`. Stopping the stream early
+ * aborts the run (AfterExecution still fires).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentEvent, never, R | Driver> =>
+  Stream.callback<AgentEvent, never, R | Driver>((queue) =>
+    Effect.andThen(
+      runEngine(config(loop), initialState(input), options, {
+        streaming: true,
+        emit: (event) => {
+          Queue.offerUnsafe(queue, event)
+        },
+      }),
+      Queue.end(queue),
+    )
+  )
+
+/**
+ * The state after each step, then the final state.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const iterate = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentState, never, R | Driver> =>
+  Stream.callback<AgentState, never, R | Driver>((queue) =>
+    Effect.andThen(
+      runEngine(config(loop), initialState(input), options, {
+        streaming: false,
+        emit: (event) => {
+          if (event._tag === "StepEnded" || event._tag === "RunEnded") Queue.offerUnsafe(queue, event.state)
+        },
+      }),
+      Queue.end(queue),
+    )
+  )

@@ -1,0 +1,57 @@
+/**
+ * The agent's system prompt and response format, applied to the state by a hook:
+ * `ApplyContextConfigHook`, named `context:config`, on BeforeStep at priority 100.
+ *
+ * @since 0.1.0
+ */
+import { AgentState, HookContext, type Hook, type InferenceRequest } from "@hookline/core"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ContextConfig {
+  readonly systemPrompt?: string | undefined
+  readonly responseFormat?: InferenceRequest.ResponseFormat | undefined
+}
+
+/**
+ * The hook's name.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const name = "context:config"
+
+/**
+ * The hook's priority: after the guards (200), before business logic (0).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const priority = 100
+
+/**
+ * A pure hook that sets the configured system prompt and response format on the
+ * state. Only non-empty values apply: an empty prompt or an absent format leaves the
+ * state's own. Applying it twice changes nothing (the same context comes back).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ApplyContextConfigHook = (config: ContextConfig): Hook => {
+  const systemPrompt = config.systemPrompt === undefined || config.systemPrompt.trim() === "" ? undefined : config.systemPrompt
+  const responseFormat = config.responseFormat
+  const apply: Hook = (ctx) => {
+    let state = ctx.state
+    if (systemPrompt !== undefined) state = AgentState.withSystemPrompt(state, systemPrompt)
+    if (responseFormat !== undefined && !sameFormat(state.context.responseFormat, responseFormat)) {
+      state = AgentState.withResponseFormat(state, responseFormat)
+    }
+    return HookContext.withState(ctx, state)
+  }
+  return apply
+}
+
+const sameFormat = (a: InferenceRequest.ResponseFormat | undefined, b: InferenceRequest.ResponseFormat): boolean =>
+  a === b || (a !== undefined && JSON.stringify(a) === JSON.stringify(b))

@@ -1,0 +1,273 @@
+/**
+ * A tool the model may call: a name, a description, the JSON Schema of its arguments
+ * (for the model), a validator for the untrusted arguments the model sends (an io-ts
+ * codec or any Standard Schema: zod, valibot, Effect Schema), an `execute` function
+ * (Effect, Promise or plain value) and an optional timeout. Tools are run by
+ * `Tools.execute`, which never fails: every outcome is a `ToolExecution`.
+ *
+ * @since 0.1.0
+ */
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
+import {
+  AgentError,
+  Codecs,
+  type AgentState,
+  type InferenceRequest,
+  type JsonObject,
+  type ToolCall,
+} from "@hookline/core"
+import { Duration, Effect, Option, Result } from "effect"
+import type * as t from "io-ts"
+import { fromCodec as schemaFromCodec } from "./internal/jsonSchema.js"
+import { fromCodec as validatorFromCodec, fromStandardSchema, type ArgumentsError } from "./internal/toolArguments.js"
+
+/**
+ * What a tool's `execute` gets besides its arguments. `signal` aborts when the run is
+ * aborted or the tool times out; pass it on to `fetch` and the like.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolContext {
+  readonly toolCall: ToolCall
+  readonly state: AgentState
+  readonly signal: AbortSignal
+}
+
+/**
+ * A tool whose validated arguments are of type `A`. Made with `make`; run with
+ * `Tools.execute`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<A = any> {
+  readonly _tag: "Tool"
+  readonly name: string
+  readonly description: string
+  /** The JSON Schema of the arguments, for the model; its top-level type is `"object"`. */
+  readonly jsonSchema: JsonObject
+  readonly timeout: Duration.Duration | undefined
+  /** Validates untrusted arguments; a failure names the path of the first bad value. */
+  readonly validate: (input: unknown) => Effect.Effect<A, ArgumentsError>
+  /** Runs the tool; whatever it throws, rejects or fails with is in the error channel. */
+  readonly execute: (args: A, context: ToolContext) => Effect.Effect<unknown, unknown>
+}
+
+/**
+ * An io-ts codec, or any Standard Schema (zod, valibot, or Effect Schema through
+ * `Schema.toStandardSchemaV1`), whose output is the tool's arguments.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Parameters<A> = t.Type<A, any, unknown> | StandardSchemaV1<unknown, A>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<A> {
+  /** What providers accept: 1 to 64 letters, digits, `_` or `-`. */
+  readonly name: string
+  readonly description?: string | undefined
+  readonly parameters: Parameters<A>
+  /**
+   * The JSON Schema of the arguments; overrides the one derived from `parameters`.
+   * Required when it cannot be derived (a Standard Schema without Standard JSON
+   * Schema support, an io-ts codec of a kind the converter does not know).
+   */
+  readonly jsonSchema?: JsonObject | undefined
+  readonly execute: (args: NoInfer<A>, context: ToolContext) => Promise<unknown> | Effect.Effect<unknown, unknown> | unknown
+  /** How long `execute` may run, e.g. `"30 seconds"` or a number of milliseconds. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const namePattern = /^[a-zA-Z0-9_-]{1,64}$/
+
+const invalid = (path: string, detail: string): never => {
+  throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
+}
+
+const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown => typeof u === "function"
+
+const isObject = (u: unknown): u is object => (typeof u === "object" && u !== null) || typeof u === "function"
+
+const isStandardSchema = (u: object): u is StandardSchemaV1<unknown, unknown> => "~standard" in u
+
+const isCodec = (u: object): u is t.Type<unknown, unknown, unknown> =>
+  "decode" in u && isFunction(u.decode) && "is" in u && isFunction(u.is) && "encode" in u && isFunction(u.encode)
+  && "name" in u && typeof u.name === "string"
+
+const validatorOf = <A>(parameters: unknown): Tool<A>["validate"] => {
+  if (!isObject(parameters)) return invalid("parameters", "expected an io-ts codec or a Standard Schema")
+  if (isStandardSchema(parameters)) {
+    const standard: unknown = parameters["~standard"]
+    if (!isObject(standard) || !("version" in standard) || standard.version !== 1) {
+      return invalid("parameters", "expected a Standard Schema of version 1")
+    }
+    if (!("validate" in standard) || !isFunction(standard.validate)) {
+      return invalid(
+        "parameters",
+        "the Standard Schema has no validate function (with Effect Schema, use Schema.toStandardSchemaV1)",
+      )
+    }
+    return fromStandardSchema(parameters as StandardSchemaV1<unknown, A>)
+  }
+  if (isCodec(parameters)) return validatorFromCodec(parameters as t.Type<A, unknown, unknown>)
+  return invalid("parameters", "expected an io-ts codec or a Standard Schema")
+}
+
+// Copies and deeply freezes, or names the first value that is not JSON.
+const jsonObjectAt = (path: string, value: unknown, what: string): JsonObject => {
+  const decoded = Codecs.decode(Codecs.JsonObject, value)
+  if (Result.isFailure(decoded)) {
+    const at = decoded.failure.path
+    return invalid(at === "" ? path : `${path}.${at}`, `${what} must be a JSON object: ${decoded.failure.message}`)
+  }
+  return decoded.success
+}
+
+const withoutDialect = (schema: JsonObject): JsonObject => {
+  if (!("$schema" in schema)) return schema
+  const { $schema: _, ...rest } = schema
+  return Object.freeze(rest)
+}
+
+const derivedSchema = (parameters: object): JsonObject => {
+  if (isStandardSchema(parameters)) {
+    const standard = parameters["~standard"] as Partial<StandardJSONSchemaV1.Props> & { readonly vendor?: unknown }
+    const converter = standard.jsonSchema
+    if (!isObject(converter) || !isFunction(converter.input)) {
+      return invalid(
+        "jsonSchema",
+        `the ${String(standard.vendor)} schema does not implement Standard JSON Schema: pass jsonSchema`,
+      )
+    }
+    let raw: unknown
+    try {
+      raw = converter.input({ target: "draft-07" })
+    } catch (cause) {
+      return invalid(
+        "jsonSchema",
+        `${String(standard.vendor)} cannot convert the parameters to JSON Schema (${AgentError.messageOf(cause)}): pass jsonSchema`,
+      )
+    }
+    return withoutDialect(jsonObjectAt("jsonSchema", raw, "the derived JSON Schema"))
+  }
+  const conversion = schemaFromCodec(parameters as t.Any)
+  if (!conversion.ok) {
+    return invalid(
+      "jsonSchema",
+      `cannot derive JSON Schema from the io-ts codec at ${conversion.path === "" ? "the root" : conversion.path}: ${conversion.reason}; pass jsonSchema`,
+    )
+  }
+  return jsonObjectAt("jsonSchema", conversion.schema, "the derived JSON Schema")
+}
+
+const schemaOf = (given: unknown, parameters: object): JsonObject => {
+  const schema = given === undefined ? derivedSchema(parameters) : jsonObjectAt("jsonSchema", given, "jsonSchema")
+  if (schema.type !== "object") {
+    // Providers take an object of named arguments, nothing else.
+    invalid(
+      given === undefined ? "parameters" : "jsonSchema",
+      `the arguments must be a JSON object: the schema's top-level type must be "object", got ${JSON.stringify(schema.type ?? null)}`,
+    )
+  }
+  return schema
+}
+
+const timeoutOf = (input: unknown): Duration.Duration | undefined => {
+  if (input === undefined) return undefined
+  let duration: Option.Option<Duration.Duration>
+  try {
+    duration = Duration.fromInput(input as Duration.Input)
+  } catch {
+    duration = Option.none()
+  }
+  if (Option.isNone(duration)) return invalid("timeout", "expected a duration such as \"30 seconds\" or a number of milliseconds")
+  if (!Duration.isPositive(duration.value)) return invalid("timeout", `expected a positive duration, got ${Duration.format(duration.value)}`)
+  return duration.value
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { readonly then?: unknown }).then === "function"
+
+const identity = (u: unknown): unknown => u
+
+// One Effect for every form of execute; a plain value or an Effect never goes through
+// a Promise. The function runs when the Effect runs, not when it is built.
+const lift = <A>(run: Options<A>["execute"]): Tool<A>["execute"] => (args, context) =>
+  Effect.suspend(() => {
+    let out: unknown
+    try {
+      out = run(args, context)
+    } catch (error) {
+      return Effect.fail(error)
+    }
+    if (Effect.isEffect(out)) return out as Effect.Effect<unknown, unknown>
+    if (isPromiseLike(out)) return Effect.tryPromise({ try: () => out as PromiseLike<unknown>, catch: identity })
+    return Effect.succeed(out)
+  })
+
+/**
+ * A frozen tool. Throws a `HooklineError` carrying `InvalidConfiguration` that names
+ * the bad field (`name`, `description`, `parameters`, `jsonSchema`, `execute`,
+ * `timeout`). The JSON Schema is `jsonSchema` if given, else the Standard JSON Schema
+ * of a Standard Schema that implements it (zod 4), else one derived from an io-ts
+ * codec; a top-level `$schema` key of a derived schema is dropped.
+ *
+ * @example
+ * ```ts
+ * const add = Tool.make({
+ *   name: "add",
+ *   description: "Adds two numbers",
+ *   parameters: t.type({ a: t.number, b: t.number }),
+ *   execute: ({ a, b }) => a + b,
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <A>(options: Options<A>): Tool<A> => {
+  if (!isObject(options)) return invalid("", "expected the options of a tool")
+  const { name, description = "", parameters, execute, timeout } = options
+  if (typeof name !== "string" || !namePattern.test(name)) {
+    invalid("name", `expected 1 to 64 letters, digits, "_" or "-", got ${JSON.stringify(name) ?? String(name)}`)
+  }
+  if (typeof description !== "string") invalid("description", "expected a string")
+  const validate = validatorOf<A>(parameters)
+  const jsonSchema = schemaOf(options.jsonSchema, parameters as object)
+  if (!isFunction(execute)) invalid("execute", "expected a function")
+  return Object.freeze<Tool<A>>({
+    _tag: "Tool",
+    name,
+    description,
+    jsonSchema,
+    timeout: timeoutOf(timeout),
+    validate,
+    execute: lift(execute),
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTool = (u: unknown): u is Tool =>
+  typeof u === "object" && u !== null && "_tag" in u && u._tag === "Tool"
+  && "name" in u && typeof u.name === "string"
+  && "jsonSchema" in u && typeof u.jsonSchema === "object" && u.jsonSchema !== null
+  && "validate" in u && typeof u.validate === "function"
+  && "execute" in u && typeof u.execute === "function"
+
+/**
+ * The tool as the model sees it: name, description and the JSON Schema of its
+ * arguments.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const definition = (tool: Tool): InferenceRequest.ToolDefinition =>
+  Object.freeze({ name: tool.name, description: tool.description, parameters: tool.jsonSchema })

@@ -1,0 +1,75 @@
+import { Effect, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { describe, expect, it } from "vitest"
+import { AgentState, Hook, HookContext, HookTriggers, Message } from "@hookline/core"
+import { AgentEvent, AgentLoop, Driver } from "@hookline/agent"
+import { ScriptedDriver } from "@hookline/testing"
+import { add, stackOf, trail } from "./support.js"
+
+const script = () => [
+  ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 2, b: 2 } }], { text: "Let me add." }),
+  ScriptedDriver.text("It is 4.", { chunks: ["It ", "is ", "4."] }),
+]
+const input = AgentState.make({ id: "fixed", messages: [Message.user("What is 2+2?")] })
+
+// Every context any hook saw, as JSON (times come from the TestClock, so they match).
+const recorder = () => {
+  const contexts: Array<string> = []
+  const hook = Hook.observe((ctx: HookContext) => contexts.push(JSON.stringify(ctx)))
+  return { contexts, loop: AgentLoop.make({ interceptor: stackOf([hook, { triggers: HookTriggers.all, name: "test:record" }]), tools: [add] }) }
+}
+
+const withScript = <A>(effect: Effect.Effect<A, never, Driver.Driver>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(ScriptedDriver.make(script()).layer), Effect.provide(TestClock.layer())))
+
+describe("AgentLoop", () => {
+  describe("stream", () => {
+    it("fires the same hooks with the same contexts as run", async () => {
+      const a = recorder()
+      const final = await withScript(AgentLoop.run(a.loop, input))
+      const b = recorder()
+      const events = await withScript(Stream.runCollect(AgentLoop.stream(b.loop, input)))
+      expect(b.contexts).toEqual(a.contexts)
+      expect(a.contexts.length).toBe(13)
+      const ended = events.at(-1)
+      expect(ended?._tag === "RunEnded" && JSON.stringify(ended.state)).toBe(JSON.stringify(final))
+    })
+
+    it("yields text deltas, tool calls, results, hook executions and step ends, in order", async () => {
+      const { hook, options } = trail()
+      const loop = AgentLoop.make({ interceptor: stackOf([hook, options]), tools: [add] })
+      const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))
+      const shape = events.filter((e) => e._tag !== "HookExecuted").map((e) =>
+        e._tag === "TextDelta" ? `text:${e.text}` : e._tag === "ToolCallRequested" ? `call:${e.toolCall.name}` : e._tag === "ToolResult" ? `result:${e.execution.status}` : e._tag
+      )
+      expect(shape).toEqual([
+        "RunStarted",
+        "text:Let me add.",
+        "call:add",
+        "result:success",
+        "StepEnded",
+        "text:It ",
+        "text:is ",
+        "text:4.",
+        "StepEnded",
+        "RunEnded",
+      ])
+      expect(events.filter(AgentEvent.is("HookExecuted")).map((e) => e.event.trigger)).toHaveLength(13)
+    })
+
+    it("aborts the run when the consumer stops early, and AfterExecution still fires", async () => {
+      const { seen, hook, options } = trail()
+      const loop = AgentLoop.make({ interceptor: stackOf([hook, options]), tools: [add] })
+      const first = await withScript(Stream.runCollect(Stream.take(AgentLoop.stream(loop, input), 1)))
+      expect(first.map((e) => e._tag)).toEqual(["RunStarted"])
+      expect(seen.filter((s) => s === "AfterExecution")).toHaveLength(1)
+    })
+  })
+
+  describe("iterate", () => {
+    it("yields the state after each step, then the final state", async () => {
+      const states = await withScript(Stream.runCollect(AgentLoop.iterate(AgentLoop.make({ tools: [add] }), input)))
+      expect(states.map((s) => [s.execution.steps.length, s.execution.status])).toEqual([[1, "running"], [2, "running"], [2, "completed"]])
+    })
+  })
+})

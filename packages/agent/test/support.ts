@@ -1,0 +1,49 @@
+// Shared test helpers: a loop over a stack, run with a scripted driver.
+import { Effect } from "effect"
+import * as t from "io-ts"
+import { Hook, HookContext, HookStack, HookTriggers, type AgentState, type HookTrigger } from "@hookline/core"
+import { AgentLoop, Tool } from "@hookline/agent"
+import { ScriptedDriver } from "@hookline/testing"
+
+export const add = Tool.make({
+  name: "add",
+  description: "Adds two numbers",
+  parameters: t.type({ a: t.number, b: t.number }),
+  execute: ({ a, b }) => a + b,
+})
+
+export const echo = Tool.make({
+  name: "echo",
+  description: "Returns its text",
+  parameters: t.type({ text: t.string }),
+  execute: ({ text }) => text,
+})
+
+/** A stack with a hook that records `trigger` (and the tool, if any) on every trigger. */
+export const trail = () => {
+  const seen: Array<string> = []
+  const hook = Hook.observe((ctx: HookContext) => seen.push(ctx.toolCall ? `${ctx.trigger}:${ctx.toolCall.name}` : ctx.trigger))
+  return { seen, hook, options: { triggers: HookTriggers.all, name: "test:trail", priority: -1000 } }
+}
+
+export const stackOf = (...hooks: ReadonlyArray<readonly [Hook.AnyHook<unknown, never>, HookStack.HookOptions]>) =>
+  hooks.reduce<HookStack>((stack, [hook, options]) => HookStack.with(stack, hook, options), HookStack.empty)
+
+/** Runs a loop to its end against a script; returns the final state and the driver. */
+export const runWith = async (
+  loop: AgentLoop,
+  script: ReadonlyArray<ScriptedDriver.Turn>,
+  input: AgentLoop.Input = "What is 2+2?",
+  options?: AgentLoop.RunOptions,
+): Promise<{ readonly final: AgentState; readonly driver: ScriptedDriver }> => {
+  const driver = ScriptedDriver.make(script)
+  const final = await Effect.runPromise(AgentLoop.run(loop, input, options).pipe(Effect.provide(driver.layer)))
+  return { final, driver }
+}
+
+export const on = (trigger: HookTrigger, name: string, priority = 0): HookStack.HookOptions => ({ triggers: trigger, name, priority })
+
+export const messages = (state: AgentState) =>
+  [...state.context.messages].map((m) => (m.role === "assistant" && m.toolCalls.length > 0
+    ? `assistant:${m.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(",")}`
+    : `${m.role}:${m.content}`))

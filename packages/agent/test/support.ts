@@ -47,3 +47,36 @@ export const messages = (state: AgentState) =>
   [...state.context.messages].map((m) => (m.role === "assistant" && m.toolCalls.length > 0
     ? `assistant:${m.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(",")}`
     : `${m.role}:${m.content}`))
+
+// -- helpers for the builder, the seed scenarios and the guards --------------------
+
+/** The InvalidConfiguration that `f` throws (as a HooklineError); fails the test otherwise. */
+export const invalidConfiguration = (f: () => unknown): AgentError.InvalidConfiguration => {
+  try {
+    f()
+  } catch (error) {
+    if (error instanceof AgentError.HooklineError && error.error._tag === "InvalidConfiguration") return error.error
+    throw error
+  }
+  throw new Error("expected a HooklineError(InvalidConfiguration), but nothing was thrown")
+}
+
+/** A model that calls `echo` on every turn, forever. */
+export const echoForever = (options: ScriptedDriver.Options & ScriptedDriver.AnswerOptions = {}) => {
+  const { usage, finishReason, ...driverOptions } = options
+  return ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "echo", arguments: { text: "again" } }], { usage, finishReason })], {
+    ...driverOptions,
+    repeatLast: true,
+  })
+}
+
+/** The tool messages of a state as [tool name, content, isError]. */
+export const toolResults = (state: AgentState) =>
+  [...state.context.messages].flatMap((m) => (m.role === "tool" ? [[m.toolName, m.content, m.isError] as const] : []))
+
+/** The text of the assistant messages that answered in words (no tool calls). */
+export const answers = (state: AgentState) =>
+  [...state.context.messages].flatMap((m) => (m.role === "assistant" && m.toolCalls.length === 0 ? [m.content] : []))
+
+/** The highest stop reason of a state. */
+export const stopReason = (state: AgentState) => StopSignal.highest(state.execution.stopSignals)?.reason

@@ -144,6 +144,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
   const tools: Array<Tool.Tool> = []
   const toolPaths: Array<string> = []
   let context: ContextConfig.ContextConfig = {}
+  let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
 
   self.capabilities.forEach((capability, i) => {
@@ -167,7 +168,9 @@ export const build = (self: AgentBuilder): Agent.Agent => {
           const { path, message } = decoded.failure
           return invalid(path === "" ? at : `${at}.${path}`, message.replace(/^cannot decode [^:]+: /, ""))
         }
-        context = { ...context, ...definedOnly(capability.config) }
+        // "Only non-empty values" apply: an empty prompt does not erase an earlier one.
+        context = { ...context, ...definedOnly({ ...capability.config, systemPrompt: nonEmpty(capability.config.systemPrompt) }) }
+        contextAt ||= at
         return
       }
       case "UseTools":
@@ -193,14 +196,23 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
-      case "UseLoopOptions":
+      case "UseLoopOptions": {
+        const decoded = Codecs.decode(LoopOptionsCodec, capability.options)
+        if (Result.isFailure(decoded)) {
+          const { path, message } = decoded.failure
+          return invalid(path === "" ? at : `${at}.${path}`, message.replace(/^cannot decode [^:]+: /, ""))
+        }
         loopOptions = { ...loopOptions, ...definedOnly(capability.options) }
         return
+      }
     }
   })
 
   if (interceptor !== undefined && hooksAt !== "") {
     invalid(hooksAt, `UseInterceptor (${interceptorAt}) replaces the hook stack, so hooks and guards cannot be added to it`)
+  }
+  if (interceptor !== undefined && contextAt !== "") {
+    invalid(contextAt, `UseInterceptor (${interceptorAt}) replaces the hook stack that applies the context config`)
   }
   // Names are checked together, so a duplicate is reported at its own capability.
   const seen = new Map<string, string>()
@@ -237,6 +249,13 @@ export const make = (...capabilities: ReadonlyArray<Capability>): Agent.Agent =>
 
 const definedOnly = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+
+const LoopOptionsCodec = t.partial({
+  toolConcurrency: t.union([t.literal("sequential"), t.literal("concurrent"), t.undefined]),
+  modelOptions: t.union([Codecs.ModelOptions, t.undefined]),
+})
+
+const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s)
 
 const ContextConfigCodec = t.partial({
   systemPrompt: t.union([t.string, t.undefined]),

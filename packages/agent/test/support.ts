@@ -49,6 +49,7 @@ export const messages = (state: AgentState) =>
     : `${m.role}:${m.content}`))
 
 // -- helpers for the builder, the seed scenarios and the guards --------------------
+import { AgentError, StopSignal } from "@hookline/core"
 
 /** The InvalidConfiguration that `f` throws (as a HooklineError); fails the test otherwise. */
 export const invalidConfiguration = (f: () => unknown): AgentError.InvalidConfiguration => {

@@ -1,57 +1,181 @@
 /**
- * `pnpm bench`: the dispatch benchmark of @hookline/core. Results go to stdout (a
- * Markdown table, pasted as is into docs/performance.md); progress goes to stderr.
- * `BENCH_QUICK=1` runs a very short version whose figures are only indicative.
+ * `pnpm bench`: the dispatch benchmark of @hookline/core, then the agent-loop benchmark
+ * of @hookline/agent. `pnpm bench dispatch` or `pnpm bench loop` runs one of them.
+ * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
+ * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
+ * only indicative.
  */
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
-import { getChecksum, machine, measure, settingsFromEnv } from "./measure.js"
+import * as Loop from "./loop.js"
+import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
+const benches = ["dispatch", "loop"] as const
+const chosen = process.argv.slice(2)
+for (const name of chosen) {
+  if (!(benches as ReadonlyArray<string>).includes(name)) {
+    console.error(`unknown benchmark ${JSON.stringify(name)}: expected ${benches.join(" or ")} (or nothing, for both)`)
+    process.exit(2)
+  }
+}
+const selected = (name: (typeof benches)[number]): boolean => chosen.length === 0 || chosen.includes(name)
 const settings = settingsFromEnv()
-const all = cases()
-const started = performance.now()
-const results = await measure(all, settings, (line) => process.stderr.write(`${line}\n`))
-const { rows, extras, verdicts } = report(results)
-const seconds = (performance.now() - started) / 1000
+const progress = (line: string): void => {
+  process.stderr.write(`${line}\n`)
+}
 
-const batches = [...results.values()]
-const minSamples = Math.min(...batches.map((s) => s.samples))
+const dispatchBench = async (): Promise<void> => {
+  const all = cases()
+  const started = performance.now()
+  const results = await measure(all, settings, progress)
+  const { rows, extras, verdicts } = report(results)
+  const seconds = (performance.now() - started) / 1000
 
-console.log(`# dispatch benchmark of @hookline/core${settings.quick ? " (BENCH_QUICK=1: indicative only)" : ""}`)
-console.log("")
-console.log(`${machine()}`)
-console.log(
-  `tinybench: ${settings.timeMs} ms per case after ${settings.warmupMs} ms warm-up (every case pre-warmed ${settings.preWarmMs} ms first); ` +
-    `one sample = one batch of calls lasting >= ${settings.batchNs / 1000} µs; >= ${minSamples} samples per case; ${seconds.toFixed(0)} s in all`,
-)
-console.log("ns per call: median of the batch means (p10–p90 in brackets)")
-console.log("")
+  const batches = [...results.values()]
+  const minSamples = Math.min(...batches.map((s) => s.samples))
 
-const mainColumns: ReadonlyArray<Column<DispatchRow>> = [
-  { header: "K", align: "right", cell: (r) => String(r.K) },
-  { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
-  { header: "hookline ns/call", align: "right", cell: (r) => formatSpread(r.hookline) },
-  { header: "bare loop ns/call", align: "right", cell: (r) => formatSpread(r.bare) },
-  { header: "ns/hook (hookline/K)", align: "right", cell: (r) => (r.perHook === undefined ? "–" : formatNs(r.perHook)) },
-  { header: "ratio per hook call", align: "right", cell: (r) => (r.ratio === undefined ? "–" : formatRatio(r.ratio)) },
-  { header: "vs H=10 (flatness)", align: "right", cell: (r) => formatRatio(r.flatness) },
-]
-print(mainColumns, rows)
-console.log("")
-for (const verdict of verdicts) console.log(verdict.text)
-console.log("")
+  console.log(`# dispatch benchmark of @hookline/core${settings.quick ? " (BENCH_QUICK=1: indicative only)" : ""}`)
+  console.log("")
+  console.log(`${machine()}`)
+  console.log(
+    `tinybench: ${settings.timeMs} ms per case after ${settings.warmupMs} ms warm-up (every case pre-warmed ${settings.preWarmMs} ms first); ` +
+      `one sample = one batch of calls lasting >= ${settings.batchNs / 1000} µs; >= ${minSamples} samples per case; ${seconds.toFixed(0)} s in all`,
+  )
+  console.log("ns per call: median of the batch means (p10–p90 in brackets)")
+  console.log("")
 
-const extraColumns: ReadonlyArray<Column<ExtraRow>> = [
-  { header: "path", cell: (r) => r.path },
-  { header: "K", align: "right", cell: (r) => String(r.K) },
-  { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
-  { header: "ns/call", align: "right", cell: (r) => formatSpread(r.summary) },
-  { header: "vs HookStack.run, no sink", align: "right", cell: (r) => formatRatio(r.vsHotPath) },
-]
-console.log("Other paths, same observers (K hooks, H messages):")
-console.log("")
-print(extraColumns, extras)
-console.log("")
+  const mainColumns: ReadonlyArray<Column<DispatchRow>> = [
+    { header: "K", align: "right", cell: (r) => String(r.K) },
+    { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
+    { header: "hookline ns/call", align: "right", cell: (r) => formatSpread(r.hookline) },
+    { header: "bare loop ns/call", align: "right", cell: (r) => formatSpread(r.bare) },
+    { header: "ns/hook (hookline/K)", align: "right", cell: (r) => (r.perHook === undefined ? "–" : formatNs(r.perHook)) },
+    { header: "ratio per hook call", align: "right", cell: (r) => (r.ratio === undefined ? "–" : formatRatio(r.ratio)) },
+    { header: "vs H=10 (flatness)", align: "right", cell: (r) => formatRatio(r.flatness) },
+  ]
+  print(mainColumns, rows)
+  console.log("")
+  for (const verdict of verdicts) console.log(verdict.text)
+  console.log("")
 
-const { seen, events } = observed()
-console.log(`(checksums, so nothing is optimized away: ${getChecksum()} results, ${seen} messages seen by hooks, ${events} events)`)
+  const extraColumns: ReadonlyArray<Column<ExtraRow>> = [
+    { header: "path", cell: (r) => r.path },
+    { header: "K", align: "right", cell: (r) => String(r.K) },
+    { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
+    { header: "ns/call", align: "right", cell: (r) => formatSpread(r.summary) },
+    { header: "vs HookStack.run, no sink", align: "right", cell: (r) => formatRatio(r.vsHotPath) },
+  ]
+  console.log("Other paths, same observers (K hooks, H messages):")
+  console.log("")
+  print(extraColumns, extras)
+  console.log("")
+
+  const { seen, events } = observed()
+  console.log(`(checksums, so nothing is optimized away: ${getChecksum()} results, ${seen} messages seen by hooks, ${events} events)`)
+}
+
+const loopBench = async (): Promise<void> => {
+  const loopSettings = Loop.loopSettingsFromEnv()
+  const started = performance.now()
+  const { w1, w2, verdicts, minRuns } = await Loop.runLoop(loopSettings, progress)
+  const loopSeconds = (performance.now() - started) / 1000
+  const partResults = await Loop.measureParts(settings, progress)
+  const seconds = (performance.now() - started) / 1000
+
+  const us = (s: Loop.RunSummary, x: number): string => formatNs(x / s.steps)
+  const perStepSpread = (s: Loop.RunSummary): string => `${us(s, s.p50)} (${us(s, s.p10)}–${us(s, s.p90)})`
+
+  console.log(`# agent-loop benchmark of @hookline/agent${loopSettings.quick ? " (BENCH_QUICK=1: indicative only)" : ""}`)
+  console.log("")
+  console.log(`${machine()}`)
+  console.log(
+    `whole runs, each timed alone (one Effect.runPromise(AgentLoop.run(...)), or one run of the bare loop); every case run ${loopSettings.preWarmMs} ms first, ` +
+      `then ${loopSettings.rounds} rounds that visit every case in turn: >= ${loopSettings.timeMs} ms and >= ${loopSettings.minRuns} runs per case ` +
+      `(>= ${minRuns} runs per case here); ${loopSeconds.toFixed(0)} s`,
+  )
+  console.log("µs per step = µs per run / steps: median over the runs (p10–p90 in brackets)")
+  console.log("")
+
+  console.log(
+    `W1: one run of ${Loop.w1Steps} steps (${Loop.w1Steps - 1} echo tool calls, then a final text), K observers on every trigger; ` +
+      `${Loop.dispatchesPerRun(Loop.w1Steps)} dispatches per run`,
+  )
+  console.log("")
+  const w1Columns: ReadonlyArray<Column<Loop.LoopRow>> = [
+    { header: "K", align: "right", cell: (r) => String(r.K) },
+    { header: "hook calls/run", align: "right", cell: (r) => formatCount(r.K * Loop.dispatchesPerRun(r.steps)) },
+    { header: "hookline µs/step", align: "right", cell: (r) => perStepSpread(r.hookline) },
+    { header: "bare loop µs/step", align: "right", cell: (r) => perStepSpread(r.bare) },
+    { header: "hookline/bare", align: "right", cell: (r) => formatRatio(r.ratio) },
+    { header: "hookline µs/run", align: "right", cell: (r) => formatNs(r.hookline.p50) },
+    { header: "hookline runs/s", align: "right", cell: (r) => formatCount(Math.round(1e6 / r.hookline.p50)) },
+  ]
+  print(w1Columns, w1)
+  console.log("")
+  for (const verdict of verdicts.slice(0, Loop.stepTargets.length)) console.log(verdict.text)
+  console.log("")
+
+  console.log(
+    `W2: one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a pending state with H messages; ` +
+      `${Loop.dispatchesPerRun(Loop.w2Steps)} dispatches per run`,
+  )
+  console.log("")
+  const w2Columns: ReadonlyArray<Column<Loop.LoopRow>> = [
+    { header: "K", align: "right", cell: (r) => String(r.K) },
+    { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
+    { header: "hookline µs/step", align: "right", cell: (r) => perStepSpread(r.hookline) },
+    { header: "bare loop µs/step", align: "right", cell: (r) => perStepSpread(r.bare) },
+    { header: "hookline/bare", align: "right", cell: (r) => formatRatio(r.ratio) },
+    { header: "vs H=10 (flatness)", align: "right", cell: (r) => (r.flatness === undefined ? "–" : formatRatio(r.flatness)) },
+    { header: "same input every run µs/step", align: "right", cell: (r) => (r.sameInput === undefined ? "–" : perStepSpread(r.sameInput)) },
+  ]
+  print(w2Columns, w2)
+  console.log("")
+  for (const verdict of verdicts.slice(Loop.stepTargets.length)) console.log(verdict.text)
+  console.log("")
+
+  // The parts: ns per call (per run for the runs); their share of a W1 tool step at K = 0.
+  interface PartRow {
+    readonly part: Loop.Part
+    readonly summary: Summary
+    readonly usPerStep: number | undefined
+  }
+  const partRows: Array<PartRow> = Loop.parts.map((part) => {
+    const summary = partResults.get(part.name)
+    if (summary === undefined) throw new Error(`no result for ${part.name}`)
+    return { part, summary, usPerStep: part.perStep === undefined ? undefined : (part.perStep * summary.p50) / 1000 }
+  })
+  const sum = partRows.reduce((acc, r) => acc + (r.usPerStep ?? 0), 0)
+  const measured = w1.find((r) => r.K === 0)
+  console.log(
+    `Parts of a step, each timed alone (tinybench, ${settings.timeMs} ms per case, batches of calls as in the dispatch benchmark); ` +
+      "ns per call, or per run: median (p10–p90)",
+  )
+  console.log("")
+  const partColumns: ReadonlyArray<Column<PartRow>> = [
+    { header: "part", cell: (r) => r.part.label },
+    { header: "ns", align: "right", cell: (r) => (r.summary.p50 === 0 ? "–" : `${formatSpread(r.summary)}${r.part.unit === "run" ? " per run" : ""}`) },
+    {
+      header: "times per W1 tool step",
+      align: "right",
+      cell: (r) => (r.part.perStep === undefined ? "–" : r.part.perStep < 1 ? `1/${Math.round(1 / r.part.perStep)}` : String(r.part.perStep)),
+    },
+    { header: "µs per step", align: "right", cell: (r) => (r.usPerStep === undefined ? "–" : formatNs(r.usPerStep)) },
+  ]
+  const totals: ReadonlyArray<PartRow> = [
+    { part: { name: "sum", label: "sum of the parts above", perStep: undefined, unit: "call" }, summary: { name: "sum", p10: 0, p50: 0, p90: 0, samples: 0, batch: 0 }, usPerStep: sum },
+    ...(measured === undefined ? [] : [{
+      part: { name: "measured", label: "measured: W1, K = 0, hookline µs/step (table above)", perStep: undefined, unit: "call" as const },
+      summary: { name: "measured", p10: 0, p50: 0, p90: 0, samples: 0, batch: 0 },
+      usPerStep: Loop.perStep(measured.hookline),
+    }]),
+  ]
+  print(partColumns, [...partRows, ...totals])
+  console.log("")
+  console.log(`(${seconds.toFixed(0)} s in all; checksums, so nothing is optimized away: ${Loop.getLoopChecksum()} from runs, ${getChecksum()} from parts, ` +
+    `${Loop.observed().calls} hook calls, ${Loop.observed().seen} messages seen by hooks)`)
+}
+
+if (selected("dispatch")) await dispatchBench()
+if (selected("dispatch") && selected("loop")) console.log("")
+if (selected("loop")) await loopBench()

@@ -52,6 +52,11 @@ export interface Tool<A = any> {
   readonly validate: (input: unknown) => Effect.Effect<A, ArgumentsError>
   /** Runs the tool; whatever it throws, rejects or fails with is in the error channel. */
   readonly execute: (args: A, context: ToolContext) => Effect.Effect<unknown, unknown>
+  /**
+   * The function as given: it returns a value, a Promise or an Effect. The loop calls
+   * it directly when it can, so a tool that returns a plain value costs no Effect.
+   */
+  readonly run: (args: A, context: ToolContext) => unknown
 }
 
 /**
@@ -190,7 +195,8 @@ const timeoutOf = (input: unknown): Duration.Duration | undefined => {
   return duration.value
 }
 
-const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+/** @internal */
+export const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { readonly then?: unknown }).then === "function"
 
 const identity = (u: unknown): unknown => u
@@ -248,6 +254,7 @@ export const make = <A>(options: Options<A>): Tool<A> => {
     timeout: timeoutOf(timeout),
     validate,
     execute: lift(execute),
+    run: execute as Tool<A>["run"],
   })
 }
 

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { AgentError, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
-import { Cause, Clock, Duration, Effect, Result } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
 import * as Tool from "./Tool.js"
 
 /**
@@ -103,55 +103,141 @@ const toJson = (output: unknown): Result.Result<JsonValue, string> => {
 }
 
 // The context's signal is made when the tool first reads it: most tools never do.
-const makeContext = (toolCall: ToolCall, state: AgentState) => {
-  let controller: AbortController | undefined
-  let aborted = false
-  const context: Tool.ToolContext = Object.freeze({
-    toolCall,
-    state,
-    get signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController()
-        if (aborted) controller.abort()
-      }
-      return controller.signal
-    },
-  })
-  const abort = Effect.sync(() => {
-    aborted = true
-    controller?.abort()
-  })
-  return { context, abort }
+// (Private fields stay writable on a frozen instance.)
+class Context implements Tool.ToolContext {
+  #controller: AbortController | undefined
+  #aborted = false
+  constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
+    Object.freeze(this)
+  }
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.#aborted) this.#controller.abort()
+    }
+    return this.#controller.signal
+  }
+  abort(): void {
+    this.#aborted = true
+    this.#controller?.abort()
+  }
 }
 
-const run = (
+const settle = (toolCall: ToolCall, output: unknown, startedAt: number, completedAt: number): ToolExecution.ToolExecution => {
+  const json = toJson(output)
+  return Result.isSuccess(json)
+    ? ToolExecution.success(toolCall, json.success, startedAt, completedAt)
+    : ToolExecution.failure(toolCall, AgentError.toolFailed(toolCall.id, toolCall.name, json.failure), startedAt, completedAt)
+}
+
+const failed = (toolCall: ToolCall, error: ToolExecution.ToolError, startedAt: number) =>
+  Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.failure(toolCall, error, startedAt, completedAt))
+
+// A failure cause as the tool's error; interruption (an aborted run) propagates.
+const onCause = (toolCall: ToolCall, startedAt: number, toError: (e: unknown) => ToolExecution.ToolError) =>
+(cause: Cause.Cause<unknown>): Effect.Effect<ToolExecution.ToolExecution> => {
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  const error = Cause.findError(cause)
+  return failed(
+    toolCall,
+    Result.isSuccess(error)
+      ? toError(error.success)
+      : AgentError.toolFailed(toolCall.id, toolCall.name, Result.getOrElse(Cause.findDefect(cause), () => Cause.squash(cause))),
+    startedAt,
+  )
+}
+
+// The asynchronous part: a Promise or an Effect the tool returned, or a call with a
+// timeout (the call itself runs under the timer).
+const awaitOutput = (
+  tool: Tool.Tool,
+  toolCall: ToolCall,
+  context: Context,
+  pending: Effect.Effect<unknown, unknown>,
+  startedAt: number,
+): Effect.Effect<ToolExecution.ToolExecution> => {
+  const { id, name } = toolCall
+  let execution: Effect.Effect<unknown, ToolExecution.ToolError> = pending.pipe(
+    Effect.mapError((cause) => AgentError.toolFailed(id, name, cause)),
+    Effect.onInterrupt(() => Effect.sync(() => context.abort())),
+  )
+  const timeout = tool.timeout
+  if (timeout !== undefined && Duration.isFinite(timeout)) {
+    execution = Effect.timeoutOrElse(execution, {
+      duration: timeout,
+      orElse: () => Effect.fail(AgentError.toolTimedOut(id, name, Duration.toMillis(timeout))),
+    })
+  }
+  return Effect.matchCauseEffect(execution, {
+    onSuccess: (output) => Effect.map(Clock.currentTimeMillis, (completedAt) => settle(toolCall, output, startedAt, completedAt)),
+    onFailure: onCause(toolCall, startedAt, (e) => e as ToolExecution.ToolError),
+  })
+}
+
+const invoke = (
   tool: Tool.Tool,
   toolCall: ToolCall,
   state: AgentState,
-): Effect.Effect<JsonValue, ToolExecution.ToolError> => {
-  const { id, name } = toolCall
-  const invoke = (args: unknown): Effect.Effect<JsonValue, ToolExecution.ToolError> => {
-    const { abort, context } = makeContext(toolCall, state)
-    let execution: Effect.Effect<unknown, ToolExecution.ToolError> = tool.execute(args, context).pipe(
-      Effect.mapError((cause) => AgentError.toolFailed(id, name, cause)),
-      Effect.onInterrupt(() => abort),
-    )
-    const timeout = tool.timeout
-    if (timeout !== undefined && Duration.isFinite(timeout)) {
-      execution = Effect.timeoutOrElse(execution, {
-        duration: timeout,
-        orElse: () => Effect.fail(AgentError.toolTimedOut(id, name, Duration.toMillis(timeout))),
-      })
-    }
-    return Effect.flatMap(execution, (output) => {
-      const json = toJson(output)
-      return Result.isSuccess(json) ? Effect.succeed(json.success) : Effect.fail(AgentError.toolFailed(id, name, json.failure))
-    })
+  args: unknown,
+  startedAt: number,
+  now: () => number,
+): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
+  const context = new Context(toolCall, state)
+  if (tool.timeout !== undefined) return awaitOutput(tool, toolCall, context, tool.execute(args, context), startedAt)
+  let out: unknown
+  try {
+    out = tool.run(args, context)
+  } catch (cause) {
+    return ToolExecution.failure(toolCall, AgentError.toolFailed(toolCall.id, toolCall.name, cause), startedAt, now())
   }
-  return tool.validate(toolCall.arguments).pipe(
-    Effect.mapError((error) => AgentError.toolArgumentsInvalid(id, name, error.path, error.message)),
-    Effect.flatMap(invoke),
-  )
+  if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, startedAt)
+  if (Tool.isPromiseLike(out)) {
+    const promise = out
+    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), startedAt)
+  }
+  return settle(toolCall, out, startedAt, now())
+}
+
+/**
+ * Starts one tool call: a finished execution when everything was synchronous (the
+ * validator answered at once and the tool returned a plain value), else the Effect
+ * that finishes it. Never fails; interruption propagates. `now` reads the clock
+ * (epoch ms) for `startedAt`/`completedAt`.
+ *
+ * @since 0.1.0
+ * @category execution
+ */
+export const start = (
+  tools: Tools,
+  toolCall: ToolCall,
+  state: AgentState,
+  now: () => number,
+): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
+  const startedAt = now()
+  const tool = tools.byName.get(toolCall.name)
+  if (tool === undefined) {
+    return ToolExecution.failure(toolCall, AgentError.unknownTool(toolCall.id, toolCall.name), startedAt, now())
+  }
+  const { id, name } = toolCall
+  const invalidArguments = (e: unknown) => {
+    const error = e as { readonly path: string; readonly message: string }
+    return AgentError.toolArgumentsInvalid(id, name, error.path, error.message)
+  }
+  const validated = tool.validate(toolCall.arguments)
+  if (Exit.isExit(validated)) {
+    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, startedAt, now)
+    const error = Cause.findError(validated.cause)
+    if (Result.isSuccess(error)) return ToolExecution.failure(toolCall, invalidArguments(error.success), startedAt, now())
+  }
+  // An asynchronous validator (a Standard Schema may return a Promise), or one that died.
+  return Effect.matchCauseEffect(validated, {
+    onSuccess: (args) =>
+      Clock.clockWith((clock) => {
+        const result = invoke(tool, toolCall, state, args, startedAt, () => clock.currentTimeMillisUnsafe())
+        return Effect.isEffect(result) ? result : Effect.succeed(result)
+      }),
+    onFailure: onCause(toolCall, startedAt, invalidArguments),
+  })
 }
 
 /**
@@ -168,23 +254,7 @@ export const execute = (
   toolCall: ToolCall,
   context: { readonly state: AgentState },
 ): Effect.Effect<ToolExecution.ToolExecution> =>
-  Effect.flatMap(Clock.currentTimeMillis, (startedAt) => {
-    const tool = tools.byName.get(toolCall.name)
-    if (tool === undefined) {
-      const error = AgentError.unknownTool(toolCall.id, toolCall.name)
-      return Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.failure(toolCall, error, startedAt, completedAt))
-    }
-    return Effect.matchCauseEffect(run(tool, toolCall, context.state), {
-      onSuccess: (output) =>
-        Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.success(toolCall, output, startedAt, completedAt)),
-      onFailure: (cause) => {
-        // An aborted run is not a tool result.
-        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-        const failed = Cause.findError(cause)
-        const error = Result.isSuccess(failed)
-          ? failed.success
-          : AgentError.toolFailed(toolCall.id, toolCall.name, Result.getOrElse(Cause.findDefect(cause), () => Cause.squash(cause)))
-        return Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.failure(toolCall, error, startedAt, completedAt))
-      },
-    })
+  Clock.clockWith((clock) => {
+    const result = start(tools, toolCall, context.state, () => clock.currentTimeMillisUnsafe())
+    return Effect.isEffect(result) ? result : Effect.succeed(result)
   })

@@ -81,7 +81,7 @@ export const user = (content: string): UserMessage => Object.freeze({ role: "use
  * @category constructors
  */
 export const assistant = (content: string, toolCalls: ReadonlyArray<ToolCall> = noToolCalls): AssistantMessage =>
-  deepFreeze({ role: "assistant", content, toolCalls })
+  Object.freeze({ role: "assistant", content, toolCalls: deepFreeze(toolCalls) })
 
 /**
  * @since 0.1.0

@@ -45,7 +45,7 @@ export const make = (input: {
     response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolExecutions: input.toolExecutions === undefined || input.toolExecutions.length === 0
       ? none
-      : deepFreeze([...input.toolExecutions]),
+      : Object.freeze(input.toolExecutions.map(deepFreeze)),
     usage: deepFreeze(input.usage ?? input.response?.usage ?? Usage.empty),
     finishReason: input.finishReason ?? input.response?.finishReason,
     startedAt: input.startedAt,

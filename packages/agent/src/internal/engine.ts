@@ -76,24 +76,25 @@ export const runEngine = <R>(
   initial: AgentState,
   options: RunOptions = {},
   observer?: Observer,
-): Effect.Effect<AgentState, never, R | Driver> =>
-  Effect.gen(function*() {
-    const driver = yield* Driver
-    const clock = yield* Clock.Clock
-    const contextSink = yield* HookExecuted.CurrentEventSink
-    const now = (): number => clock.currentTimeMillisUnsafe()
-    const emit = observer?.emit
-    const sink = combineSinks([
-      contextSink,
-      options.sink,
-      emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
-    ])
-    const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
-    return yield* run.execute(options.signal).pipe(
-      // Effect hooks and `intercept` read the sink from the context.
-      Effect.provideService(HookExecuted.CurrentEventSink, sink),
-    )
-  })
+): Effect.Effect<AgentState, never, R | Driver> => Effect.gen(() => runEngineGen(config, initial, options, observer))
+
+function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options: RunOptions, observer: Observer | undefined) {
+  const driver = yield* Driver
+  const clock = yield* Clock.Clock
+  const contextSink = yield* HookExecuted.CurrentEventSink
+  const now = (): number => clock.currentTimeMillisUnsafe()
+  const emit = observer?.emit
+  const sink = combineSinks([
+    contextSink,
+    options.sink,
+    emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
+  ])
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
+  return yield* run.execute(options.signal).pipe(
+    // Effect hooks and `intercept` read the sink from the context.
+    Effect.provideService(HookExecuted.CurrentEventSink, sink),
+  )
+}
 
 type Outcome =
   | { readonly _tag: "Done" }
@@ -105,11 +106,22 @@ const aborted: Outcome = { _tag: "Aborted" }
 
 // The mutable heart of one run: `state` is always the last committed state, so an
 // abort or an error anywhere keeps everything committed before it.
+//
+// Steps are generator methods run with `Effect.gen(() => this.stepGen())`: a
+// generator function made once, not per call, and a dispatch whose hooks are pure
+// returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  private readonly controller = new AbortController()
+  // Made when a driver first reads the signal: an AbortController costs microseconds.
+  private controller: AbortController | undefined
+  private abortRequested = false
+  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
+  // The clock is read again only after something that takes time (the model, a tool,
+  // an effectful dispatch); between pure dispatches the last reading stands.
+  private lastReading = 0
+  private stale = true
   // The step being run, for the record an error leaves.
   private current: { startedAt: number; response: InferenceResponse | undefined; executions: Array<ToolExecution> } | undefined
 
@@ -123,26 +135,42 @@ class Run<R> {
     private readonly streaming: boolean,
   ) {
     this.env = { sink, now }
+    const self = this
+    this.callOptions = {
+      get signal(): AbortSignal {
+        if (self.controller === undefined) {
+          self.controller = new AbortController()
+          if (self.abortRequested) self.controller.abort()
+        }
+        return self.controller.signal
+      },
+    }
+  }
+
+  private abortCalls(): void {
+    this.abortRequested = true
+    this.controller?.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {
-    const self = this
-    return Effect.gen(function*() {
-      self.state = AgentState.withStatus(self.state, "running", self.now())
-      self.stepIndex = self.state.execution.steps.length
-      self.emit?.({ _tag: "RunStarted", state: self.state })
-      const body = self.body().pipe(Effect.onInterrupt(() => Effect.sync(() => self.controller.abort())))
-      const outcome = signal === undefined
-        ? yield* body
-        : signal.aborted
-        ? aborted
-        : yield* Effect.raceFirst(body, self.abortedBy(signal))
-      return yield* self.finish(outcome)
-    }).pipe(
+    return Effect.gen(() => this.executeGen(signal)).pipe(
       // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
       // still fires, on what was committed.
       Effect.onInterrupt(() => Effect.asVoid(this.finish(aborted))),
     )
+  }
+
+  private *executeGen(signal: AbortSignal | undefined) {
+    this.state = AgentState.withStatus(this.state, "running", this.now())
+    this.stepIndex = this.state.execution.steps.length
+    this.emit?.({ _tag: "RunStarted", state: this.state })
+    const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    const outcome: Outcome = signal === undefined
+      ? yield* body
+      : signal.aborted
+      ? aborted
+      : yield* Effect.raceFirst(body, this.abortedBy(signal))
+    return yield* this.finish(outcome)
   }
 
   private abortedBy(signal: AbortSignal): Effect.Effect<Outcome> {
@@ -155,94 +183,99 @@ class Run<R> {
   }
 
   // BeforeExecution, then steps until a stop or an error nobody handled.
-  private body(): Effect.Effect<Outcome, never, R> {
-    const self = this
-    return Effect.gen(function*() {
-      const first = yield* Effect.result(self.beforeExecution())
-      if (first._tag === "Failure") {
-        const handled = yield* self.onError([first.failure])
-        if (handled !== undefined) return handled
-      } else if (first.success) {
-        return done
+  private *bodyGen() {
+    const first = yield* Effect.result(Effect.gen(() => this.beforeExecutionGen()))
+    if (first._tag === "Failure") {
+      const outcome = yield* this.onError([first.failure])
+      if (outcome !== undefined) return outcome
+    } else if (first.success) {
+      return done
+    }
+    const step = Effect.gen(() => this.stepGen())
+    while (true) {
+      this.current = undefined
+      const result = yield* Effect.result(step)
+      if (result._tag === "Success") {
+        if (result.success) return done
+        continue
       }
-      while (true) {
-        self.current = undefined
-        const step = yield* Effect.result(self.step())
-        if (step._tag === "Success") {
-          if (step.success) return done
-          continue
-        }
-        self.recordFailedStep()
-        const outcome = yield* self.onError([step.failure])
-        if (outcome !== undefined) return outcome
-      }
-    })
+      this.recordFailedStep()
+      const outcome = yield* this.onError([result.failure])
+      if (outcome !== undefined) return outcome
+    }
   }
 
   // Returns true when the run should stop before any model call.
-  private beforeExecution(): Effect.Effect<boolean, StepError, R> {
-    const self = this
-    return Effect.gen(function*() {
-      yield* self.dispatch(HookContext.make({ trigger: "BeforeExecution", state: self.state, createdAt: self.now() }))
-      return yield* self.shouldStop()
-    })
+  private *beforeExecutionGen() {
+    yield* this.dispatch(HookContext.make({ trigger: "BeforeExecution", state: this.state, createdAt: this.now() }))
+    return yield* this.shouldStop()
   }
 
   // One step; returns true when the run should stop.
-  private step(): Effect.Effect<boolean, StepError, R> {
-    const self = this
-    return Effect.gen(function*() {
-      const startedAt = self.now()
-      // A step starts at BeforeStep: an error from there on leaves a step record, so
-      // retries after handled errors count against the steps guard.
-      const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
-      self.current = current
-      yield* self.dispatch(HookContext.make({ trigger: "BeforeStep", state: self.state, createdAt: startedAt }))
-      if (yield* self.shouldStop()) {
-        self.current = undefined
-        return true
-      }
-      const index = self.stepIndex
+  private at(): number {
+    if (this.stale) {
+      this.lastReading = this.now()
+      this.stale = false
+    }
+    return this.lastReading
+  }
 
-      const draft = InferenceRequest.make({
-        systemPrompt: self.state.context.systemPrompt,
-        messages: self.state.context.messages,
-        tools: self.config.tools.definitions,
-        responseFormat: self.state.context.responseFormat,
-        options: self.config.modelOptions,
-      })
-      const before = yield* self.dispatch(
-        HookContext.make({ trigger: "BeforeInference", state: self.state, createdAt: self.now(), request: draft }),
-      )
-      const request = before.request ?? draft
-      const answered = before.response ?? (yield* self.callDriver(request, index))
-      const after = yield* self.dispatch(
-        HookContext.make({ trigger: "AfterInference", state: self.state, createdAt: self.now(), request, response: answered }),
-      )
-      const response = after.response ?? answered
-      current.response = response
-      self.state = AgentState.appendMessage(self.state, Message.assistant(response.text, response.toolCalls))
-      if (self.emit !== undefined) {
-        for (const toolCall of response.toolCalls) self.emit({ _tag: "ToolCallRequested", step: index, toolCall })
-      }
+  private *stepGen() {
+    this.stale = true
+    const startedAt = this.at()
+    // A step starts at BeforeStep: an error from there on leaves a step record, so
+    // retries after handled errors count against the steps guard.
+    const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
+    this.current = current
+    yield* this.dispatch(HookContext.make({ trigger: "BeforeStep", state: this.state, createdAt: startedAt }))
+    if (yield* this.shouldStop()) {
+      this.current = undefined
+      return true
+    }
+    const index = this.stepIndex
 
-      if (response.toolCalls.length > 0) yield* self.runTools(response.toolCalls, index, current.executions)
-
-      const step = Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: self.now() })
-      self.state = AgentState.appendStep(self.state, step)
-      self.stepIndex++
-      self.current = undefined
-      if (response.toolCalls.length === 0) {
-        self.state = AgentState.withStopSignal(self.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
-      }
-      yield* self.dispatch(HookContext.make({ trigger: "AfterStep", state: self.state, createdAt: self.now() }))
-      self.emit?.({ _tag: "StepEnded", step, state: self.state })
-      return yield* self.shouldStop()
+    const draft = InferenceRequest.make({
+      systemPrompt: this.state.context.systemPrompt,
+      messages: this.state.context.messages,
+      tools: this.config.tools.definitions,
+      responseFormat: this.state.context.responseFormat,
+      options: this.config.modelOptions,
     })
+    const before = yield* this.dispatch(
+      HookContext.make({ trigger: "BeforeInference", state: this.state, createdAt: this.at(), request: draft }),
+    )
+    const request = before.request ?? draft
+    let answered = before.response
+    if (answered === undefined) {
+      answered = yield* this.callDriver(request, index)
+      this.stale = true
+    }
+    const after = yield* this.dispatch(
+      HookContext.make({ trigger: "AfterInference", state: this.state, createdAt: this.at(), request, response: answered }),
+    )
+    const response = after.response ?? answered
+    current.response = response
+    this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
+    if (this.emit !== undefined) {
+      for (const toolCall of response.toolCalls) this.emit({ _tag: "ToolCallRequested", step: index, toolCall })
+    }
+
+    if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
+
+    const step = Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at() })
+    this.state = AgentState.appendStep(this.state, step)
+    this.stepIndex++
+    this.current = undefined
+    if (response.toolCalls.length === 0) {
+      this.state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
+    }
+    yield* this.dispatch(HookContext.make({ trigger: "AfterStep", state: this.state, createdAt: this.at() }))
+    this.emit?.({ _tag: "StepEnded", step, state: this.state })
+    return yield* this.shouldStop()
   }
 
   private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
-    const options = { signal: this.controller.signal }
+    const options = this.callOptions
     if (!this.streaming) return this.driver.generate(request, options)
     const emit = this.emit
     let response: InferenceResponse | undefined
@@ -262,95 +295,91 @@ class Run<R> {
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
   // in call order. Concurrently, the tools themselves run together between the two
   // hook phases, and results are committed in call order.
-  private runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>): Effect.Effect<void, StepError, R> {
-    const self = this
-    return Effect.gen(function*() {
-      if (self.config.toolConcurrency === "sequential") {
-        for (const call of calls) {
-          const prepared = yield* self.beforeTool(call)
-          const execution = prepared.execution ?? (yield* Tools.execute(self.config.tools, prepared.toolCall, { state: self.state }))
-          executions.push(yield* self.afterTool(prepared.toolCall, execution, index))
+  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>) {
+    const tools = this.config.tools
+    if (this.config.toolConcurrency === "sequential") {
+      for (const call of calls) {
+        const before = yield* this.dispatch(
+          HookContext.make({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call }),
+        )
+        const toolCall = before.toolCall ?? call
+        let execution = before.toolExecution
+        if (execution === undefined) {
+          const started = Tools.start(tools, toolCall, this.state, this.now)
+          execution = Effect.isEffect(started) ? yield* started : started
+          this.stale = true
         }
-        return
+        executions.push(yield* this.afterTool(toolCall, execution, index))
       }
-      const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
-      for (const call of calls) prepared.push(yield* self.beforeTool(call))
-      const state = self.state
-      const results = yield* Effect.forEach(
-        prepared,
-        (p) => p.execution === undefined ? Tools.execute(self.config.tools, p.toolCall, { state }) : Effect.succeed(p.execution),
-        { concurrency: "unbounded" },
+      return
+    }
+    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
+    for (const call of calls) {
+      const before = yield* this.dispatch(
+        HookContext.make({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call }),
       )
-      for (let i = 0; i < prepared.length; i++) {
-        executions.push(yield* self.afterTool((prepared[i] as (typeof prepared)[number]).toolCall, results[i] as ToolExecution, index))
-      }
-    })
+      prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
+    }
+    const state = this.state
+    const results = yield* Effect.forEach(
+      prepared,
+      (p) => p.execution === undefined ? Tools.execute(tools, p.toolCall, { state }) : Effect.succeed(p.execution),
+      { concurrency: "unbounded" },
+    )
+    this.stale = true
+    for (let i = 0; i < prepared.length; i++) {
+      executions.push(yield* this.afterTool((prepared[i] as (typeof prepared)[number]).toolCall, results[i] as ToolExecution, index))
+    }
   }
 
-  private beforeTool(
-    call: ToolCall,
-  ): Effect.Effect<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }, StepError, R> {
-    return Effect.map(
-      this.dispatch(HookContext.make({ trigger: "BeforeToolUse", state: this.state, createdAt: this.now(), toolCall: call })),
-      (ctx) => ({ toolCall: ctx.toolCall ?? call, execution: ctx.toolExecution }),
+  private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
+    const ctx = yield* this.dispatch(
+      HookContext.make({ trigger: "AfterToolUse", state: this.state, createdAt: this.at(), toolCall, toolExecution: execution }),
     )
-  }
-
-  private afterTool(toolCall: ToolCall, execution: ToolExecution, index: number): Effect.Effect<ToolExecution, StepError, R> {
-    const self = this
-    return Effect.map(
-      this.dispatch(
-        HookContext.make({ trigger: "AfterToolUse", state: this.state, createdAt: this.now(), toolCall, toolExecution: execution }),
-      ),
-      (ctx) => {
-        const final = ctx.toolExecution ?? execution
-        let state = AgentState.appendMessage(self.state, ToolExecution.toMessage(final))
-        if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
-        else if (final.status === "failure") state = AgentState.addError(state, final.error)
-        self.state = state
-        self.emit?.({ _tag: "ToolResult", step: index, execution: final })
-        return final
-      },
-    )
+    const final = ctx.toolExecution ?? execution
+    let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
+    if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
+    else if (final.status === "failure") state = AgentState.addError(state, final.error)
+    this.state = state
+    this.emit?.({ _tag: "ToolResult", step: index, execution: final })
+    return final
   }
 
   // The stop check: with stop signals, OnStop runs; a continuation resumes the loop
   // unless a hard stop is among the signals. Returns true when the run should stop.
-  private shouldStop(): Effect.Effect<boolean, StepError, R> {
-    if (this.state.execution.stopSignals.length === 0) return Effect.succeed(false)
-    const self = this
-    return Effect.gen(function*() {
-      yield* self.dispatch(HookContext.make({ trigger: "OnStop", state: self.state, createdAt: self.now() }))
-      if (!self.state.execution.continuationRequested) return true
-      const highest = StopSignal.highest(self.state.execution.stopSignals)
-      const hard = highest !== undefined && StopSignal.isHard(highest)
-      self.state = AgentState.withContinuationRequested(self.state, false)
-      if (hard) return true
-      self.state = AgentState.clearStopSignals(self.state)
-      return false
-    })
+  private *shouldStop() {
+    if (this.state.execution.stopSignals.length === 0) return false
+    yield* this.dispatch(HookContext.make({ trigger: "OnStop", state: this.state, createdAt: this.at() }))
+    if (!this.state.execution.continuationRequested) return true
+    const highest = StopSignal.highest(this.state.execution.stopSignals)
+    const hard = highest !== undefined && StopSignal.isHard(highest)
+    this.state = AgentState.withContinuationRequested(this.state, false)
+    if (hard) return true
+    this.state = AgentState.clearStopSignals(this.state)
+    return false
   }
 
-  // Runs the interceptor on a context and commits the state it returns.
-  private dispatch(ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R> {
+  // Runs the interceptor on a context and commits the state it returns. On the
+  // synchronous path nothing is yielded: no Effect is built or run.
+  private *dispatch(ctx: HookContext) {
     const sync = this.config.interceptor.interceptSync
     if (sync !== undefined) {
       let out: HookContext | undefined
       try {
         out = sync(ctx, this.env)
       } catch (error) {
-        if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") return Effect.fail(error.error)
-        return Effect.die(error)
+        if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") return yield* Effect.fail(error.error)
+        return yield* Effect.die(error)
       }
       if (out !== undefined) {
         this.state = out.state
-        return Effect.succeed(out)
+        return out
       }
     }
-    return Effect.map(this.config.interceptor.intercept(ctx), (out) => {
-      this.state = out.state
-      return out
-    })
+    const out = yield* this.config.interceptor.intercept(ctx)
+    this.stale = true
+    this.state = out.state
+    return out
   }
 
   // A step that an error ended still leaves its record (so the steps guard counts
@@ -376,16 +405,17 @@ class Run<R> {
   // OnError with the errors; `undefined` when a hook handled them (the loop goes on),
   // else the run's failure. The errors are recorded either way.
   private onError(errors: ReadonlyArray<AgentError.AgentError>): Effect.Effect<Outcome | undefined, never, R> {
-    const self = this
-    return Effect.gen(function*() {
-      const ctx = HookContext.make({ trigger: "OnError", state: self.state, createdAt: self.now(), errors })
-      const result = yield* Effect.result(self.dispatch(ctx))
-      let remaining: ReadonlyArray<AgentError.AgentError> = errors
-      if (result._tag === "Failure") self.reportHookFailure(result.failure)
-      else remaining = result.success.errors
-      for (const error of remaining.length === 0 ? errors : remaining) self.state = AgentState.addError(self.state, error)
-      return remaining.length === 0 ? undefined : { _tag: "Failed", errors: remaining }
-    })
+    return Effect.gen(() => this.onErrorGen(errors))
+  }
+
+  private *onErrorGen(errors: ReadonlyArray<AgentError.AgentError>) {
+    const ctx = HookContext.make({ trigger: "OnError", state: this.state, createdAt: this.now(), errors })
+    const result = yield* Effect.result(Effect.gen(() => this.dispatch(ctx)))
+    let remaining: ReadonlyArray<AgentError.AgentError> = errors
+    if (result._tag === "Failure") this.reportHookFailure(result.failure)
+    else remaining = result.success.errors
+    for (const error of remaining.length === 0 ? errors : remaining) this.state = AgentState.addError(this.state, error)
+    return remaining.length === 0 ? undefined : { _tag: "Failed" as const, errors: remaining }
   }
 
   private reportHookFailure(error: AgentError.HookFailed): void {
@@ -397,35 +427,36 @@ class Run<R> {
   finish(outcome: Outcome): Effect.Effect<AgentState, never, R> {
     if (this.afterExecutionRan) return Effect.succeed(this.state)
     this.afterExecutionRan = true
-    const self = this
-    return Effect.gen(function*() {
-      let state = self.state
-      if (outcome._tag === "Aborted") {
-        self.recordFailedStep()
-        state = AgentState.withStopSignal(self.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
-      } else if (outcome._tag === "Failed") {
-        const first = outcome.errors[0] as AgentError.AgentError
-        state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
+    return Effect.gen(() => this.finishGen(outcome)).pipe(Effect.uninterruptible)
+  }
+
+  private *finishGen(outcome: Outcome) {
+    let state = this.state
+    if (outcome._tag === "Aborted") {
+      this.recordFailedStep()
+      state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
+    } else if (outcome._tag === "Failed") {
+      const first = outcome.errors[0] as AgentError.AgentError
+      state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
+    }
+    const highest = StopSignal.highest(state.execution.stopSignals)
+    const status = outcome._tag === "Failed"
+      ? "failed"
+      : outcome._tag === "Aborted" || (highest !== undefined && StopSignal.isHard(highest))
+      ? "stopped"
+      : "completed"
+    this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.now()), false)
+    const exit = yield* Effect.exit(
+      Effect.gen(() => this.dispatch(HookContext.make({ trigger: "AfterExecution", state: this.state, createdAt: this.now() }))),
+    )
+    if (Exit.isFailure(exit)) {
+      const failure = exit.cause.reasons.find(Cause.isFailReason)
+      if (failure !== undefined) this.reportHookFailure(failure.error)
+      else if (!Cause.hasInterruptsOnly(exit.cause)) {
+        this.reportHookFailure(AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
       }
-      const highest = StopSignal.highest(state.execution.stopSignals)
-      const status = outcome._tag === "Failed"
-        ? "failed"
-        : outcome._tag === "Aborted" || (highest !== undefined && StopSignal.isHard(highest))
-        ? "stopped"
-        : "completed"
-      self.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, self.now()), false)
-      const exit = yield* Effect.exit(
-        self.dispatch(HookContext.make({ trigger: "AfterExecution", state: self.state, createdAt: self.now() })),
-      )
-      if (Exit.isFailure(exit)) {
-        const failure = exit.cause.reasons.find(Cause.isFailReason)
-        if (failure !== undefined) self.reportHookFailure(failure.error)
-        else if (!Cause.hasInterruptsOnly(exit.cause)) {
-          self.reportHookFailure(AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
-        }
-      }
-      self.emit?.({ _tag: "RunEnded", state: self.state })
-      return self.state
-    }).pipe(Effect.uninterruptible)
+    }
+    this.emit?.({ _tag: "RunEnded", state: this.state })
+    return this.state
   }
 }

@@ -8,4 +8,7 @@ export const immer = new Immer({ autoFreeze: true })
  * deeply frozen by this library's invariant) and at non-plain objects such as
  * `AppendLog`, which freeze themselves.
  */
-export const deepFreeze = <A>(value: A): A => freeze(value, true)
+export const deepFreeze = <A>(value: A): A =>
+  // The check first: on the hot path almost everything is frozen already, and this
+  // small function inlines where immer's `freeze` does not.
+  typeof value !== "object" || value === null || Object.isFrozen(value) ? value : freeze(value, true)

@@ -1,0 +1,31 @@
+/**
+ * Runs W1 (50 steps, K observers on every trigger; K = 0 unless given) in a loop, for
+ * a CPU profile of the agent loop:
+ *
+ *   node --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/src/profile-loop.ts [seconds] [K]
+ *   node --import tsx bench/src/profile-summary.ts /tmp/prof/<file>.cpuprofile
+ *
+ * Imports the built packages (dist/), as the benchmark does: run `pnpm build` first.
+ */
+import { w1Run, w1Steps } from "./loop.js"
+
+const seconds = Number(process.argv[2] ?? 10)
+const K = Number(process.argv[3] ?? 0)
+const run = await w1Run(K)
+
+// Warm-up, untimed.
+for (let i = 0; i < 200; i++) await run()
+
+let runs = 0
+let checksum = 0
+const start = performance.now()
+const until = start + seconds * 1000
+while (performance.now() < until) {
+  checksum += await run()
+  runs++
+}
+const ms = performance.now() - start
+console.log(
+  `W1 K=${K}: ${runs} runs in ${(ms / 1000).toFixed(1)} s: ${((ms * 1000) / runs).toFixed(1)} µs per run, ` +
+    `${((ms * 1000) / runs / w1Steps).toFixed(2)} µs per step (checksum ${checksum})`,
+)

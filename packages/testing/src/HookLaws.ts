@@ -1,0 +1,267 @@
+/**
+ * Checks a pure hook (or a whole stack) against the laws of hooks, over generated
+ * contexts, with fast-check: shrinking finds a small counterexample, and a failure
+ * throws a `LawFailed` whose message starts with `HookLaws.<law> failed`, then says
+ * what went wrong, the shrunk context, and the seed and path that replay it.
+ *
+ * ```ts
+ * it("denyShell obeys the laws", () => {
+ *   HookLaws.check(denyShell, { triggers: "BeforeToolUse", idempotent: true })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { HookStack, HookTrigger, type Hook, type HookContext } from "@hookline/core"
+import { isDeepFrozen as isDeepFrozen_ } from "./internal/inspect.js"
+import { deterministic as deterministic_, immutable as immutable_, keepsTrigger as keepsTrigger_, returnsFrozen as returnsFrozen_ } from "./laws/basic.js"
+import {
+  blockStaysBlocked as blockStaysBlocked_,
+  commutes as commutes_,
+  guardStaysFired as guardStaysFired_,
+  idempotent as idempotent_,
+  progress as progress_,
+  type GuardDeclaration,
+  type GuardRun,
+  type Progress,
+} from "./laws/declared.js"
+import type { Law, LawName } from "./laws/Law.js"
+import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options } from "./laws/run.js"
+
+export type { GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
+export { LawFailed, verify }
+
+/**
+ * The laws as data, to run one case inside any test:
+ * `expect(HookLaws.laws.keepsTrigger.check(hook, ctx)).toBeUndefined()`.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const laws = Object.freeze({
+  immutable: immutable_,
+  keepsTrigger: keepsTrigger_,
+  returnsFrozen: returnsFrozen_,
+  deterministic: deterministic_,
+  blockStaysBlocked: blockStaysBlocked_,
+  idempotent: idempotent_,
+  guardStaysFired: guardStaysFired_,
+  commutes: commutes_,
+})
+
+/**
+ * The laws every pure hook obeys, in the order `check` runs them.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const universal: ReadonlyArray<Law<any>> = Object.freeze([immutable_, keepsTrigger_, returnsFrozen_, deterministic_, blockStaysBlocked_])
+
+/**
+ * Whether a value and everything reachable from it (AppendLog items included) is frozen.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isDeepFrozen: (value: unknown) => boolean = isDeepFrozen_
+
+/**
+ * The context a run reaches after more steps, tokens and time (what `guardStaysFired` uses).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const progress: (ctx: HookContext, hop: Progress) => HookContext = progress_
+
+/**
+ * What `check` verifies beyond the universal laws, as the hook declares it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckOptions extends Options {
+  /** The hook is a guard: its stop signal (of this source and reason, if given) stays raised. */
+  readonly guard?: boolean | GuardDeclaration | undefined
+  /** The hook is idempotent: `h(h(x))` equals `h(x)`. */
+  readonly idempotent?: boolean | undefined
+  /** Hooks this one is independent of: it commutes with each. */
+  readonly independentOf?: Hook | ReadonlyArray<Hook> | undefined
+}
+
+/**
+ * What a passing check covered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Report {
+  readonly laws: ReadonlyArray<{ readonly law: LawName; readonly triggers: ReadonlyArray<HookTrigger> }>
+}
+
+const assertLaw = <X>(law: Law<X>, hook: Hook, options: Options): void => {
+  const failure = verify(law, hook, options)
+  if (failure !== undefined) throw failure
+}
+
+/**
+ * Same input, equal output (no clock, no randomness, no state between calls).
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const deterministic = (hook: Hook, options: Options = {}): void => assertLaw(deterministic_, hook, options)
+
+/**
+ * Never mutates its input.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const immutable = (hook: Hook, options: Options = {}): void => assertLaw(immutable_, hook, options)
+
+/**
+ * Returns a HookContext of the trigger it was given.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const keepsTrigger = (hook: Hook, options: Options = {}): void => assertLaw(keepsTrigger_, hook, options)
+
+/**
+ * Returns deeply frozen data.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const returnsFrozen = (hook: Hook, options: Options = {}): void => assertLaw(returnsFrozen_, hook, options)
+
+/**
+ * A guard that fired stays fired (now and later in the run). Fails too when the guard
+ * never fires on the generated runs: a law that never applied proves nothing.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const guardStaysFired = (hook: Hook, options: Options & GuardDeclaration = {}): void =>
+  assertLaw(guardStaysFired_({ source: options.source, reason: options.reason }), hook, options)
+
+/**
+ * A blocked tool call stays blocked with the same reason (BeforeToolUse, AfterToolUse).
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const blockStaysBlocked = (hook: Hook, options: Options = {}): void => assertLaw(blockStaysBlocked_, hook, options)
+
+/**
+ * Two hooks declared independent commute: `b(a(x))` equals `a(b(x))`.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const commutes = (hook: Hook, other: Hook, options: Options & { readonly otherName?: string | undefined } = {}): void =>
+  assertLaw(commutes_(other, options.otherName), hook, options)
+
+/**
+ * `h(h(x))` equals `h(x)`.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const idempotent = (hook: Hook, options: Options = {}): void => assertLaw(idempotent_, hook, options)
+
+const declaredLaws = (options: CheckOptions): ReadonlyArray<Law<any>> => {
+  const guard = options.guard === undefined || options.guard === false
+    ? []
+    : [guardStaysFired_(options.guard === true ? {} : options.guard)]
+  const others = options.independentOf === undefined
+    ? []
+    : typeof options.independentOf === "function"
+      ? [options.independentOf]
+      : options.independentOf
+  return [
+    ...universal,
+    ...guard,
+    ...(options.idempotent === true ? [idempotent_] : []),
+    ...others.map((other, i) => commutes_(other, other.name || `independentOf[${i}]`)),
+  ]
+}
+
+/**
+ * Checks every law that applies: the universal ones (immutable, keepsTrigger,
+ * returnsFrozen, deterministic, and blockStaysBlocked on tool triggers), then the
+ * declared ones (guard, idempotent, independentOf). Throws the first `LawFailed`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const check = (hook: Hook, options: CheckOptions = {}): Report => {
+  const covered: Array<{ law: LawName; triggers: ReadonlyArray<HookTrigger> }> = []
+  for (const law of declaredLaws(options)) {
+    const triggers = triggersOf(options).filter(law.appliesTo)
+    if (triggers.length === 0) continue
+    assertLaw(law, hook, options)
+    covered.push({ law: law.name, triggers })
+  }
+  return { laws: covered }
+}
+
+/**
+ * What `checkStack` covered, and the triggers it skipped (with why).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StackReport {
+  readonly checked: ReadonlyArray<{ readonly trigger: HookTrigger; readonly hooks: ReadonlyArray<string>; readonly laws: ReadonlyArray<LawName> }>
+  readonly skipped: ReadonlyArray<{ readonly trigger: HookTrigger; readonly reason: string }>
+}
+
+/**
+ * Checks a whole stack: for every trigger that has hooks, `HookStack.run` over
+ * generated contexts of that trigger must obey the laws (the universal ones, and the
+ * declared ones: `guard`, `idempotent`, `independentOf`). Throws the first
+ * `LawFailed`, naming the trigger; triggers with an effectful hook are skipped (the
+ * laws are about pure hooks) and listed in the report.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const checkStack = <R>(stack: HookStack.HookStack<R>, options: CheckOptions = {}): StackReport => {
+  const wanted = new Set(triggersOf(options))
+  const checked: Array<StackReport["checked"][number]> = []
+  const skipped: Array<StackReport["skipped"][number]> = []
+  let guardRuns = 0
+  let guardExercised = false
+  let guardSeed = 0
+  for (const trigger of HookTrigger.all) {
+    const hooks = HookStack.order(stack, trigger)
+    if (hooks.length === 0 || !wanted.has(trigger)) continue
+    if (HookStack.isEffectful(stack, trigger)) {
+      const effectful = HookStack.explain(stack).find((e) => e.trigger === trigger)?.hooks.find((h) => h.effectful)?.name
+      skipped.push({ trigger, reason: `effectful hook "${effectful}": the laws are checked on pure hooks (HookStack.run)` })
+      continue
+    }
+    const run: Hook = (ctx) => HookStack.run(stack, ctx)
+    const scoped: CheckOptions = { ...options, triggers: [trigger], name: options.name ?? `stack [${hooks.join(", ")}]` }
+    const names: Array<LawName> = []
+    for (const law of declaredLaws(options)) {
+      if (!law.appliesTo(trigger)) continue
+      const result = runLaw(law, run, scoped)
+      if (result.failure !== undefined) throw result.failure
+      if (law.exercised !== undefined) {
+        guardRuns += result.numRuns
+        guardSeed = result.seed
+        guardExercised ||= result.exercised
+      }
+      names.push(law.name)
+    }
+    checked.push({ trigger, hooks, laws: names })
+  }
+  // A guard declared for the stack must fire on some trigger, not on each.
+  const guardLaw = declaredLaws(options).find((law) => law.exercised !== undefined)
+  if (guardLaw !== undefined && guardRuns > 0 && !guardExercised) {
+    throw neverExercised(guardLaw.name, options.name ?? "stack", checked.map((c) => c.trigger), guardRuns, guardSeed)
+  }
+  return { checked, skipped }
+}

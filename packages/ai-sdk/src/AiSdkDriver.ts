@@ -1,0 +1,350 @@
+/**
+ * A hookline driver over the Vercel AI SDK (ai 6): any AI SDK `LanguageModel`
+ * (OpenAI, Anthropic, a gateway, a local OpenAI-compatible server…) becomes a
+ * hookline model. The SDK only calls the model: tools are sent without `execute`, so
+ * the SDK returns the tool calls and the hookline loop (and its hooks) runs them.
+ *
+ * @since 0.1.0
+ */
+import { Driver } from "@hookline/agent"
+import {
+  AgentError,
+  InferenceResponse,
+  ToolCall,
+  Usage,
+  type InferenceRequest,
+  type JsonValue,
+  type Message,
+} from "@hookline/core"
+import {
+  APICallError,
+  generateText,
+  jsonSchema,
+  Output,
+  RetryError,
+  streamText,
+  tool,
+  type FinishReason as SdkFinishReason,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ToolSet,
+} from "ai"
+
+/** The AI SDK's provider options: per provider, a JSON object. */
+type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]["providerOptions"]>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface AiSdkDriverOptions {
+  /**
+   * Provider options sent with every call (merged under the request's own
+   * `options.providerOptions`, which win per provider key).
+   */
+  readonly providerOptions?: ProviderOptions | undefined
+  /**
+   * Retries the AI SDK makes itself. Default 0: the hookline loop and its OnError
+   * hooks own retries, and each SDK retry would be invisible to them.
+   */
+  readonly maxRetries?: number | undefined
+}
+
+
+/**
+ * The driver for a model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape =>
+  Driver.fromPromise({
+    generate: async (request, { signal }) => {
+      const result = await callSafely(() => generateText({ ...callArguments(model, request, signal, options) }))
+      return InferenceResponse.make({
+        text: result.text,
+        toolCalls: result.toolCalls.map((call) =>
+          ToolCall.make({ id: call.toolCallId, name: call.toolName, arguments: toJson(call.input) })
+        ),
+        usage: usageOf(result.usage),
+        finishReason: finishReasonOf(result.finishReason),
+        modelId: result.response.modelId,
+        metadata: metadataOf(result.response.id, result.providerMetadata),
+      })
+    },
+    stream: (request, { signal }) => streamParts(model, request, signal, options),
+  })
+
+async function* streamParts(
+  model: LanguageModel,
+  request: InferenceRequest,
+  signal: AbortSignal,
+  options: AiSdkDriverOptions,
+): AsyncGenerator<Driver.StreamPart> {
+  const result = streamText({
+    ...callArguments(model, request, signal, options),
+    // Errors come back as `error` parts (thrown below); the SDK's default logs them.
+    onError: () => {},
+  })
+  let text = ""
+  const toolCalls: Array<ToolCall> = []
+  let usage: Usage.Usage = Usage.empty
+  let finishReason: InferenceResponse.FinishReason = "other"
+  let modelId = typeof model === "string" ? model : model.modelId
+  let responseId: string | undefined
+  let providerMetadata: unknown
+  let finished = false
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          if (part.text !== "") {
+            text += part.text
+            yield { _tag: "TextDelta", text: part.text }
+          }
+          break
+        case "tool-call": {
+          const toolCall = ToolCall.make({ id: part.toolCallId, name: part.toolName, arguments: toJson(part.input) })
+          toolCalls.push(toolCall)
+          yield { _tag: "ToolCall", toolCall }
+          break
+        }
+        case "finish-step":
+          modelId = part.response.modelId
+          responseId = part.response.id
+          providerMetadata = part.providerMetadata
+          break
+        case "finish":
+          usage = usageOf(part.totalUsage)
+          finishReason = finishReasonOf(part.finishReason)
+          finished = true
+          break
+        case "error":
+          throw part.error
+        case "abort":
+          throw AgentError.inferenceFailed("the model call was aborted")
+        default:
+          break
+      }
+    }
+  } catch (error) {
+    throw toInferenceFailed(error)
+  }
+  if (!finished) throw AgentError.inferenceFailed("the model's stream ended without a finish")
+  yield {
+    _tag: "Finish",
+    response: InferenceResponse.make({
+      text,
+      toolCalls,
+      usage,
+      finishReason,
+      modelId,
+      metadata: metadataOf(responseId, providerMetadata),
+    }),
+  }
+}
+
+// The arguments generateText and streamText share.
+const callArguments = (model: LanguageModel, request: InferenceRequest, signal: AbortSignal, options: AiSdkDriverOptions) => {
+  const o = request.options
+  const providerOptions = mergeProviderOptions(options.providerOptions, o.providerOptions as ProviderOptions | undefined)
+  const tools = toolsOf(request)
+  const format = request.responseFormat
+  return {
+    model,
+    system: request.systemPrompt === "" ? undefined : request.systemPrompt,
+    messages: toModelMessages(request.messages),
+    // hookline's own system messages (context config, hooks) are trusted input.
+    allowSystemInMessages: true,
+    ...(tools === undefined ? {} : { tools }),
+    ...(format?.type === "json" ? { output: jsonOutput(format) } : {}),
+    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+    ...(o.topP === undefined ? {} : { topP: o.topP }),
+    ...(o.topK === undefined ? {} : { topK: o.topK }),
+    ...(o.maxOutputTokens === undefined ? {} : { maxOutputTokens: o.maxOutputTokens }),
+    ...(o.seed === undefined ? {} : { seed: o.seed }),
+    ...(o.stopSequences === undefined ? {} : { stopSequences: [...o.stopSequences] }),
+    ...(providerOptions === undefined ? {} : { providerOptions }),
+    maxRetries: options.maxRetries ?? 0,
+    abortSignal: signal,
+  }
+}
+
+const mergeProviderOptions = (
+  base: ProviderOptions | undefined,
+  own: ProviderOptions | undefined,
+): ProviderOptions | undefined => {
+  if (base === undefined) return own
+  if (own === undefined) return base
+  const merged: ProviderOptions = { ...base }
+  for (const [provider, values] of Object.entries(own)) merged[provider] = { ...(merged[provider] ?? {}), ...values }
+  return merged
+}
+
+/**
+ * A JSON response format for the provider (OpenAI `response_format: json_schema` and
+ * the like) that keeps the text as the model wrote it: the SDK neither parses nor
+ * validates it, hookline's own decoding does (so a bad answer is a DecodeFailed there,
+ * not an SDK error here).
+ */
+const jsonOutput = (format: Extract<NonNullable<InferenceRequest["responseFormat"]>, { type: "json" }>): Output.Output<string, string> => ({
+  ...Output.text(),
+  name: "json",
+  responseFormat: Promise.resolve({
+    type: "json" as const,
+    ...(format.schema === undefined ? {} : { schema: format.schema as never }),
+    ...(format.name === undefined ? {} : { name: format.name }),
+    ...(format.description === undefined ? {} : { description: format.description }),
+  }),
+})
+
+/**
+ * The request's tools as AI SDK tools WITHOUT `execute`: the SDK returns the calls.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toolsOf = (request: InferenceRequest): ToolSet | undefined => {
+  if (request.tools.length === 0) return undefined
+  const tools: ToolSet = {}
+  for (const definition of request.tools) {
+    tools[definition.name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema(definition.parameters as never),
+    })
+  }
+  return tools
+}
+
+/**
+ * hookline messages as AI SDK `ModelMessage`s.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toModelMessages = (messages: Iterable<Message>): Array<ModelMessage> => {
+  const out: Array<ModelMessage> = []
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        out.push({ role: "system", content: message.content })
+        break
+      case "user":
+        out.push({ role: "user", content: message.content })
+        break
+      case "assistant":
+        out.push(
+          message.toolCalls.length === 0
+            ? { role: "assistant", content: message.content }
+            : {
+              role: "assistant",
+              content: [
+                ...(message.content === "" ? [] : [{ type: "text" as const, text: message.content }]),
+                ...message.toolCalls.map((call) => ({
+                  type: "tool-call" as const,
+                  toolCallId: call.id,
+                  toolName: call.name,
+                  input: call.arguments,
+                })),
+              ],
+            },
+        )
+        break
+      case "tool": {
+        const part = {
+          type: "tool-result" as const,
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          output: { type: message.isError ? "error-text" as const : "text" as const, value: message.content },
+        }
+        // Consecutive results (of one assistant turn) go in one tool message.
+        const last = out[out.length - 1]
+        if (last !== undefined && last.role === "tool") last.content.push(part)
+        else out.push({ role: "tool", content: [part] })
+        break
+      }
+    }
+  }
+  return out
+}
+
+const usageOf = (usage: LanguageModelUsage | undefined): Usage.Usage =>
+  usage === undefined ? Usage.empty : Usage.make(usage.inputTokens ?? 0, usage.outputTokens ?? 0)
+
+/**
+ * The AI SDK's finish reason as hookline's (anything unknown is "other").
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const finishReasonOf = (reason: SdkFinishReason | string | undefined): InferenceResponse.FinishReason => {
+  switch (reason) {
+    case "stop":
+    case "length":
+    case "content-filter":
+    case "tool-calls":
+    case "error":
+    case "other":
+      return reason
+    default:
+      return "other"
+  }
+}
+
+const metadataOf = (responseId: string | undefined, providerMetadata: unknown) => {
+  const metadata: Record<string, JsonValue> = {}
+  if (responseId !== undefined) metadata["responseId"] = responseId
+  const provider = providerMetadata === undefined ? undefined : toJsonOrUndefined(providerMetadata)
+  if (provider !== undefined) metadata["providerMetadata"] = provider
+  return metadata
+}
+
+const toJsonOrUndefined = (u: unknown): JsonValue | undefined => {
+  try {
+    const text = JSON.stringify(u)
+    return text === undefined ? undefined : (JSON.parse(text) as JsonValue)
+  } catch {
+    return undefined
+  }
+}
+
+const toJson = (u: unknown): JsonValue => toJsonOrUndefined(u) ?? {}
+
+const callSafely = async <A>(f: () => Promise<A>): Promise<A> => {
+  try {
+    return await f()
+  } catch (error) {
+    throw toInferenceFailed(error)
+  }
+}
+
+/**
+ * Any error of a model call as `InferenceFailed`, with the HTTP status and whether a
+ * retry may help. Never carries the request's headers, body, URL or the API key: only
+ * the provider's error message, with anything that looks like a key redacted.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toInferenceFailed = (error: unknown): AgentError.InferenceFailed => {
+  if (AgentError.isAgentError(error) && error._tag === "InferenceFailed") return error
+  const cause = RetryError.isInstance(error) ? error.lastError : error
+  if (APICallError.isInstance(cause)) {
+    const status = cause.statusCode
+    return AgentError.inferenceFailed(
+      redact(status === undefined ? `model call failed: ${cause.message}` : `model call failed (HTTP ${status}): ${cause.message}`),
+      { status, retryable: cause.isRetryable },
+    )
+  }
+  if (cause instanceof Error && cause.name === "AbortError") return AgentError.inferenceFailed("the model call was aborted")
+  const name = cause instanceof Error && cause.name !== "Error" ? `${cause.name}: ` : ""
+  return AgentError.inferenceFailed(redact(`model call failed: ${name}${AgentError.messageOf(cause)}`))
+}
+
+// API keys and bearer tokens, should a provider echo one back in its error message.
+const redact = (message: string): string =>
+  message
+    .replace(/Bearer\s+[^\s"',;]+/gi, "Bearer [redacted]")
+    .replace(/\b(sk|pk|rk|key|api[-_]?key)[-_][A-Za-z0-9_\-]{4,}/gi, "[redacted]")
+    .replace(/([?&](?:key|api[-_]?key|token|access_token)=)[^&\s"']+/gi, "$1[redacted]")

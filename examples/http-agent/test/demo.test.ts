@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createOpenAI } from "@ai-sdk/openai"
+import { AiSdkDriver } from "@hookline/ai-sdk"
+import { makeAgent } from "../src/agent.js"
+import { startLocalModel, type LocalModel } from "../src/localModel.js"
+
+describe("http-agent example", () => {
+  let local: LocalModel
+  beforeAll(async () => {
+    local = await startLocalModel()
+  })
+  afterAll(() => local.close())
+
+  it("runs the whole conversation over HTTP, blocking the read outside notes/", async () => {
+    const model = createOpenAI({ baseURL: local.baseURL, apiKey: "local" }).chat("local-scripted")
+    const audit: Array<string> = []
+    const final = await makeAgent(AiSdkDriver.make(model), (line) => audit.push(line)).run("How many items?")
+    expect(final.execution.status).toBe("completed")
+    expect(final.context.messages.last()?.content).toBe("Your todo list has 2 items: buy milk, ship hookline.")
+    expect(audit).toEqual(["read_file -> success", "read_file -> blocked", "count_lines -> success"])
+    expect(local.requests()).toBe(4)
+    expect(final.execution.usage.inputTokens).toBe(100 + 160 + 220 + 280)
+  })
+})

@@ -1,16 +1,19 @@
 /**
- * `pnpm bench`: the dispatch benchmark of @hookline/core, then the agent-loop benchmark
- * of @hookline/agent. `pnpm bench dispatch` or `pnpm bench loop` runs one of them.
+ * `pnpm bench`: the dispatch benchmark of @hookline/core, the agent-loop benchmark of
+ * @hookline/agent, and W3 (memory of every state of a run). `pnpm bench dispatch`,
+ * `pnpm bench loop` or `pnpm bench memory` runs one of them.
  * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
  * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
  * only indicative.
  */
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
-const benches = ["dispatch", "loop"] as const
+const benches = ["dispatch", "loop", "memory"] as const
 const chosen = process.argv.slice(2)
 for (const name of chosen) {
   if (!(benches as ReadonlyArray<string>).includes(name)) {
@@ -179,3 +182,12 @@ const loopBench = async (): Promise<void> => {
 if (selected("dispatch")) await dispatchBench()
 if (selected("dispatch") && selected("loop")) console.log("")
 if (selected("loop")) await loopBench()
+
+// W3 reads heap sizes after full collections, so it runs in a process of its own
+// with --expose-gc.
+if (selected("memory")) {
+  progress("memory: W3 in a child process (--expose-gc)")
+  const script = fileURLToPath(new URL("./memory.ts", import.meta.url))
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
+  if (child.status !== 0) process.exit(child.status ?? 1)
+}

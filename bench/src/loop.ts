@@ -30,7 +30,7 @@ import {
 } from "@hookline/core"
 import { Effect } from "effect"
 import * as t from "io-ts"
-import { measure, type Case, type Settings, type Summary } from "./measure.js"
+import { measure, quantile, type Case, type Settings, type Summary } from "./measure.js"
 
 /** W1: steps per run, and observers per trigger. */
 export const w1Steps = 50
@@ -344,15 +344,6 @@ let checksum = 0
 export const getLoopChecksum = (): number => checksum
 
 const clock = (): bigint => process.hrtime.bigint()
-
-// R-7 (linear interpolation), as measure.ts and tinybench compute percentiles.
-const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
-  const at = (sorted.length - 1) * q
-  const lo = Math.floor(at)
-  const a = sorted[lo] ?? Number.NaN
-  const b = sorted[Math.min(lo + 1, sorted.length - 1)] ?? a
-  return a + (at - lo) * (b - a)
-}
 
 /** Runs a case until `ms` and `runs` are both reached; pushes each run's µs to `into`. */
 const sample = async (c: LoopCase, ms: number, runs: number, into: Array<number> | undefined): Promise<void> => {

@@ -87,7 +87,8 @@ const calibrate = async (c: Case, settings: Settings): Promise<number> => {
 }
 
 // R-7 (linear interpolation), as tinybench computes its own percentiles.
-const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
+/** The q-quantile of sorted numbers, R-7 (linear interpolation), as tinybench computes it. */
+export const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
   const at = (sorted.length - 1) * q
   const lo = Math.floor(at)
   const a = sorted[lo] ?? Number.NaN

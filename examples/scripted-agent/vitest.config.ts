@@ -1,9 +1,0 @@
-import { defineProject } from "vitest/config"
-
-const conditions = ["@hookline/source"]
-
-export default defineProject({
-  resolve: { conditions },
-  ssr: { resolve: { conditions } },
-  test: { name: "example-scripted-agent", include: ["test/**/*.test.ts"] },
-})

@@ -13,7 +13,7 @@ import type { AgentError, AgentState, HookExecuted, Step, ToolCall, ToolExecutio
 export type AgentEvent =
   /** The run begins, with the state it starts from. */
   | { readonly _tag: "RunStarted"; readonly state: AgentState }
-  /** A piece of the model's text, as the driver streams it (before AfterInference hooks). */
+  /** A piece of the model's text: as the driver streams it, or, when the loop checks text (`textDeltas`), all of it after the AfterInference hooks. */
   | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
   /** A tool call of the committed assistant message (after AfterInference hooks). */
   | { readonly _tag: "ToolCallRequested"; readonly step: number; readonly toolCall: ToolCall }

@@ -26,7 +26,31 @@ export interface AgentLoop<R = never> {
   readonly toolConcurrency: "sequential" | "concurrent"
   /** Sampling options sent with every request. */
   readonly modelOptions: InferenceRequest.ModelOptions
+  /** When `stream` emits the model's text: see {@link TextDeltas}. */
+  readonly textDeltas: TextDeltas
 }
+
+/**
+ * When `AgentLoop.stream` emits the model's text:
+ * - `"checked"`: only after the AfterInference hooks ran, as one `TextDelta` of the
+ *   text they let through, so a redaction hook there keeps secrets out of the stream;
+ * - `"live"`: piece by piece as the driver streams it, before any hook saw it;
+ * - `"auto"` (default): `"live"` when the interceptor is a stack with no AfterInference
+ *   hook (nothing could rewrite the text), `"checked"` otherwise (a custom interceptor
+ *   may rewrite anything).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TextDeltas = "auto" | "live" | "checked"
+
+const textDeltaModes: ReadonlyArray<TextDeltas> = ["auto", "live", "checked"]
+
+// Whether a stream holds the text back until the AfterInference hooks ran.
+const checksText = (interceptor: Interceptor<unknown>, mode: TextDeltas): boolean =>
+  mode === "auto"
+    ? !HookStack.isHookStack(interceptor) || interceptor.resolved.AfterInference.registrations.length > 0
+    : mode === "checked"
 
 /**
  * What a run starts from: a state, or a question (a new state with one user message).
@@ -47,6 +71,7 @@ export const make = <R = never>(options: {
   readonly tools?: Tools.Tools | ReadonlyArray<Tool> | undefined
   readonly toolConcurrency?: "sequential" | "concurrent" | undefined
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
+  readonly textDeltas?: TextDeltas | undefined
 } = {}): AgentLoop<R> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -55,12 +80,19 @@ export const make = <R = never>(options: {
       AgentError.invalidConfiguration("toolConcurrency", `expected "sequential" or "concurrent", got ${JSON.stringify(toolConcurrency)}`),
     )
   }
+  const textDeltas = options.textDeltas ?? "auto"
+  if (!textDeltaModes.includes(textDeltas)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("textDeltas", `expected "auto", "live" or "checked", got ${JSON.stringify(textDeltas)}`),
+    )
+  }
   return Object.freeze({
     _tag: "AgentLoop",
     interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
     tools,
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
+    textDeltas,
   })
 }
 
@@ -78,6 +110,7 @@ const config = <R>(loop: AgentLoop<R>) => ({
   tools: loop.tools,
   toolConcurrency: loop.toolConcurrency,
   modelOptions: loop.modelOptions,
+  checkedText: checksText(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
 })
 
 /**

@@ -70,9 +70,10 @@ describe("AgentLoop errors", () => {
       [ScriptedDriver.failure("original")],
     )
     expect(final.execution.status).toBe("failed")
+    // In the order they happened: the error, then the handler's failure.
     expect(final.execution.errors.map((e) => [e._tag, e.message.includes("original") || e.message.includes("handler broke")])).toEqual([
-      ["HookFailed", true],
       ["InferenceFailed", true],
+      ["HookFailed", true],
     ])
     expect(StopSignal.highest(final.execution.stopSignals)?.message).toBe("original")
   })

@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { AgentState, Hook, HookContext, HookTriggers, Message } from "@hookline/core"
+import { AgentState, Hook, HookContext, HookTriggers, Interceptor, Message } from "@hookline/core"
 import { AgentEvent, AgentLoop, Driver } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { add, stackOf, trail } from "./support.js"
@@ -18,6 +18,11 @@ const recorder = () => {
   const hook = Hook.observe((ctx: HookContext) => contexts.push(JSON.stringify(ctx)))
   return { contexts, loop: AgentLoop.make({ interceptor: stackOf([hook, { triggers: HookTriggers.all, name: "test:record" }]), tools: [add] }) }
 }
+
+const shapeOf = (events: ReadonlyArray<AgentEvent>) =>
+  events.filter((e) => e._tag !== "HookExecuted").map((e) =>
+    e._tag === "TextDelta" ? `text:${e.text}` : e._tag === "ToolCallRequested" ? `call:${e.toolCall.name}` : e._tag === "ToolResult" ? `result:${e.execution.status}` : e._tag
+  )
 
 const withScript = <A>(effect: Effect.Effect<A, never, Driver.Driver>) =>
   Effect.runPromise(effect.pipe(Effect.provide(ScriptedDriver.make(script()).layer), Effect.provide(TestClock.layer())))
@@ -37,12 +42,9 @@ describe("AgentLoop", () => {
 
     it("yields text deltas, tool calls, results, hook executions and step ends, in order", async () => {
       const { hook, options } = trail()
-      const loop = AgentLoop.make({ interceptor: stackOf([hook, options]), tools: [add] })
+      const loop = AgentLoop.make({ interceptor: stackOf([hook, options]), tools: [add], textDeltas: "live" })
       const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))
-      const shape = events.filter((e) => e._tag !== "HookExecuted").map((e) =>
-        e._tag === "TextDelta" ? `text:${e.text}` : e._tag === "ToolCallRequested" ? `call:${e.toolCall.name}` : e._tag === "ToolResult" ? `result:${e.execution.status}` : e._tag
-      )
-      expect(shape).toEqual([
+      expect(shapeOf(events)).toEqual([
         "RunStarted",
         "text:Let me add.",
         "call:add",
@@ -55,6 +57,40 @@ describe("AgentLoop", () => {
         "RunEnded",
       ])
       expect(events.filter(AgentEvent.is("HookExecuted")).map((e) => e.event.trigger)).toHaveLength(13)
+    })
+
+    describe("text deltas", () => {
+      const upper = Hook.observe(() => {})
+      const shout: Hook = (ctx) => ctx.response === undefined ? ctx : HookContext.withResponse(ctx, { ...ctx.response, text: ctx.response.text.toUpperCase() })
+      const deltas = async (loop: AgentLoop) =>
+        (await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))).filter(AgentEvent.is("TextDelta")).map((e) => `${e.step}:${e.text}`)
+
+      it("streams text live by default when no hook runs at AfterInference", async () => {
+        const loop = AgentLoop.make({ interceptor: stackOf([upper, { triggers: HookTriggers.of("BeforeStep", "AfterStep"), name: "observe" }]), tools: [add] })
+        expect(await deltas(loop)).toEqual(["0:Let me add.", "1:It ", "1:is ", "1:4."])
+      })
+
+      it("holds text back until AfterInference hooks ran when there is one, and emits what they let through", async () => {
+        const loop = AgentLoop.make({ interceptor: stackOf([shout, { triggers: "AfterInference", name: "shout" }]), tools: [add] })
+        expect(loop.textDeltas).toBe("auto")
+        expect(await deltas(loop)).toEqual(["0:LET ME ADD.", "1:IT IS 4."])
+      })
+
+      it("checks text for a custom interceptor, which may rewrite anything", async () => {
+        const loop = AgentLoop.make({ interceptor: Interceptor.make((ctx) => Effect.succeed(ctx)), tools: [add] })
+        expect(await deltas(loop)).toEqual(["0:Let me add.", "1:It is 4."])
+      })
+
+      it("obeys an explicit choice", async () => {
+        const checked = AgentLoop.make({ tools: [add], textDeltas: "checked" })
+        expect(await deltas(checked)).toEqual(["0:Let me add.", "1:It is 4."])
+        const live = AgentLoop.make({ interceptor: stackOf([shout, { triggers: "AfterInference", name: "shout" }]), tools: [add], textDeltas: "live" })
+        expect(await deltas(live)).toEqual(["0:Let me add.", "1:It ", "1:is ", "1:4."])
+      })
+
+      it("rejects an unknown mode", () => {
+        expect(() => AgentLoop.make({ textDeltas: "sometimes" as never })).toThrow(/textDeltas: expected "auto", "live" or "checked", got "sometimes"/)
+      })
     })
 
     it("aborts the run when the consumer stops early, and AfterExecution still fires", async () => {

@@ -48,6 +48,8 @@ export { Json_ as Json }
 import * as Message_ from "./Message.js"
 export { Message_ as Message }
 export type Message = Message_.Message
+import * as Permission_ from "./Permission.js"
+export { Permission_ as Permission }
 import * as Step_ from "./Step.js"
 export { Step_ as Step }
 export type Step = Step_.Step

@@ -31,6 +31,8 @@ export interface EngineConfig<R> {
   readonly tools: Tools.Tools
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly modelOptions: InferenceRequest.ModelOptions
+  /** A stream emits the model's text only after the AfterInference hooks ran. */
+  readonly checkedText: boolean
 }
 
 /** Per-run options. */
@@ -100,6 +102,18 @@ type Outcome =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly errors: ReadonlyArray<AgentError.AgentError> }
   | { readonly _tag: "Aborted" }
+
+// The state with the record of `raised` (its last entries, if untouched) replaced by `transformed`.
+const rerecord = (
+  state: AgentState,
+  raised: ReadonlyArray<AgentError.AgentError>,
+  transformed: ReadonlyArray<AgentError.AgentError>,
+): AgentState => {
+  const all = state.execution.errors
+  const start = all.length - raised.length
+  const untouched = start >= 0 && raised.every((error, i) => all[start + i] === error)
+  return untouched ? AgentState.withExecution(state, { ...state.execution, errors: [...all.slice(0, start), ...transformed] }) : state
+}
 
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
@@ -255,6 +269,9 @@ class Run<R> {
     )
     const response = after.response ?? answered
     current.response = response
+    if (this.streaming && this.config.checkedText && response.text.length > 0) {
+      this.emit?.({ _tag: "TextDelta", step: index, text: response.text })
+    }
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
     if (this.emit !== undefined) {
       for (const toolCall of response.toolCalls) this.emit({ _tag: "ToolCallRequested", step: index, toolCall })
@@ -277,7 +294,8 @@ class Run<R> {
   private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
     const options = this.callOptions
     if (!this.streaming) return this.driver.generate(request, options)
-    const emit = this.emit
+    // Checked text is emitted after the AfterInference hooks, not as it streams.
+    const emit = this.config.checkedText ? undefined : this.emit
     let response: InferenceResponse | undefined
     return Stream.runForEach(this.driver.stream(request, options), (part) =>
       Effect.sync(() => {
@@ -408,13 +426,20 @@ class Run<R> {
     return Effect.gen(() => this.onErrorGen(errors))
   }
 
+  // The errors are in the state before the hooks run, so a hook that handles them can
+  // also scrub the record (redaction); errors the hooks transform but do not handle
+  // replace their record, unless the hooks rewrote the record themselves.
   private *onErrorGen(errors: ReadonlyArray<AgentError.AgentError>) {
-    const ctx = HookContext.make({ trigger: "OnError", state: this.state, createdAt: this.now(), errors })
+    const recorded = errors.reduce(AgentState.addError, this.state)
+    const ctx = HookContext.make({ trigger: "OnError", state: recorded, createdAt: this.now(), errors })
     const result = yield* Effect.result(Effect.gen(() => this.dispatch(ctx)))
-    let remaining: ReadonlyArray<AgentError.AgentError> = errors
-    if (result._tag === "Failure") this.reportHookFailure(result.failure)
-    else remaining = result.success.errors
-    for (const error of remaining.length === 0 ? errors : remaining) this.state = AgentState.addError(this.state, error)
+    if (result._tag === "Failure") {
+      this.state = recorded
+      this.reportHookFailure(result.failure)
+      return { _tag: "Failed" as const, errors }
+    }
+    const { state, errors: remaining } = result.success
+    this.state = remaining.length === 0 || remaining === ctx.errors ? state : rerecord(state, ctx.errors, remaining)
     return remaining.length === 0 ? undefined : { _tag: "Failed" as const, errors: remaining }
   }
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, AgentState, HookStack, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { AgentError, AgentState, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
 import { Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
@@ -111,7 +111,15 @@ const config = <R>(loop: AgentLoop<R>) => ({
   toolConcurrency: loop.toolConcurrency,
   modelOptions: loop.modelOptions,
   checkedText: checksText(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
+  silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
 })
+
+// The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.
+const silentTriggers = (interceptor: Interceptor<unknown>): Readonly<Record<HookTrigger, boolean>> =>
+  Object.freeze(Object.fromEntries(HookTrigger.all.map((trigger) => [
+    trigger,
+    HookStack.isHookStack(interceptor) && interceptor.resolved[trigger].registrations.length === 0,
+  ])) as Record<HookTrigger, boolean>)
 
 /**
  * Runs to the end and returns the final state. Outcomes are data: read

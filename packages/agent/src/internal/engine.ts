@@ -16,6 +16,7 @@ import {
   StopReason,
   StopSignal,
   ToolExecution,
+  type HookTrigger,
   type Interceptor,
   type InferenceResponse,
   type ToolCall,
@@ -33,7 +34,15 @@ export interface EngineConfig<R> {
   readonly modelOptions: InferenceRequest.ModelOptions
   /** A stream emits the model's text only after the AfterInference hooks ran. */
   readonly checkedText: boolean
+/** Triggers with no hooks: the loop builds no context for them. */
+  readonly silent: Readonly<Record<HookTrigger, boolean>>
 }
+
+/** The parts of a context, as the loop has them. */
+type DispatchInput = Parameters<typeof HookContext.make>[0]
+
+/** What a dispatch gives back: the context the hooks returned, or the input when there were none. */
+type Dispatched = DispatchInput | HookContext
 
 /** Per-run options. */
 export interface RunOptions {
@@ -221,7 +230,7 @@ class Run<R> {
 
   // Returns true when the run should stop before any model call.
   private *beforeExecutionGen() {
-    yield* this.dispatch(HookContext.make({ trigger: "BeforeExecution", state: this.state, createdAt: this.now() }))
+    yield* this.dispatch({ trigger: "BeforeExecution", state: this.state, createdAt: this.now() })
     return yield* this.shouldStop()
   }
 
@@ -241,7 +250,7 @@ class Run<R> {
     // retries after handled errors count against the steps guard.
     const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
     this.current = current
-    yield* this.dispatch(HookContext.make({ trigger: "BeforeStep", state: this.state, createdAt: startedAt }))
+    yield* this.dispatch({ trigger: "BeforeStep", state: this.state, createdAt: startedAt })
     if (yield* this.shouldStop()) {
       this.current = undefined
       return true
@@ -255,18 +264,14 @@ class Run<R> {
       responseFormat: this.state.context.responseFormat,
       options: this.config.modelOptions,
     })
-    const before = yield* this.dispatch(
-      HookContext.make({ trigger: "BeforeInference", state: this.state, createdAt: this.at(), request: draft }),
-    )
+    const before = yield* this.dispatch({ trigger: "BeforeInference", state: this.state, createdAt: this.at(), request: draft })
     const request = before.request ?? draft
     let answered = before.response
     if (answered === undefined) {
       answered = yield* this.callDriver(request, index)
       this.stale = true
     }
-    const after = yield* this.dispatch(
-      HookContext.make({ trigger: "AfterInference", state: this.state, createdAt: this.at(), request, response: answered }),
-    )
+    const after = yield* this.dispatch({ trigger: "AfterInference", state: this.state, createdAt: this.at(), request, response: answered })
     const response = after.response ?? answered
     current.response = response
     if (this.streaming && this.config.checkedText && response.text.length > 0) {
@@ -286,7 +291,7 @@ class Run<R> {
     if (response.toolCalls.length === 0) {
       this.state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
     }
-    yield* this.dispatch(HookContext.make({ trigger: "AfterStep", state: this.state, createdAt: this.at() }))
+    yield* this.dispatch({ trigger: "AfterStep", state: this.state, createdAt: this.at() })
     this.emit?.({ _tag: "StepEnded", step, state: this.state })
     return yield* this.shouldStop()
   }
@@ -317,9 +322,7 @@ class Run<R> {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
-        const before = yield* this.dispatch(
-          HookContext.make({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call }),
-        )
+        const before = yield* this.dispatch({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call })
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined) {
@@ -333,9 +336,7 @@ class Run<R> {
     }
     const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
     for (const call of calls) {
-      const before = yield* this.dispatch(
-        HookContext.make({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call }),
-      )
+      const before = yield* this.dispatch({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call })
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
     }
     const state = this.state
@@ -351,9 +352,7 @@ class Run<R> {
   }
 
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
-    const ctx = yield* this.dispatch(
-      HookContext.make({ trigger: "AfterToolUse", state: this.state, createdAt: this.at(), toolCall, toolExecution: execution }),
-    )
+    const ctx = yield* this.dispatch({ trigger: "AfterToolUse", state: this.state, createdAt: this.at(), toolCall, toolExecution: execution })
     const final = ctx.toolExecution ?? execution
     let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
@@ -367,7 +366,7 @@ class Run<R> {
   // unless a hard stop is among the signals. Returns true when the run should stop.
   private *shouldStop() {
     if (this.state.execution.stopSignals.length === 0) return false
-    yield* this.dispatch(HookContext.make({ trigger: "OnStop", state: this.state, createdAt: this.at() }))
+    yield* this.dispatch({ trigger: "OnStop", state: this.state, createdAt: this.at() })
     if (!this.state.execution.continuationRequested) return true
     const highest = StopSignal.highest(this.state.execution.stopSignals)
     const hard = highest !== undefined && StopSignal.isHard(highest)
@@ -378,8 +377,11 @@ class Run<R> {
   }
 
   // Runs the interceptor on a context and commits the state it returns. On the
-  // synchronous path nothing is yielded: no Effect is built or run.
-  private *dispatch(ctx: HookContext) {
+  // synchronous path nothing is yielded: no Effect is built or run. A trigger with no
+  // hooks builds no context at all: its parts come back as they went in.
+  private *dispatch(input: DispatchInput) {
+    if (this.config.silent[input.trigger]) return input as Dispatched
+    const ctx = HookContext.make(input)
     const sync = this.config.interceptor.interceptSync
     if (sync !== undefined) {
       let out: HookContext | undefined
@@ -431,15 +433,16 @@ class Run<R> {
   // replace their record, unless the hooks rewrote the record themselves.
   private *onErrorGen(errors: ReadonlyArray<AgentError.AgentError>) {
     const recorded = errors.reduce(AgentState.addError, this.state)
-    const ctx = HookContext.make({ trigger: "OnError", state: recorded, createdAt: this.now(), errors })
-    const result = yield* Effect.result(Effect.gen(() => this.dispatch(ctx)))
+    const input = { trigger: "OnError" as const, state: recorded, createdAt: this.now(), errors: Object.freeze([...errors]) }
+    const result = yield* Effect.result(Effect.gen(() => this.dispatch(input)))
     if (result._tag === "Failure") {
       this.state = recorded
       this.reportHookFailure(result.failure)
       return { _tag: "Failed" as const, errors }
     }
-    const { state, errors: remaining } = result.success
-    this.state = remaining.length === 0 || remaining === ctx.errors ? state : rerecord(state, ctx.errors, remaining)
+    const { state } = result.success
+    const remaining = result.success.errors ?? input.errors
+    this.state = remaining.length === 0 || remaining === input.errors ? state : rerecord(state, input.errors, remaining)
     return remaining.length === 0 ? undefined : { _tag: "Failed" as const, errors: remaining }
   }
 
@@ -472,7 +475,7 @@ class Run<R> {
       : "completed"
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.now()), false)
     const exit = yield* Effect.exit(
-      Effect.gen(() => this.dispatch(HookContext.make({ trigger: "AfterExecution", state: this.state, createdAt: this.now() }))),
+      Effect.gen(() => this.dispatch({ trigger: "AfterExecution", state: this.state, createdAt: this.now() })),
     )
     if (Exit.isFailure(exit)) {
       const failure = exit.cause.reasons.find(Cause.isFailReason)

@@ -13,6 +13,7 @@ import {
   Hook,
   HookStack,
   HookTriggers,
+  Json,
   type InferenceRequest,
   type Interceptor,
 } from "@hookline/core"
@@ -34,7 +35,7 @@ export type Capability =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
-  | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool> }
+  | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
   | { readonly _tag: "UseDriver"; readonly driver: DriverShape }
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
   | {
@@ -42,8 +43,27 @@ export type Capability =
     readonly options: {
       readonly toolConcurrency?: "sequential" | "concurrent" | undefined
       readonly modelOptions?: InferenceRequest.ModelOptions | undefined
+      /** When a stream emits the model's text: `AgentLoop.TextDeltas`. */
+      readonly textDeltas?: AgentLoop.TextDeltas | undefined
     }
   }
+
+/**
+ * Options of `UseTools`, for the tools it lists.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolsOptions {
+  /**
+   * The longest output the model gets from each of these tools, in characters of the
+   * text it reads; a longer one is cut and marked (`Tools.truncationMarker`). A tool's
+   * own `maxOutputLength` wins; default `Tools.defaultMaxOutputLength`.
+   */
+  readonly maxOutputLength?: number | undefined
+}
+
+type LoopOptions = Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]
 
 /**
  * @since 0.1.0
@@ -62,8 +82,15 @@ export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Obje
 /** @since 0.1.0 @category capabilities */
 export const UseContextConfig = (config: ContextConfig.ContextConfig): Capability =>
   Object.freeze({ _tag: "UseContextConfig", config })
-/** @since 0.1.0 @category capabilities */
-export const UseTools = (tools: ReadonlyArray<Tool.Tool>): Capability => Object.freeze({ _tag: "UseTools", tools })
+/**
+ * Tools for the agent; `options.maxOutputLength` bounds what each of them gives the
+ * model (`UseTools([readFile], { maxOutputLength: 20_000 })`).
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseTools = (tools: ReadonlyArray<Tool.Tool>, options: ToolsOptions = {}): Capability =>
+  Object.freeze({ _tag: "UseTools", tools, options })
 /** @since 0.1.0 @category capabilities */
 export const UseDriver = (driver: DriverShape): Capability => Object.freeze({ _tag: "UseDriver", driver })
 /** A custom interceptor in place of the hook stack (no UseHook, no guards). @since 0.1.0 @category capabilities */
@@ -107,8 +134,10 @@ const invalid = (path: string, detail: string): never => {
   throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
 }
 
-// Re-throws an InvalidConfiguration from a nested validator under this capability's path.
-const under = <A>(prefix: string, f: () => A): A => {
+// Re-throws an InvalidConfiguration from a nested validator under this capability's
+// path. Anything else a validator throws (a getter, a value it did not expect) is a
+// bad configuration too, at the capability.
+const under = <A>(prefix: string, f: () => A, validating = true): A => {
   try {
     return f()
   } catch (error) {
@@ -118,15 +147,62 @@ const under = <A>(prefix: string, f: () => A): A => {
       const detail = error.error.message.replace(/^invalid configuration at [^:]+: /, "")
       return invalid(path, detail)
     }
-    throw error
+    if (!validating) throw error
+    return invalid(prefix, `validating it threw: ${AgentError.messageOf(error)}`)
   }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+// An options object with a key the capability does not know is a typo that would be
+// silently ignored (`maxStep: 5` leaves the default of 20 steps): refuse it.
+const knownKeys = (at: string, options: unknown, keys: ReadonlyArray<string>): void => {
+  if (!isRecord(options)) return
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) {
+      invalid(`${at}.${key}`, `unknown option ${JSON.stringify(key)}: expected one of ${keys.join(", ")}`)
+    }
+  }
+}
+
+// The keys of an options type; the compiler checks that the list has all of them, so
+// an option added to a type cannot be refused here by mistake.
+const keysOf = <T>() =>
+<const K extends ReadonlyArray<keyof T & string>>(
+  keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : never),
+): ReadonlyArray<string> => keys
+
+const hookKeys = keysOf<HookStack.HookOptions>()(["triggers", "priority", "name", "onError"])
+const guardKeys = keysOf<Guards.GuardOptions>()(["maxSteps", "maxTokens", "maxExecutionTime", "finishReasons"])
+const contextKeys = keysOf<ContextConfig.ContextConfig>()(["systemPrompt", "responseFormat"])
+const toolsKeys = keysOf<ToolsOptions>()(["maxOutputLength"])
+const loopKeys = keysOf<LoopOptions>()(["toolConcurrency", "modelOptions", "textDeltas"])
+const modelKeys = keysOf<InferenceRequest.ModelOptions>()(
+  ["temperature", "topP", "topK", "maxOutputTokens", "seed", "stopSequences", "providerOptions"],
+)
+
+// Ranges every provider agrees on; the codec has checked the types.
+const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | undefined): void => {
+  if (options === undefined) return
+  const { temperature, topP, topK, maxOutputTokens, seed } = options
+  const got = (u: unknown) => Json.excerpt(u, 60)
+  if (temperature !== undefined && temperature < 0) invalid(`${at}.temperature`, `expected a number >= 0, got ${got(temperature)}`)
+  if (topP !== undefined && !(topP >= 0 && topP <= 1)) invalid(`${at}.topP`, `expected a number from 0 to 1, got ${got(topP)}`)
+  if (topK !== undefined && !(Number.isSafeInteger(topK) && topK > 0)) invalid(`${at}.topK`, `expected a positive integer, got ${got(topK)}`)
+  if (maxOutputTokens !== undefined && !(Number.isSafeInteger(maxOutputTokens) && maxOutputTokens > 0)) {
+    invalid(`${at}.maxOutputTokens`, `expected a positive integer, got ${got(maxOutputTokens)}`)
+  }
+  if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
 const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
 
 /**
  * Validates the capabilities and makes the agent. Throws
- * `HooklineError(InvalidConfiguration)` naming the path of the first problem.
+ * `HooklineError(InvalidConfiguration)` naming the path of the first problem
+ * (`capabilities[2].maxSteps`): a wrong type, a value out of range, an unknown key of
+ * an options object (a typo would otherwise be ignored), a tool name given twice.
  *
  * Without `UseGuards` the agent gets the default guards (20 steps, 32768 tokens,
  * 300 seconds); pass `UseGuards({ maxSteps: null, ... })` to turn them off.
@@ -155,14 +231,18 @@ export const build = (self: AgentBuilder): Agent.Agent => {
     switch (capability._tag) {
       case "UseHook":
         hooksAt ||= at
+        knownKeys(at, capability.options, hookKeys)
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")
         hooksAt ||= at
+        if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
+        knownKeys(at, capability.options, guardKeys)
         guards = under(at, () => Guards.useGuards(capability.options))
         return
       case "UseContextConfig": {
+        knownKeys(at, capability.config, contextKeys)
         const decoded = Codecs.decode(ContextConfigCodec, capability.config)
         if (Result.isFailure(decoded)) {
           const { path, message } = decoded.failure
@@ -173,14 +253,20 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         contextAt ||= at
         return
       }
-      case "UseTools":
+      case "UseTools": {
         if (!Array.isArray(capability.tools)) return invalid(`${at}.tools`, "expected an array of tools")
+        const options: unknown = capability.options ?? {}
+        if (!isRecord(options)) return invalid(at, "expected the tools' options (an object)")
+        knownKeys(at, options, toolsKeys)
+        const limit = under(at, () => Tool.maxOutputLengthOf(options["maxOutputLength"], "maxOutputLength"))
         capability.tools.forEach((tool, j) => {
           if (!Tool.isTool(tool)) invalid(`${at}.tools[${j}]`, "expected a Tool (Tool.make)")
-          tools.push(tool)
+          // The capability's limit is the default of its own tools; a tool's own wins.
+          tools.push(limit === undefined || tool.maxOutputLength !== undefined ? tool : Object.freeze({ ...tool, maxOutputLength: limit }))
           toolPaths.push(`${at}.tools[${j}]`)
         })
         return
+      }
       case "UseDriver":
         if (driver !== undefined) return invalid(at, "UseDriver is given twice")
         if (typeof capability.driver?.generate !== "function" || typeof capability.driver?.stream !== "function") {
@@ -197,11 +283,14 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         interceptorAt = at
         return
       case "UseLoopOptions": {
+        knownKeys(at, capability.options, loopKeys)
+        if (isRecord(capability.options)) knownKeys(`${at}.modelOptions`, capability.options["modelOptions"], modelKeys)
         const decoded = Codecs.decode(LoopOptionsCodec, capability.options)
         if (Result.isFailure(decoded)) {
           const { path, message } = decoded.failure
           return invalid(path === "" ? at : `${at}.${path}`, message.replace(/^cannot decode [^:]+: /, ""))
         }
+        checkModelOptions(`${at}.modelOptions`, decoded.success.modelOptions)
         loopOptions = { ...loopOptions, ...definedOnly(capability.options) }
         return
       }
@@ -235,7 +324,8 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       tools: Tools.make(tools),
       toolConcurrency: loopOptions.toolConcurrency,
       modelOptions: loopOptions.modelOptions,
-    }))
+      textDeltas: loopOptions.textDeltas,
+    }), false)
   return Agent.make(loop, driver)
 }
 
@@ -253,6 +343,7 @@ const definedOnly = <A extends object>(a: A): Partial<A> =>
 const LoopOptionsCodec = t.partial({
   toolConcurrency: t.union([t.literal("sequential"), t.literal("concurrent"), t.undefined]),
   modelOptions: t.union([Codecs.ModelOptions, t.undefined]),
+  textDeltas: t.union([t.literal("auto"), t.literal("live"), t.literal("checked"), t.undefined]),
 })
 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s)

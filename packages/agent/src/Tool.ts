@@ -11,6 +11,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/sp
 import {
   AgentError,
   Codecs,
+  Json,
   type AgentState,
   type InferenceRequest,
   type JsonObject,
@@ -48,7 +49,16 @@ export interface Tool<A = any> {
   /** The JSON Schema of the arguments, for the model; its top-level type is `"object"`. */
   readonly jsonSchema: JsonObject
   readonly timeout: Duration.Duration | undefined
-  /** Validates untrusted arguments; a failure names the path of the first bad value. */
+  /**
+   * The longest output this tool may give the model, in characters of the text the
+   * model reads; `undefined` takes the limit of its `Tools` (see `Tools.make`).
+   */
+  readonly maxOutputLength: number | undefined
+  /**
+   * Validates untrusted arguments; a failure names the path of the first bad value.
+   * Arguments that are not a JSON object (text that is not JSON, an array, `null`)
+   * fail at the root with an excerpt of what was sent.
+   */
   readonly validate: (input: unknown) => Effect.Effect<A, ArgumentsError>
   /** Runs the tool; whatever it throws, rejects or fails with is in the error channel. */
   readonly execute: (args: A, context: ToolContext) => Effect.Effect<unknown, unknown>
@@ -86,6 +96,14 @@ export interface Options<A> {
   readonly execute: (args: NoInfer<A>, context: ToolContext) => Promise<unknown> | Effect.Effect<unknown, unknown> | unknown
   /** How long `execute` may run, e.g. `"30 seconds"` or a number of milliseconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * The longest output the model gets from this tool, in characters (UTF-16 code
+   * units) of the text it reads: a string output as it is, anything else as JSON.
+   * A longer output is cut and marked (`Tools.truncationMarker`). Overrides the limit
+   * of the `Tools` it is in (`Tools.make(tools, { maxOutputLength })`, default
+   * `Tools.defaultMaxOutputLength`). A positive integer.
+   */
+  readonly maxOutputLength?: number | undefined
 }
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/
@@ -121,6 +139,51 @@ const validatorOf = <A>(parameters: unknown): Tool<A>["validate"] => {
   }
   if (isCodec(parameters)) return validatorFromCodec(parameters as t.Type<A, unknown, unknown>)
   return invalid("parameters", "expected an io-ts codec or a Standard Schema")
+}
+
+/** How much of bad arguments an error message shows. */
+const excerptLength = 200
+
+const isJsonText = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const kindOfArguments = (input: unknown): string =>
+  input === null ? "null" : Array.isArray(input) ? "an array" : typeof input === "object" ? "an object that is not plain data" : `a ${typeof input}`
+
+/**
+ * Why arguments are not a JSON object, with an excerpt of what was sent; `undefined`
+ * for a plain object. A driver passes arguments it could not parse on as the text
+ * the model sent (see `ToolCall`).
+ *
+ * @internal
+ */
+export const notAnObject = (input: unknown): string | undefined => {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    const proto: unknown = Object.getPrototypeOf(input)
+    if (proto === Object.prototype || proto === null) return undefined
+  }
+  if (typeof input !== "string") {
+    return `the arguments are not a JSON object: got ${kindOfArguments(input)}: ${Json.excerpt(input, excerptLength)}`
+  }
+  const sent = `${Json.excerpt(input, excerptLength)} (${input.length} characters)`
+  return isJsonText(input)
+    // Valid JSON the driver would not take as arguments (the AI SDK, for one, refuses
+    // "__proto__" and "constructor.prototype" keys), or JSON that is not an object.
+    ? `the arguments are not a JSON object: the driver passed them on as text: ${sent}`
+    : `the arguments are not JSON: the model sent text that does not parse: ${sent}`
+}
+
+// Every tool takes a JSON object (its schema's top-level type is "object"): anything
+// else fails at the root before the validator sees it.
+const objectsOnly = <A>(validate: Tool<A>["validate"]): Tool<A>["validate"] => (input) => {
+  const problem = notAnObject(input)
+  return problem === undefined ? validate(input) : Effect.fail({ path: "", message: problem })
 }
 
 // Copies and deeply freezes, or names the first value that is not JSON.
@@ -195,6 +258,19 @@ const timeoutOf = (input: unknown): Duration.Duration | undefined => {
   return duration.value
 }
 
+/**
+ * A positive integer limit, or `undefined`; else `InvalidConfiguration` at `path`.
+ *
+ * @internal
+ */
+export const maxOutputLengthOf = (input: unknown, path: string): number | undefined => {
+  if (input === undefined) return undefined
+  if (typeof input !== "number" || !Number.isSafeInteger(input) || input <= 0) {
+    return invalid(path, `expected a positive integer (characters), got ${Json.excerpt(input, 60)}`)
+  }
+  return input
+}
+
 /** @internal */
 export const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { readonly then?: unknown }).then === "function"
@@ -219,7 +295,7 @@ const lift = <A>(run: Options<A>["execute"]): Tool<A>["execute"] => (args, conte
 /**
  * A frozen tool. Throws a `HooklineError` carrying `InvalidConfiguration` that names
  * the bad field (`name`, `description`, `parameters`, `jsonSchema`, `execute`,
- * `timeout`). The JSON Schema is `jsonSchema` if given, else the Standard JSON Schema
+ * `timeout`, `maxOutputLength`). The JSON Schema is `jsonSchema` if given, else the Standard JSON Schema
  * of a Standard Schema that implements it (zod 4), else one derived from an io-ts
  * codec; a top-level `$schema` key of a derived schema is dropped.
  *
@@ -238,12 +314,12 @@ const lift = <A>(run: Options<A>["execute"]): Tool<A>["execute"] => (args, conte
  */
 export const make = <A>(options: Options<A>): Tool<A> => {
   if (!isObject(options)) return invalid("", "expected the options of a tool")
-  const { name, description = "", parameters, execute, timeout } = options
+  const { name, description = "", parameters, execute, timeout, maxOutputLength } = options
   if (typeof name !== "string" || !namePattern.test(name)) {
     invalid("name", `expected 1 to 64 letters, digits, "_" or "-", got ${JSON.stringify(name) ?? String(name)}`)
   }
   if (typeof description !== "string") invalid("description", "expected a string")
-  const validate = validatorOf<A>(parameters)
+  const validate = objectsOnly(validatorOf<A>(parameters))
   const jsonSchema = schemaOf(options.jsonSchema, parameters as object)
   if (!isFunction(execute)) invalid("execute", "expected a function")
   return Object.freeze<Tool<A>>({
@@ -252,6 +328,7 @@ export const make = <A>(options: Options<A>): Tool<A> => {
     description,
     jsonSchema,
     timeout: timeoutOf(timeout),
+    maxOutputLength: maxOutputLengthOf(maxOutputLength, "maxOutputLength"),
     validate,
     execute: lift(execute),
     run: execute as Tool<A>["run"],

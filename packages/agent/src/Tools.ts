@@ -3,11 +3,12 @@
  * tool, invalid arguments, a tool that throws, rejects, fails, dies or times out, and
  * an output that is not JSON all end as a failed `ToolExecution` that goes back to the
  * model. Interruption (an aborted run) is never turned into a result: it propagates,
- * and the tool's `signal` is aborted.
+ * and the tool's `signal` is aborted. An output longer than the limit
+ * (`maxOutputLength`) is cut and marked: the model gets a bounded text.
  *
  * @since 0.1.0
  */
-import { AgentError, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
+import { AgentError, Json, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
 import * as Tool from "./Tool.js"
 
@@ -20,6 +21,58 @@ import * as Tool from "./Tool.js"
 export interface Tools {
   readonly byName: ReadonlyMap<string, Tool.Tool>
   readonly definitions: ReadonlyArray<InferenceRequest.ToolDefinition>
+  /** The longest output a tool gives the model, unless the tool sets its own. */
+  readonly maxOutputLength: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The longest output the model gets from a tool, in characters (UTF-16 code units)
+   * of the text it reads: a string output as it is, anything else as its JSON text.
+   * A longer output becomes a string: its first `maxOutputLength` characters and a
+   * `truncationMarker`. A tool's own `maxOutputLength` wins. Default
+   * `defaultMaxOutputLength`.
+   */
+  readonly maxOutputLength?: number | undefined
+}
+
+/**
+ * The default output limit: 100,000 characters, about 25,000 tokens. Larger than any
+ * ordinary tool result, small enough to fit a 128k-token context with room to spare;
+ * a megabyte of output (about 250,000 tokens) would overflow most models' context and
+ * fail the next call, losing the run rather than the tail of one result.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxOutputLength = 100_000
+
+/**
+ * What follows a cut output: `…[truncated: 10485760 characters, limit 100000]`, with
+ * the length of the whole text and the limit.
+ *
+ * @since 0.1.0
+ * @category truncation
+ */
+export const truncationMarker = (length: number, limit: number): string => `…[truncated: ${length} characters, limit ${limit}]`
+
+const markerPattern = /…\[truncated: (\d+) characters, limit (\d+)\]$/
+
+/**
+ * Whether a tool output was cut by the output limit; if so, the length of the whole
+ * text and the limit.
+ *
+ * @since 0.1.0
+ * @category truncation
+ */
+export const truncation = (output: JsonValue): { readonly length: number; readonly limit: number } | undefined => {
+  if (typeof output !== "string") return undefined
+  const match = markerPattern.exec(output.slice(-80))
+  return match === null ? undefined : { length: Number(match[1]), limit: Number(match[2]) }
 }
 
 /**
@@ -28,20 +81,34 @@ export interface Tools {
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Tools = Object.freeze({ byName: new Map<string, Tool.Tool>(), definitions: Object.freeze([]) })
+export const empty: Tools = Object.freeze({
+  byName: new Map<string, Tool.Tool>(),
+  definitions: Object.freeze([]),
+  maxOutputLength: defaultMaxOutputLength,
+})
 
 /**
  * A frozen set of tools. Throws a `HooklineError` carrying `InvalidConfiguration` at
- * `tools[i]` for an entry that is not a tool, and at `tools[i].name` for a name
- * already taken.
+ * `tools[i]` for an entry that is not a tool, at `tools[i].name` for a name already
+ * taken, and at `options.maxOutputLength` for a limit that is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * const tools = Tools.make([readFile, search], { maxOutputLength: 20_000 })
+ * AgentLoop.make({ interceptor, tools })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (tools: ReadonlyArray<Tool.Tool>): Tools => {
+export const make = (tools: ReadonlyArray<Tool.Tool>, options: Options = {}): Tools => {
   if (!Array.isArray(tools)) {
     throw new AgentError.HooklineError(AgentError.invalidConfiguration("tools", "expected an array of tools"))
   }
+  if (typeof options !== "object" || options === null) {
+    throw new AgentError.HooklineError(AgentError.invalidConfiguration("options", "expected an object"))
+  }
+  const maxOutputLength = Tool.maxOutputLengthOf(options.maxOutputLength, "options.maxOutputLength") ?? defaultMaxOutputLength
   const byName = new Map<string, Tool.Tool>()
   const definitions: Array<InferenceRequest.ToolDefinition> = []
   tools.forEach((tool: unknown, i) => {
@@ -56,7 +123,7 @@ export const make = (tools: ReadonlyArray<Tool.Tool>): Tools => {
     byName.set(tool.name, tool)
     definitions.push(Tool.definition(tool))
   })
-  return Object.freeze({ byName, definitions: Object.freeze(definitions) })
+  return Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength })
 }
 
 /**
@@ -77,12 +144,28 @@ export const get = (tools: Tools, name: string): Tool.Tool | undefined => tools.
 
 const notJson = (cause: unknown): string => `the output is not JSON (${AgentError.messageOf(cause)})`
 
-// What JSON.stringify makes of the output: undefined is null, a Date its ISO string.
-const toJson = (output: unknown): Result.Result<JsonValue, string> => {
+// V8 keeps a slice of a string as a view of the whole string, so a cut output would
+// keep the 10 MB alive as long as the state holds it. A round trip through JSON text
+// makes a string of its own (an O(limit) copy, and lone surrogates survive it).
+const detached = (text: string): string => JSON.parse(JSON.stringify(text)) as string
+
+// The first `limit` characters of `text`, without splitting a surrogate pair, and the
+// marker.
+const cut = (text: string, limit: number): string => {
+  const end = limit > 0 && /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit
+  return detached(text.slice(0, end) + truncationMarker(text.length, limit))
+}
+
+// What JSON.stringify makes of the output (undefined is null, a Date its ISO string),
+// bounded: the text the model would read is at most `limit` characters, else the
+// output is that text, cut and marked. An object output is serialized once; it is
+// parsed back (a frozen copy) only when it fits.
+const toJson = (output: unknown, limit: number): Result.Result<JsonValue, string> => {
   switch (typeof output) {
     case "undefined":
       return Result.succeed(null)
     case "string":
+      return Result.succeed(output.length > limit ? cut(output, limit) : output)
     case "boolean":
       return Result.succeed(output)
     case "number":
@@ -99,8 +182,16 @@ const toJson = (output: unknown): Result.Result<JsonValue, string> => {
   } catch (cause) {
     return Result.fail(notJson(cause))
   }
-  return text === undefined ? Result.fail(notJson("it serializes to nothing")) : Result.succeed(JSON.parse(text) as JsonValue)
+  if (text === undefined) return Result.fail(notJson("it serializes to nothing"))
+  // A string (a Date's toJSON) is read as it is; anything else as its JSON text.
+  const parsed = text.length > limit && text.charCodeAt(0) !== 34 ? undefined : (JSON.parse(text) as JsonValue)
+  if (parsed === undefined) return Result.succeed(cut(text, limit))
+  return typeof parsed === "string" && parsed.length > limit ? Result.succeed(cut(parsed, limit)) : Result.succeed(parsed)
 }
+
+// A tool that throws a 10 MB message gives the model a bounded one too.
+const bounded = (error: ToolExecution.ToolError, limit: number): ToolExecution.ToolError =>
+  error.message.length > limit ? Object.freeze({ ...error, message: cut(error.message, limit) }) : error
 
 // The context's signal is made when the tool first reads it: most tools never do.
 // (Private fields stay writable on a frozen instance.)
@@ -123,18 +214,24 @@ class Context implements Tool.ToolContext {
   }
 }
 
-const settle = (toolCall: ToolCall, output: unknown, startedAt: number, completedAt: number): ToolExecution.ToolExecution => {
-  const json = toJson(output)
+const settle = (
+  toolCall: ToolCall,
+  output: unknown,
+  limit: number,
+  startedAt: number,
+  completedAt: number,
+): ToolExecution.ToolExecution => {
+  const json = toJson(output, limit)
   return Result.isSuccess(json)
     ? ToolExecution.success(toolCall, json.success, startedAt, completedAt)
     : ToolExecution.failure(toolCall, AgentError.toolFailed(toolCall.id, toolCall.name, json.failure), startedAt, completedAt)
 }
 
-const failed = (toolCall: ToolCall, error: ToolExecution.ToolError, startedAt: number) =>
-  Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.failure(toolCall, error, startedAt, completedAt))
+const failed = (toolCall: ToolCall, error: ToolExecution.ToolError, limit: number, startedAt: number) =>
+  Effect.map(Clock.currentTimeMillis, (completedAt) => ToolExecution.failure(toolCall, bounded(error, limit), startedAt, completedAt))
 
 // A failure cause as the tool's error; interruption (an aborted run) propagates.
-const onCause = (toolCall: ToolCall, startedAt: number, toError: (e: unknown) => ToolExecution.ToolError) =>
+const onCause = (toolCall: ToolCall, limit: number, startedAt: number, toError: (e: unknown) => ToolExecution.ToolError) =>
 (cause: Cause.Cause<unknown>): Effect.Effect<ToolExecution.ToolExecution> => {
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
   const error = Cause.findError(cause)
@@ -143,6 +240,7 @@ const onCause = (toolCall: ToolCall, startedAt: number, toError: (e: unknown) =>
     Result.isSuccess(error)
       ? toError(error.success)
       : AgentError.toolFailed(toolCall.id, toolCall.name, Result.getOrElse(Cause.findDefect(cause), () => Cause.squash(cause))),
+    limit,
     startedAt,
   )
 }
@@ -154,6 +252,7 @@ const awaitOutput = (
   toolCall: ToolCall,
   context: Context,
   pending: Effect.Effect<unknown, unknown>,
+  limit: number,
   startedAt: number,
 ): Effect.Effect<ToolExecution.ToolExecution> => {
   const { id, name } = toolCall
@@ -169,8 +268,8 @@ const awaitOutput = (
     })
   }
   return Effect.matchCauseEffect(execution, {
-    onSuccess: (output) => Effect.map(Clock.currentTimeMillis, (completedAt) => settle(toolCall, output, startedAt, completedAt)),
-    onFailure: onCause(toolCall, startedAt, (e) => e as ToolExecution.ToolError),
+    onSuccess: (output) => Effect.map(Clock.currentTimeMillis, (completedAt) => settle(toolCall, output, limit, startedAt, completedAt)),
+    onFailure: onCause(toolCall, limit, startedAt, (e) => e as ToolExecution.ToolError),
   })
 }
 
@@ -179,23 +278,41 @@ const invoke = (
   toolCall: ToolCall,
   state: AgentState,
   args: unknown,
+  limit: number,
   startedAt: number,
   now: () => number,
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
   const context = new Context(toolCall, state)
-  if (tool.timeout !== undefined) return awaitOutput(tool, toolCall, context, tool.execute(args, context), startedAt)
+  if (tool.timeout !== undefined) return awaitOutput(tool, toolCall, context, tool.execute(args, context), limit, startedAt)
   let out: unknown
   try {
     out = tool.run(args, context)
   } catch (cause) {
-    return ToolExecution.failure(toolCall, AgentError.toolFailed(toolCall.id, toolCall.name, cause), startedAt, now())
+    return ToolExecution.failure(toolCall, bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit), startedAt, now())
   }
-  if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, startedAt)
+  if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
   if (Tool.isPromiseLike(out)) {
     const promise = out
-    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), startedAt)
+    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), limit, startedAt)
   }
-  return settle(toolCall, out, startedAt, now())
+  return settle(toolCall, out, limit, startedAt, now())
+}
+
+/** How many tool names an UnknownTool message lists. */
+const listedNames = 20
+
+/**
+ * `UnknownTool` for a call, with the names the model may use in its message, so the
+ * model can correct itself.
+ */
+const unknownTool = (tools: Tools, toolCall: ToolCall): AgentError.UnknownTool => {
+  const error = AgentError.unknownTool(toolCall.id, toolCall.name)
+  const names = [...tools.byName.keys()]
+  const listed = names.slice(0, listedNames).map((n) => JSON.stringify(n)).join(", ")
+  const more = names.length > listedNames ? ` and ${names.length - listedNames} more` : ""
+  const known = names.length === 0 ? "the agent has no tools" : `the tools are ${listed}${more}`
+  const asked = toolCall.name.length > 100 ? `${Json.excerpt(toolCall.name, 100)}` : JSON.stringify(toolCall.name)
+  return Object.freeze({ ...error, message: `unknown tool ${asked}: ${known}` })
 }
 
 /**
@@ -215,17 +332,16 @@ export const start = (
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
   const startedAt = now()
   const tool = tools.byName.get(toolCall.name)
-  if (tool === undefined) {
-    return ToolExecution.failure(toolCall, AgentError.unknownTool(toolCall.id, toolCall.name), startedAt, now())
-  }
+  if (tool === undefined) return ToolExecution.failure(toolCall, unknownTool(tools, toolCall), startedAt, now())
   const { id, name } = toolCall
+  const limit = tool.maxOutputLength ?? tools.maxOutputLength ?? defaultMaxOutputLength
   const invalidArguments = (e: unknown) => {
     const error = e as { readonly path: string; readonly message: string }
     return AgentError.toolArgumentsInvalid(id, name, error.path, error.message)
   }
   const validated = tool.validate(toolCall.arguments)
   if (Exit.isExit(validated)) {
-    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, startedAt, now)
+    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, limit, startedAt, now)
     const error = Cause.findError(validated.cause)
     if (Result.isSuccess(error)) return ToolExecution.failure(toolCall, invalidArguments(error.success), startedAt, now())
   }
@@ -233,10 +349,10 @@ export const start = (
   return Effect.matchCauseEffect(validated, {
     onSuccess: (args) =>
       Clock.clockWith((clock) => {
-        const result = invoke(tool, toolCall, state, args, startedAt, () => clock.currentTimeMillisUnsafe())
+        const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe())
         return Effect.isEffect(result) ? result : Effect.succeed(result)
       }),
-    onFailure: onCause(toolCall, startedAt, invalidArguments),
+    onFailure: onCause(toolCall, limit, startedAt, invalidArguments),
   })
 }
 

@@ -419,6 +419,15 @@ describe("AgentBuilder", () => {
       expect(driver.requests.map((r) => r.options)).toEqual([{ temperature: 0.2, seed: 7 }, { temperature: 0.2, seed: 7 }])
     })
 
+    it("sets when a stream emits text, and refuses an unknown mode", () => {
+      const redact = Hook.observe(() => {})
+      const driver = () => UseDriver(addThenAnswer())
+      expect(AgentBuilder.make(driver()).loop.textDeltas).toBe("auto")
+      expect(AgentBuilder.make(driver(), UseHook(redact, { triggers: "AfterInference" }), UseLoopOptions({ textDeltas: "live" })).loop.textDeltas).toBe("live")
+      const error = invalidConfiguration(() => AgentBuilder.make(driver(), UseLoopOptions({ textDeltas: "never" as never })))
+      expect(error.path).toBe("capabilities[1].textDeltas")
+    })
+
     it("runs the calls of a step together with toolConcurrency concurrent", async () => {
       let running = 0
       let most = 0

@@ -298,8 +298,9 @@ describe("Tool", () => {
       const tools: ReadonlyArray<Tool> = [add, Tool.make({ name: "z", parameters: z.object({ a: z.number() }), execute: () => null })]
       for (const tool of tools) {
         const failure = await failureOf(tool, "{a: 1")
-        expect(failure.path).toBe("")
-        expect(failure.message).toContain("not a JSON object")
+        expect(failure).toEqual({ path: "", message: `the arguments are not JSON: the model sent text that does not parse: "{a: 1" (5 characters)` })
+        expect((await failureOf(tool, [1])).message).toBe("the arguments are not a JSON object: got an array: [1]")
+        expect((await failureOf(tool, `{"a": 1}`)).message).toContain("not a JSON object: the driver passed them on as text")
       }
     })
 

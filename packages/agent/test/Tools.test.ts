@@ -67,7 +67,45 @@ describe("Tools", () => {
     it("has an empty set", () => {
       expect(Tools.empty.byName.size).toBe(0)
       expect(Tools.empty.definitions).toEqual([])
+      expect(Tools.empty.maxOutputLength).toBe(Tools.defaultMaxOutputLength)
       expect(Object.isFrozen(Tools.empty)).toBe(true)
+    })
+
+    it("takes the output limit from its options, 100,000 characters by default", () => {
+      expect(Tools.defaultMaxOutputLength).toBe(100_000)
+      expect(Tools.make([add]).maxOutputLength).toBe(100_000)
+      expect(Tools.make([add], { maxOutputLength: 10 }).maxOutputLength).toBe(10)
+      expect(() => Tools.make([add], { maxOutputLength: 0 })).toThrow(
+        expect.objectContaining({ error: expect.objectContaining({ _tag: "InvalidConfiguration", path: "options.maxOutputLength" }) }),
+      )
+    })
+  })
+
+  describe("truncation", () => {
+    it("reads the marker of a cut output, and nothing else", () => {
+      expect(Tools.truncationMarker(500, 10)).toBe("…[truncated: 500 characters, limit 10]")
+      expect(Tools.truncation(`abc${Tools.truncationMarker(500, 10)}`)).toEqual({ length: 500, limit: 10 })
+      expect(Tools.truncation("abc")).toBeUndefined()
+      expect(Tools.truncation({ text: Tools.truncationMarker(500, 10) })).toBeUndefined()
+      expect(Tools.truncation(`${Tools.truncationMarker(500, 10)} and more`)).toBeUndefined()
+    })
+
+    it("cuts a string output, the JSON text of any other, and marks it", async () => {
+      const tools = (output: unknown) => Tools.make([returning(() => output)], { maxOutputLength: 4 })
+      const run = (output: unknown) => runAt5s(Tools.execute(tools(output), call("out"), { state })).then(outputOf)
+      expect(await run("abcdef")).toBe(`abcd${Tools.truncationMarker(6, 4)}`)
+      expect(await run("abcd")).toBe("abcd")
+      expect(await run([1, 2, 3])).toBe(`[1,2${Tools.truncationMarker(7, 4)}`)
+      expect(await run([12])).toEqual([12])
+      expect(await run(new Date(0))).toBe(`1970${Tools.truncationMarker(24, 4)}`)
+      expect(await run(123456)).toBe(123456)
+    })
+
+    it("takes the tool's own limit first", async () => {
+      const tool = Tool.make({ name: "out", parameters: Empty, maxOutputLength: 2, execute: () => "abcdef" })
+      expect(tool.maxOutputLength).toBe(2)
+      const execution = await runAt5s(Tools.execute(Tools.make([tool], { maxOutputLength: 4 }), call("out"), { state }))
+      expect(outputOf(execution)).toBe(`ab${Tools.truncationMarker(6, 2)}`)
     })
   })
 
@@ -119,7 +157,7 @@ describe("Tools", () => {
     it("fails with UnknownTool for a name it does not have", async () => {
       const execution = await execute(add, call("subtract", { a: 1, b: 2 }, "c9"))
       expect(execution).toMatchObject({ status: "failure", startedAt: 5_000, completedAt: 5_000 })
-      expect(errorOf(execution)).toEqual(AgentError.unknownTool("c9", "subtract"))
+      expect(errorOf(execution)).toEqual({ ...AgentError.unknownTool("c9", "subtract"), message: `unknown tool "subtract": the tools are "add"` })
     })
 
     it("fails with ToolArgumentsInvalid naming the path, without running the tool", async () => {
@@ -133,7 +171,7 @@ describe("Tools", () => {
     it("fails with ToolArgumentsInvalid at the root for arguments given as text", async () => {
       const error = errorOf(await execute(add, call("add", "{\"a\": 1,")))
       expect(error).toMatchObject({ _tag: "ToolArgumentsInvalid", path: "" })
-      expect(error.message).toContain("not a JSON object")
+      expect(error.message).toContain("the arguments are not JSON: the model sent text that does not parse")
     })
 
     it("fails with ToolFailed when execute throws", async () => {

@@ -11,7 +11,8 @@ import type * as t from "io-ts"
 import { Result } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
-import { firstError } from "./internal/decode.js"
+import { excerpt } from "./Json.js"
+import { pathOf } from "./internal/decode.js"
 
 export { appendLog, type Codec, type EncodedFields } from "./codecs/combinators.js"
 export { AgentError, ToolError } from "./codecs/errors.js"
@@ -36,8 +37,20 @@ export { AgentContext, AgentState, Execution, HookContext, Step, StopSignal, Too
  */
 export type Encoded<C extends t.Any> = t.OutputOf<C>
 
+// The deepest error is the most specific; ties go to the first reported. The value
+// shown is an excerpt: a 10 MB string or a 100,000-level array is not printed whole.
+const failureOf = (errors: t.Errors): AgentError_.DecodeFailed => {
+  let best = errors[0]
+  for (const error of errors) if (best === undefined || error.context.length > best.context.length) best = error
+  if (best === undefined) return AgentError_.decodeFailed("", "invalid value")
+  const { path, expected } = pathOf(best)
+  return AgentError_.decodeFailed(path, best.message ?? `expected ${expected}, got ${excerpt(best.value, 60)}`)
+}
+
 /**
- * Decodes untrusted input; a failure names the path of the first bad value.
+ * Decodes untrusted input; a failure names the path of the first bad value. Never
+ * throws: whatever the input (a proxy, a throwing getter, a cycle, JSON nested
+ * deeper than 512 levels), the answer is a value or a `DecodeFailed`.
  *
  * @since 0.1.0
  * @category codecs
@@ -45,12 +58,19 @@ export type Encoded<C extends t.Any> = t.OutputOf<C>
 export const decode = <A>(codec: t.Decoder<unknown, A>, input: unknown): Result.Result<A, AgentError_.DecodeFailed> => {
   try {
     const result = codec.decode(input)
-    if (!isLeft(result)) return Result.succeed(result.right)
-    const { path, detail } = firstError(result.left)
-    return Result.fail(AgentError_.decodeFailed(path, detail))
+    return isLeft(result) ? Result.fail(failureOf(result.left)) : Result.succeed(result.right)
   } catch (cause) {
     // A hostile input (a throwing getter or proxy) is a bad input, not a crash.
-    return Result.fail(AgentError_.decodeFailed("", AgentError_.messageOf(cause)))
+    return Result.fail(AgentError_.decodeFailed("", safeMessageOf(cause)))
+  }
+}
+
+const safeMessageOf = (cause: unknown): string => {
+  try {
+    const message = AgentError_.messageOf(cause)
+    return message.length > 500 ? `${message.slice(0, 500)}…` : message
+  } catch {
+    return "the input threw while it was read"
   }
 }
 
@@ -83,18 +103,21 @@ export const encode = <A, O>(codec: t.Encoder<A, O>, value: A): O => codec.encod
 export const toJson = <A, O>(codec: t.Encoder<A, O>, value: A): string => JSON.stringify(codec.encode(value))
 
 /**
- * Parses and decodes JSON text; text that is not JSON fails at the root (path `""`)
- * with the parser's message.
+ * Parses and decodes JSON text; text that is not JSON (or not a string) fails at the
+ * root (path `""`) with the parser's message.
  *
  * @since 0.1.0
  * @category codecs
  */
 export const fromJson = <A>(codec: t.Decoder<unknown, A>, text: string): Result.Result<A, AgentError_.DecodeFailed> => {
+  if (typeof text !== "string") {
+    return Result.fail(AgentError_.decodeFailed("", `expected JSON text (a string), got ${excerpt(text, 60)}`))
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (cause) {
-    return Result.fail(AgentError_.decodeFailed("", AgentError_.messageOf(cause)))
+    return Result.fail(AgentError_.decodeFailed("", safeMessageOf(cause)))
   }
   return decode(codec, parsed)
 }

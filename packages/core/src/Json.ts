@@ -46,3 +46,84 @@ export const emptyMetadata: Metadata = Object.freeze({})
  * @category getters
  */
 export const toText = (value: JsonValue): string => (typeof value === "string" ? value : JSON.stringify(value))
+
+/**
+ * A short rendering of any value for an error message: JSON-like, at most
+ * `maxLength` characters followed by `…` when cut. It reads only what it shows, so a
+ * 10 MB string or a 100,000-level array costs no more than a small one, and it never
+ * throws (a throwing getter or proxy ends the excerpt with `…`).
+ *
+ * @example
+ * ```ts
+ * Json.excerpt({ a: [1, "x"] })     // '{"a":[1,"x"]}'
+ * Json.excerpt("x".repeat(1e7), 5)  // '"xxxx…'
+ * ```
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const excerpt = (value: unknown, maxLength = 200): string => {
+  const budget = Math.max(0, Math.floor(maxLength))
+  let out = ""
+  const open = new Set<object>()
+  // Each step writes at least one character, so recursion is bounded by the budget.
+  const full = () => out.length > budget
+  const write = (text: string): void => {
+    out += text.length > budget + 1 - out.length ? text.slice(0, budget + 1 - out.length) : text
+  }
+  const string = (s: string): void => write(JSON.stringify(s.length > budget ? s.slice(0, budget) : s))
+  const go = (v: unknown): void => {
+    switch (typeof v) {
+      case "string":
+        return string(v)
+      case "number":
+        return write(Object.is(v, -0) ? "-0" : String(v))
+      case "boolean":
+        return write(String(v))
+      case "undefined":
+        return write("undefined")
+      case "bigint":
+        return write(`${v}n`)
+      case "symbol":
+        return write(v.toString())
+      case "function":
+        return write(`[function ${v.name === "" ? "(anonymous)" : v.name}]`)
+    }
+    if (v === null) return write("null")
+    const object = v as object
+    if (open.has(object)) return write("[circular]")
+    if (Array.isArray(object)) {
+      open.add(object)
+      write("[")
+      for (let i = 0; i < object.length && !full(); i++) {
+        if (i > 0) write(",")
+        go(object[i])
+      }
+      write("]")
+      open.delete(object)
+      return
+    }
+    const proto: unknown = Object.getPrototypeOf(object)
+    if (proto !== Object.prototype && proto !== null) return write(Object.prototype.toString.call(object))
+    open.add(object)
+    write("{")
+    let first = true
+    for (const key in object) {
+      if (full()) break
+      if (!Object.hasOwn(object, key)) continue
+      if (!first) write(",")
+      first = false
+      string(key)
+      write(":")
+      go((object as Record<string, unknown>)[key])
+    }
+    write("}")
+    open.delete(object)
+  }
+  try {
+    go(value)
+  } catch {
+    return `${out.slice(0, budget)}…`
+  }
+  return out.length > budget ? `${out.slice(0, budget)}…` : out
+}

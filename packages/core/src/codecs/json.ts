@@ -21,9 +21,36 @@ const isPlainObject = (u: object): boolean => {
 const kindOf = (u: unknown): string =>
   u === undefined ? "undefined" : typeof u === "object" ? Object.prototype.toString.call(u) : `a ${typeof u}`
 
+const messageOf = (cause: unknown): string => {
+  try {
+    return cause instanceof Error ? cause.message : String(cause)
+  } catch {
+    return "an exception"
+  }
+}
+
+// A property read that may run a hostile getter or proxy trap: a throw is a failure
+// at that key, not a crash.
+const read = (u: object, key: string | number, c: t.Context): t.Validation<unknown> => {
+  try {
+    return t.success((u as Record<string | number, unknown>)[key])
+  } catch (cause) {
+    return t.failure(undefined, t.appendContext(c, String(key), JsonValue, undefined), `reading it threw: ${messageOf(cause)}`)
+  }
+}
+
 // Validates and copies in one pass; each new node is frozen as it is built, so the
 // result is deeply frozen. `open` holds the ancestors, to refuse cycles.
 const walk = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Validation<JsonValue_> => {
+  try {
+    return walkNode(u, c, depth, open)
+  } catch (cause) {
+    // A revoked proxy, a throwing trap: a bad value at this path.
+    return t.failure(u, c, `expected a JSON value, but inspecting it threw: ${messageOf(cause)}`)
+  }
+}
+
+const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Validation<JsonValue_> => {
   switch (typeof u) {
     case "string":
     case "boolean":
@@ -44,8 +71,9 @@ const walk = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Val
     if (Array.isArray(u)) {
       const out: Array<JsonValue_> = []
       for (let i = 0; i < u.length; i++) {
-        const item: unknown = u[i]
-        const r = walk(item, t.appendContext(c, String(i), JsonValue, item), depth + 1, open)
+        const item = read(u, i, c)
+        if (isLeft(item)) return item
+        const r = walk(item.right, t.appendContext(c, String(i), JsonValue, item.right), depth + 1, open)
         if (isLeft(r)) return r
         out.push(r.right)
       }
@@ -53,8 +81,9 @@ const walk = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Val
     }
     const entries: Array<[string, JsonValue_]> = []
     for (const key of Object.keys(u)) {
-      const value: unknown = (u as Record<string, unknown>)[key]
-      const r = walk(value, t.appendContext(c, key, JsonValue, value), depth + 1, open)
+      const value = read(u, key, c)
+      if (isLeft(value)) return value
+      const r = walk(value.right, t.appendContext(c, key, JsonValue, value.right), depth + 1, open)
       if (isLeft(r)) return r
       entries.push([key, r.right])
     }

@@ -397,8 +397,11 @@ describe("bad input", () => {
       ["an unknown hook option", hook({ triggers: "BeforeStep", priorty: 5 }), "capabilities[1].priorty", `unknown option "priorty"`],
       ["guard options that are not an object", guards("strict"), "capabilities[1]", "options"],
       ["a negative step limit", guards({ maxSteps: -1 }), "capabilities[1].maxSteps", "-1"],
-      // The message reads "got null" for NaN: core's internal/decode.ts shows values with JSON.stringify.
-      ["a NaN step limit", guards({ maxSteps: Number.NaN }), "capabilities[1].maxSteps", "a number >= 0"],
+      ["a NaN step limit", guards({ maxSteps: Number.NaN }), "capabilities[1].maxSteps", "got NaN"],
+      ["a fractional step limit", guards({ maxSteps: 2.5 }), "capabilities[1].maxSteps", "a whole number >= 0"],
+      ["an infinite step limit (null turns it off)", guards({ maxSteps: Number.POSITIVE_INFINITY }), "capabilities[1].maxSteps", "null turns the guard off"],
+      ["a time limit of an empty object (zero to Effect)", guards({ maxExecutionTime: {} }), "capabilities[1].maxExecutionTime", "got {}"],
+      ["a negative time limit", guards({ maxExecutionTime: -5 }), "capabilities[1].maxExecutionTime", "got -5"],
       ["a step limit that is not a number", guards({ maxSteps: "5" }), "capabilities[1].maxSteps", `"5"`],
       ["a negative token limit", guards({ maxTokens: -5 }), "capabilities[1].maxTokens", "-5"],
       ["a time limit that is not a duration", guards({ maxExecutionTime: "soon" }), "capabilities[1].maxExecutionTime", "duration"],

@@ -16,6 +16,7 @@ import { finishReasons as knownFinishReasons, type FinishReason } from "./Infere
 import * as StopReason from "./StopReason.js"
 import * as StopSignal from "./StopSignal.js"
 import { decodeWith } from "./internal/decode.js"
+import { finiteDuration } from "./internal/duration.js"
 
 /**
  * The guards' names (hook names and stop-signal sources).
@@ -129,7 +130,8 @@ export interface GuardOptions {
   readonly finishReasons?: ReadonlyArray<FinishReason> | null | undefined
 }
 
-const Limit = t.union([t.undefined, t.null, t.refinement(t.number, (n) => n >= 0 && !Number.isNaN(n), "a number >= 0")])
+// A whole number: `null` turns a guard off, so Infinity, NaN and fractions are mistakes.
+const Limit = t.union([t.undefined, t.null, t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, "a whole number >= 0 (null turns the guard off)")])
 
 const GuardOptionsCodec = t.type({
   maxSteps: Limit,
@@ -157,18 +159,15 @@ export const useGuards = (options: GuardOptions = {}): HookStack.HookStack => {
   const maxTokens = options.maxTokens === undefined ? defaults.maxTokens : options.maxTokens
   const maxTime = options.maxExecutionTime === undefined ? defaults.maxExecutionTime : options.maxExecutionTime
   const reasons = options.finishReasons === undefined || options.finishReasons === null ? defaults.finishReasons : options.finishReasons
-  if (maxTime !== null && Duration.fromInput(maxTime)._tag === "None") {
-    throw new AgentError.HooklineError(
-      AgentError.invalidConfiguration("maxExecutionTime", `expected a duration, got ${JSON.stringify(maxTime)}`),
-    )
-  }
+  const time = maxTime === null ? null : finiteDuration(maxTime)
+  if (typeof time === "string") throw new AgentError.HooklineError(AgentError.invalidConfiguration("maxExecutionTime", time))
   let stack: HookStack.HookStack = HookStack.empty
   const add = (hook: Hook, name: string, triggers: HookTriggers.HookTriggers, priority: number) => {
     stack = HookStack.with(stack, hook, { triggers, priority, name })
   }
   if (maxSteps !== null) add(stepsLimit(maxSteps), names.steps, HookTriggers.beforeStep, 200)
   if (maxTokens !== null) add(tokenLimit(maxTokens), names.tokens, HookTriggers.beforeStep, 200)
-  if (maxTime !== null) add(timeLimit(maxTime), names.time, HookTriggers.beforeStep, 200)
+  if (time !== null) add(timeLimit(time), names.time, HookTriggers.beforeStep, 200)
   if (reasons.length > 0) add(finishReason(reasons), names.finishReason, HookTriggers.afterStep, -200)
   return stack
 }

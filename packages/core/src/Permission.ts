@@ -9,6 +9,7 @@ import { Cause, Duration, Effect, Exit } from "effect"
 import * as AgentError from "./AgentError.js"
 import type * as Hook from "./Hook.js"
 import * as HookContext from "./HookContext.js"
+import { finiteDuration } from "./internal/duration.js"
 
 /**
  * `true` allows the call; `false` or `{ allow: false, reason }` denies it.
@@ -93,9 +94,9 @@ export const make = <E = unknown, R = never>(options: Options<E, R>): Hook.Effec
   if (typeof options.decide !== "function") invalid("permission.decide", `expected a function, got ${typeof options.decide}`)
   let timeout: Duration.Duration | undefined
   if (options.timeout !== undefined) {
-    const parsed = Duration.fromInput(options.timeout)
-    if (parsed._tag === "None") invalid("permission.timeout", `expected a duration, got ${JSON.stringify(options.timeout)}`)
-    else timeout = parsed.value
+    const parsed = finiteDuration(options.timeout)
+    if (typeof parsed === "string") invalid("permission.timeout", parsed)
+    else timeout = parsed
   }
   const decide = options.decide as Decide<unknown, unknown>
   const run = (ctx: HookContext.HookContext): Effect.Effect<HookContext.HookContext, never, R> => {

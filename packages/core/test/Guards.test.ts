@@ -133,6 +133,31 @@ describe("Guards", () => {
       }
     })
 
+    it("rejects limits that would fire at once or never, naming the option and the value", () => {
+      const errorOf = (options: Guards.GuardOptions) => {
+        try {
+          Guards.useGuards(options)
+        } catch (error) {
+          return (error as AgentError.HooklineError).error
+        }
+        return undefined
+      }
+      for (const maxSteps of [2.5, Number.POSITIVE_INFINITY, Number.NaN, -1]) {
+        expect(errorOf({ maxSteps }), String(maxSteps)).toMatchObject({ _tag: "InvalidConfiguration", path: "maxSteps" })
+      }
+      expect(errorOf({ maxTokens: 1e400 })).toMatchObject({ _tag: "InvalidConfiguration", path: "maxTokens" })
+      const durations: ReadonlyArray<unknown> = [{}, { minutes: "x" }, { bogus: 3 }, -5, Number.NaN, Number.POSITIVE_INFINITY, "Infinity", [-1, 0], "-3 seconds"]
+      for (const maxExecutionTime of durations) {
+        const error = errorOf({ maxExecutionTime: maxExecutionTime as "1 second" })
+        expect(error, JSON.stringify(maxExecutionTime)).toMatchObject({ _tag: "InvalidConfiguration", path: "maxExecutionTime" })
+      }
+      expect(errorOf({ maxExecutionTime: { minutes: "x" } as never })?.message).toContain('got {"minutes":"x"}')
+      // What a duration may be.
+      for (const ok of [{ minutes: 5 }, 1_000, "5 minutes", [30, 0], 0]) {
+        expect(errorOf({ maxExecutionTime: ok as "1 second" }), JSON.stringify(ok)).toBeUndefined()
+      }
+    })
+
     it("rejects an unknown finish reason and a duration it cannot read", () => {
       const pathOf = (f: () => unknown) => {
         try {

@@ -1,5 +1,6 @@
 import type * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
+import { excerpt } from "../Json.js"
 
 // io-ts context entries for the members of unions and intersections carry the
 // member's index as key; those are not part of the value's path. Refinements, exact
@@ -28,15 +29,8 @@ export const pathOf = (error: t.ValidationError): { readonly path: string; reado
   return { path, expected }
 }
 
-const describe = (value: unknown): string => {
-  if (value === undefined) return "undefined"
-  try {
-    const text = JSON.stringify(value)
-    return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
-  } catch {
-    return String(value)
-  }
-}
+// Bounded and total: a deep or huge value, NaN or a throwing getter still describes.
+const describe = (value: unknown): string => excerpt(value, 60)
 
 /** The deepest error is the most specific; ties go to the first reported. */
 export const firstError = (errors: t.Errors): { readonly path: string; readonly detail: string } => {

@@ -138,6 +138,7 @@ class Run<R> {
   // Made when a driver first reads the signal: an AbortController costs microseconds.
   private controller: AbortController | undefined
   private abortRequested = false
+  private signal: AbortSignal | undefined
   private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
@@ -170,6 +171,12 @@ class Run<R> {
     }
   }
 
+  // Checked where the loop would start new work without yielding (the next step, a
+  // tool): an abort the race could not see yet stops it there.
+  private abortSeen(): boolean {
+    return this.signal?.aborted === true
+  }
+
   private abortCalls(): void {
     this.abortRequested = true
     this.controller?.abort()
@@ -188,12 +195,15 @@ class Run<R> {
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
     const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
       : signal.aborted
       ? aborted
       : yield* Effect.raceFirst(body, this.abortedBy(signal))
-    return yield* this.finish(outcome)
+    // A body that never yielded after the signal fired (a model or tool that aborted
+    // and answered at once) wins the race: the abort still counts.
+    return yield* this.finish(outcome === done && signal?.aborted === true ? aborted : outcome)
   }
 
   private abortedBy(signal: AbortSignal): Effect.Effect<Outcome> {
@@ -217,6 +227,7 @@ class Run<R> {
     const step = Effect.gen(() => this.stepGen())
     while (true) {
       this.current = undefined
+      if (this.abortSeen()) return aborted
       const result = yield* Effect.result(step)
       if (result._tag === "Success") {
         if (result.success) return done
@@ -251,9 +262,11 @@ class Run<R> {
     const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
     this.current = current
     yield* this.dispatch({ trigger: "BeforeStep", state: this.state, createdAt: startedAt })
-    if (yield* this.shouldStop()) {
+    if (this.state.execution.stopSignals.length > 0) {
+      // The stop check is not part of the step: an OnStop failure here leaves no step record.
       this.current = undefined
-      return true
+      if (yield* this.shouldStop()) return true
+      this.current = current
     }
     const index = this.stepIndex
 
@@ -322,6 +335,7 @@ class Run<R> {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
+        if (this.abortSeen()) return
         const before = yield* this.dispatch({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call })
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
@@ -339,6 +353,7 @@ class Run<R> {
       const before = yield* this.dispatch({ trigger: "BeforeToolUse", state: this.state, createdAt: this.at(), toolCall: call })
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
     }
+    if (this.abortSeen()) return
     const state = this.state
     const results = yield* Effect.forEach(
       prepared,
@@ -366,10 +381,17 @@ class Run<R> {
   // unless a hard stop is among the signals. Returns true when the run should stop.
   private *shouldStop() {
     if (this.state.execution.stopSignals.length === 0) return false
-    yield* this.dispatch({ trigger: "OnStop", state: this.state, createdAt: this.at() })
+    // A failing OnStop hook cannot continue the run: it is reported and the stop holds
+    // (else a hook that always fails, under an OnError hook that handles everything,
+    // would never let the run end).
+    const result = yield* Effect.result(Effect.gen(() => this.dispatch({ trigger: "OnStop", state: this.state, createdAt: this.at() })))
+    if (result._tag === "Failure") {
+      this.reportHookFailure(result.failure)
+      return true
+    }
     if (!this.state.execution.continuationRequested) return true
-    const highest = StopSignal.highest(this.state.execution.stopSignals)
-    const hard = highest !== undefined && StopSignal.isHard(highest)
+    // Any hard signal holds, even next to a soft one that ranks higher (StopRequested).
+    const hard = this.state.execution.stopSignals.some(StopSignal.isHard)
     this.state = AgentState.withContinuationRequested(this.state, false)
     if (hard) return true
     this.state = AgentState.clearStopSignals(this.state)
@@ -467,10 +489,9 @@ class Run<R> {
       const first = outcome.errors[0] as AgentError.AgentError
       state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
     }
-    const highest = StopSignal.highest(state.execution.stopSignals)
     const status = outcome._tag === "Failed"
       ? "failed"
-      : outcome._tag === "Aborted" || (highest !== undefined && StopSignal.isHard(highest))
+      : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.now()), false)

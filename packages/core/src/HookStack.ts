@@ -20,7 +20,7 @@ import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
 import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
 import { decodeWith } from "./internal/decode.js"
-import { dispatchPure, emit, settle, type DispatchEnv } from "./internal/dispatch.js"
+import { contextAtFailure as contextAtFailure_, dispatchPure, emit, failedAt, settle, type DispatchEnv } from "./internal/dispatch.js"
 
 /**
  * What to do when a hook throws: fail the dispatch with `HookFailed`, or report it
@@ -309,6 +309,17 @@ export const isHookStack = (u: unknown): u is HookStack<unknown> =>
   typeof u === "object" && u !== null && "_tag" in u && u._tag === "HookStack"
 
 /**
+ * The context the failing hook of a `HookFailed` was given: what the hooks before it
+ * in the same dispatch returned. Their state changes persist (the loop commits this
+ * state), so a stop signal a guard raised is not lost when a later hook fails.
+ * `undefined` for an error that did not come from a stack's dispatch.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const contextAtFailure = (error: AgentError.HookFailed): HookContext | undefined => contextAtFailure_(error)
+
+/**
  * Options of the synchronous run: an event sink, and the clock (epoch ms) that times
  * hooks and stamps `updatedAt`.
  *
@@ -407,7 +418,7 @@ const runMixed = <R>(
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
           return outcome === "skipped"
             ? step(next, before)
-            : Effect.fail(AgentError.hookFailed(registration.name, trigger, detail))
+            : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before))
         },
         onSuccess: (output) => {
           const settled = output === before ? before : settle(before, output)
@@ -416,7 +427,7 @@ const runMixed = <R>(
             if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)
             return outcome === "skipped"
               ? step(next, before)
-              : Effect.fail(AgentError.hookFailed(registration.name, trigger, settled))
+              : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before))
           }
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed")
           return step(next, settled)

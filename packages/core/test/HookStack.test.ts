@@ -364,3 +364,29 @@ describe("HookStack", () => {
     })
   })
 })
+
+describe("HookStack.contextAtFailure", () => {
+  it("gives the context the failing hook was given, on the synchronous and the Effect path", async () => {
+    const boom: Hook = () => {
+      throw new Error("boom")
+    }
+    const stack = pipe(
+      HookStack.empty,
+      HookStack.with(tag("before"), on("BeforeStep", "before", 10)),
+      HookStack.with(boom, on("BeforeStep", "boom", 0)),
+      HookStack.with(tag("after"), on("BeforeStep", "after", -10)),
+    )
+    const syncError = caught(() => HookStack.run(stack, stepCtx)) as AgentError.HookFailed
+    expect(HookStack.contextAtFailure(syncError)?.metadata).toEqual({ before: true })
+    const effectful = pipe(
+      HookStack.empty,
+      HookStack.with(tag("before"), on("BeforeStep", "before", 10)),
+      HookStack.with(Hook.effect(() => Effect.fail("boom")), on("BeforeStep", "boom", 0)),
+    )
+    const exit = await Effect.runPromiseExit(HookStack.intercept(effectful, stepCtx))
+    const effectError = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+    expect(effectError === undefined ? undefined : HookStack.contextAtFailure(effectError)?.metadata).toEqual({ before: true })
+    // Not from a stack: nothing known.
+    expect(HookStack.contextAtFailure(AgentError.hookFailed("x", "BeforeStep", "no"))).toBeUndefined()
+  })
+})

@@ -10,6 +10,7 @@ import {
   AgentState,
   HookContext,
   HookExecuted,
+  HookStack,
   InferenceRequest,
   Message,
   Step,
@@ -142,6 +143,7 @@ class Run<R> {
   private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
+  private inBeforeStep = false
   // The clock is read again only after something that takes time (the model, a tool,
   // an effectful dispatch); between pure dispatches the last reading stands.
   private lastReading = 0
@@ -201,9 +203,10 @@ class Run<R> {
       : signal.aborted
       ? aborted
       : yield* Effect.raceFirst(body, this.abortedBy(signal))
-    // A body that never yielded after the signal fired (a model or tool that aborted
-    // and answered at once) wins the race: the abort still counts.
-    return yield* this.finish(outcome === done && signal?.aborted === true ? aborted : outcome)
+    // A body that did not yield after the signal fired (a model or tool that aborted
+    // and answered or failed at once) wins the race: the abort still counts. Errors
+    // met on the way stay recorded.
+    return yield* this.finish(signal?.aborted === true ? aborted : outcome)
   }
 
   private abortedBy(signal: AbortSignal): Effect.Effect<Outcome> {
@@ -219,8 +222,10 @@ class Run<R> {
   private *bodyGen() {
     const first = yield* Effect.result(Effect.gen(() => this.beforeExecutionGen()))
     if (first._tag === "Failure") {
+      if (this.abortSeen()) return aborted
       const outcome = yield* this.onError([first.failure])
       if (outcome !== undefined) return outcome
+      if (yield* this.shouldStop()) return done
     } else if (first.success) {
       return done
     }
@@ -234,8 +239,13 @@ class Run<R> {
         continue
       }
       this.recordFailedStep()
+      this.inBeforeStep = false
+      if (this.abortSeen()) return aborted
       const outcome = yield* this.onError([result.failure])
       if (outcome !== undefined) return outcome
+      // Handled: the stop check comes first, as after any BeforeStep (a guard may have
+      // fired in the dispatch that failed).
+      if (yield* this.shouldStop()) return done
     }
   }
 
@@ -261,7 +271,9 @@ class Run<R> {
     // retries after handled errors count against the steps guard.
     const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
     this.current = current
+    this.inBeforeStep = true
     yield* this.dispatch({ trigger: "BeforeStep", state: this.state, createdAt: startedAt })
+    this.inBeforeStep = false
     if (this.state.execution.stopSignals.length > 0) {
       // The stop check is not part of the step: an OnStop failure here leaves no step record.
       this.current = undefined
@@ -410,7 +422,10 @@ class Run<R> {
       try {
         out = sync(ctx, this.env)
       } catch (error) {
-        if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") return yield* Effect.fail(error.error)
+        if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") {
+          this.commitReached(error.error)
+          return yield* Effect.fail(error.error)
+        }
         return yield* Effect.die(error)
       }
       if (out !== undefined) {
@@ -418,18 +433,31 @@ class Run<R> {
         return out
       }
     }
-    const out = yield* this.config.interceptor.intercept(ctx)
+    const result = yield* Effect.result(this.config.interceptor.intercept(ctx))
     this.stale = true
-    this.state = out.state
-    return out
+    if (result._tag === "Failure") {
+      this.commitReached(result.failure)
+      return yield* Effect.fail(result.failure)
+    }
+    this.state = result.success.state
+    return result.success
+  }
+
+  // A failed dispatch keeps the state changes of the hooks before the failing one.
+  private commitReached(error: AgentError.HookFailed): void {
+    const reached = HookStack.contextAtFailure(error)
+    if (reached !== undefined) this.state = reached.state
   }
 
   // A step that an error ended still leaves its record (so the steps guard counts
   // retries).
-  private recordFailedStep(): void {
+  private recordFailedStep(aborting = false): void {
     const current = this.current
     if (current === undefined) return
     this.current = undefined
+    // A BeforeStep that failed after a stop was decided (a guard fired before the
+    // failing hook), or that an abort cut short, never started a step.
+    if (this.inBeforeStep && (aborting || this.state.execution.stopSignals.length > 0)) return
     this.state = AgentState.appendStep(
       this.state,
       Step.make({
@@ -483,7 +511,7 @@ class Run<R> {
   private *finishGen(outcome: Outcome) {
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep()
+      this.recordFailedStep(true)
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
     } else if (outcome._tag === "Failed") {
       const first = outcome.errors[0] as AgentError.AgentError

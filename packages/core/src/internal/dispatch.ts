@@ -1,9 +1,23 @@
-import { HooklineError, hookFailed, messageOf } from "../AgentError.js"
+import { HooklineError, hookFailed, messageOf, type HookFailed } from "../AgentError.js"
 import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
 import { deepFreeze } from "./immer.js"
+
+// The context a failing hook was given (what the hooks before it returned), by failure:
+// their state changes persist (DESIGN.md), so the loop commits it. Kept beside the
+// error, not in it: errors are plain, codec-able records.
+const reached = new WeakMap<HookFailed, HookContext.HookContext>()
+
+/** `error`, remembering the context the failing hook was given. */
+export const failedAt = (error: HookFailed, ctx: HookContext.HookContext): HookFailed => {
+  reached.set(error, ctx)
+  return error
+}
+
+/** The context the failing hook of `error` was given, if a stack dispatch failed. */
+export const contextAtFailure = (error: HookFailed): HookContext.HookContext | undefined => reached.get(error)
 
 /** What the dispatcher needs of its surroundings: where events go and a clock. */
 export interface DispatchEnv {
@@ -73,7 +87,7 @@ export const dispatchPure = (
       if (typeof out === "string") {
         const entry = entries[i] as Entry
         if (entry.onError === "skip") continue
-        throw new HooklineError(hookFailed(entry.name, trigger, out))
+        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
       }
       ctx = out
     }
@@ -93,7 +107,7 @@ export const dispatchPure = (
         const outcome = entry.onError === "skip" ? "skipped" : "failed"
         emit(sink, trigger, entry, startedAt, now(), outcome, out)
         if (outcome === "skipped") continue
-        throw new HooklineError(hookFailed(entry.name, trigger, out))
+        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
       }
       emit(sink, trigger, entry, startedAt, now(), out === ctx ? "unchanged" : "changed")
       ctx = out

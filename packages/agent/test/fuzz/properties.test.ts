@@ -1,0 +1,278 @@
+// The fuzzer's checkers can fail: each is fed a real recording that passes, then the
+// same recording broken on purpose (a second AfterExecution, a blocked tool that ran,
+// hooks out of order, …), and must report the violation.
+import { describe, expect, it } from "vitest"
+import { AgentState, HookContext, Message, StopSignal, type HookExecuted } from "@hookline/core"
+import {
+  blockedNeverRuns,
+  commitsWhatHooksReturned,
+  dispatchesOf,
+  firesInExplainedOrder,
+  frozen,
+  hardStopsHold,
+  interruptedPermissionDenies,
+  keepsMessages,
+  oneEnd,
+  recordConsistent,
+  sameWhenStreamed,
+  statePersists,
+  streamsCheckedText,
+  terminates,
+  violations,
+  type Checker,
+} from "./properties.js"
+import { firstUnfrozen, runScenario, type Entry, type Recording } from "./run.js"
+import type { HookSpec, Scenario } from "./scenario.js"
+
+const hook = (name: string, triggers: HookSpec["triggers"], behaviour: HookSpec["behaviour"], extra: Partial<HookSpec> = {}): HookSpec => ({
+  name,
+  triggers,
+  priority: 0,
+  onError: "fail",
+  lift: "pure",
+  wait: { _tag: "None" },
+  behaviour,
+  fromStep: 0,
+  ...extra,
+})
+
+// A run with a blocked call, an allowed one, a state edit on AfterStep and a final answer.
+const base: Scenario = {
+  hooks: [
+    hook("fuzz:observer", "all", { _tag: "Pass" }),
+    hook("h1:block", ["BeforeToolUse"], { _tag: "Block" }, { fromStep: 1 }),
+    hook("h2:annotate", ["AfterStep"], { _tag: "Annotate", how: "state" }),
+    hook("h3:permission", ["BeforeToolUse"], { _tag: "Permission", impl: "hook", decision: "allow", timeoutMs: undefined }, { lift: "effect" }),
+  ],
+  guardsAt: 1,
+  guards: { maxSteps: 5, maxTokens: null, maxExecutionTime: null, finishReasons: null },
+  script: [
+    { _tag: "ToolCalls", calls: [{ _tag: "Valid", tool: "add" }], text: "", usage: { inputTokens: 1, outputTokens: 1 } },
+    { _tag: "ToolCalls", calls: [{ _tag: "Valid", tool: "add" }, { _tag: "Valid", tool: "echo" }], text: "", usage: { inputTokens: 1, outputTokens: 1 } },
+    { _tag: "Text", text: "done", chunked: false, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+  ],
+  toolConcurrency: "sequential",
+  mode: "run",
+  interceptor: "marked",
+  textDeltas: "auto",
+  abort: undefined,
+  input: "question",
+  twin: true,
+}
+
+const record = (s: Partial<Scenario> = {}) => runScenario({ ...base, ...s })
+
+const withLog = (r: Recording, log: ReadonlyArray<Entry>): Recording => ({ ...r, log })
+
+const indexOf = (r: Recording, p: (e: Entry) => boolean): number => {
+  const i = r.log.findIndex(p)
+  if (i < 0) throw new Error("no such entry in the recording")
+  return i
+}
+
+const insertAt = (log: ReadonlyArray<Entry>, i: number, ...entries: ReadonlyArray<Entry>) => [...log.slice(0, i), ...entries, ...log.slice(i)]
+
+const reports = (check: Checker, r: Recording, pattern: RegExp) => {
+  const found = check(r)
+  expect(found.some((v) => pattern.test(v)), `expected a violation matching ${pattern}, got ${JSON.stringify(found)}`).toBe(true)
+}
+
+describe("the fuzzer's properties", () => {
+  it("hold for a real run (and its streamed twin), marked or not", async () => {
+    for (const interceptor of ["marked", "stack"] as const) {
+      const r = await record({ interceptor })
+      expect(r.twin).toBeDefined()
+      expect(violations(r)).toEqual([])
+      // The run did what the base scenario says: the second step's calls were blocked.
+      expect(r.log.filter((e) => e._tag === "ToolRun").map((e) => e._tag === "ToolRun" && e.callId)).toEqual(["call_1"])
+    }
+  })
+
+  it("groups the log into the same dispatches with and without the marking interceptor", async () => {
+    const marked = dispatchesOf(await record({ interceptor: "marked" })).map((d) => `${d.trigger}:${d.names.join(",")}`)
+    const unmarked = dispatchesOf(await record({ interceptor: "stack" })).map((d) => `${d.trigger}:${d.names.join(",")}`)
+    expect(unmarked).toEqual(marked)
+  })
+
+  describe("terminates", () => {
+    it("reports more steps than maxSteps", async () => {
+      reports(terminates, { ...(await record()), maxSteps: 1 }, /3 steps recorded, more than maxSteps 1/)
+    })
+    it("reports a run that had to be stopped, and a run whose Effect died", async () => {
+      const r = await record()
+      reports(terminates, { ...r, exit: "runaway" }, /did not end on its own/)
+      reports(terminates, { ...r, exit: "defect", defect: "boom" }, /Effect died/)
+      expect(violations({ ...r, exit: "runaway" }).map((v) => v.property)).toEqual(["terminates"])
+    })
+  })
+
+  describe("oneEnd", () => {
+    it("reports AfterExecution twice", async () => {
+      const r = await record()
+      const start = indexOf(r, (e) => e._tag === "DispatchStart" && e.trigger === "AfterExecution")
+      reports(oneEnd, withLog(r, [...r.log, ...r.log.slice(start)]), /AfterExecution ran 2 times/)
+    })
+    it("reports a status that disagrees with the stop signals", async () => {
+      const r = await record()
+      const final = r.final as AgentState
+      const failed = AgentState.withStatus(final, "failed")
+      reports(oneEnd, { ...r, final: failed }, /but the run ended failed/)
+      const i = indexOf(r, (e) => e._tag === "DispatchStart" && e.trigger === "AfterExecution")
+      const start = r.log[i] as Extract<Entry, { _tag: "DispatchStart" }>
+      const ctx = HookContext.withState(start.ctx, AgentState.withStopSignal(start.ctx.state, StopSignal.make("StepsLimitReached", "limit", "guard")))
+      reports(oneEnd, withLog(r, r.log.map((e, j) => (j === i ? { ...start, ctx } : e))), /status completed with the stop signals \[.*StepsLimitReached from guard/)
+    })
+    it("reports an abort that did not stop the run", async () => {
+      const r = await record()
+      reports(oneEnd, withLog(r, insertAt(r.log, 3, { _tag: "Abort", via: "signal", timing: "now" })), /aborted at log\[3\] before the run finished, but it ended completed/)
+    })
+    it("reports OnError without errors, and an error that never reached OnError", async () => {
+      const r = await record()
+      const enter = r.log.find((e) => e._tag === "Enter" && e.trigger === "AfterStep") as Extract<Entry, { _tag: "Enter" }>
+      const ctx = HookContext.make({ trigger: "OnError", state: enter.ctx.state, createdAt: enter.ctx.createdAt })
+      const at = indexOf(r, (e) => e._tag === "DispatchStart" && e.trigger === "AfterExecution")
+      const onError: ReadonlyArray<Entry> = [
+        { _tag: "DispatchStart", trigger: "OnError", ctx },
+        { _tag: "DispatchEnd", trigger: "OnError", outcome: "success", ctx, unfrozen: undefined },
+      ]
+      reports(oneEnd, withLog(r, insertAt(r.log, at, ...onError)), /OnError at log\[\d+\] without errors/)
+      const failed: HookExecuted = { _tag: "HookExecuted", trigger: "AfterStep", hook: "h2:annotate", startedAt: 0, durationMs: 0, outcome: "failed" }
+      const afterStep = indexOf(r, (e) => e._tag === "Event" && e.event.trigger === "AfterStep")
+      reports(oneEnd, withLog(r, insertAt(r.log, afterStep + 1, { _tag: "Event", event: failed })), /was followed by .*not OnError/)
+    })
+  })
+
+  describe("keepsMessages", () => {
+    it("reports a committed message the final state lost", async () => {
+      const r = await record()
+      const final = r.final as AgentState
+      const shorter = AgentState.update(final, (draft) => {
+        draft.context.messages = AgentState.make({ messages: final.context.messages.slice(0, 2) }).context.messages
+      })
+      reports(keepsMessages, { ...r, final: shorter }, /held messages the final state lost/)
+    })
+    it("reports a tool result out of call order", async () => {
+      const r = await record()
+      const final = r.final as AgentState
+      const messages = [...final.context.messages]
+      const i = messages.findIndex((m) => m.role === "assistant" && m.toolCalls.length === 2)
+      const swapped = [...messages.slice(0, i + 1), messages[i + 2] as Message, messages[i + 1] as Message, ...messages.slice(i + 3)]
+      reports(keepsMessages, { ...r, final: AgentState.make({ id: final.id, messages: swapped }) }, /is the result of call_3, expected call_2/)
+    })
+  })
+
+  describe("frozen", () => {
+    it("finds the first unfrozen path, AppendLog items included", () => {
+      expect(firstUnfrozen(Object.freeze({ a: Object.freeze({ b: [1] }) }))).toBe(".a.b")
+      expect(firstUnfrozen({})).toBe("(root)")
+      const state = AgentState.make({ messages: [Message.user("hi")] })
+      expect(firstUnfrozen(state)).toBeUndefined()
+      const unfrozenItem = AgentState.appendMessage(state, Message.user("x"))
+      expect(firstUnfrozen({ ...unfrozenItem })).toBe("(root)")
+    })
+    it("reports a context a hook got unfrozen", async () => {
+      const r = await record()
+      const i = indexOf(r, (e) => e._tag === "Enter")
+      const enter = r.log[i] as Extract<Entry, { _tag: "Enter" }>
+      reports(frozen, withLog(r, r.log.map((e, j) => (j === i ? { ...enter, unfrozen: ".state.metadata" } : e))), /got a context not frozen at \.state\.metadata/)
+    })
+  })
+
+  describe("blockedNeverRuns", () => {
+    it("reports a blocked call that executed", async () => {
+      const r = await record()
+      const end = indexOf(r, (e) => e._tag === "DispatchEnd" && e.trigger === "BeforeToolUse" && e.ctx?.toolExecutionBlocked === true)
+      const id = (r.log[end] as Extract<Entry, { _tag: "DispatchEnd" }>).ctx?.toolCall?.id as string
+      reports(blockedNeverRuns, withLog(r, insertAt(r.log, end + 1, { _tag: "ToolRun", callId: id, tool: "add", args: { a: 2, b: 3 }, unfrozen: undefined })), /ran for the blocked call call_2/)
+    })
+    it("reports a call that executed twice, and a block lifted inside a dispatch", async () => {
+      const r = await record()
+      const run = r.log.find((e) => e._tag === "ToolRun") as Entry
+      reports(blockedNeverRuns, withLog(r, [...r.log, run]), /call call_1 executed 2 times/)
+      const i = indexOf(r, (e) => e._tag === "Enter" && e.trigger === "BeforeToolUse" && e.hook === "h3:permission" && e.ctx.toolExecutionBlocked)
+      const enter = r.log[i] as Extract<Entry, { _tag: "Enter" }>
+      const lifted = { ...enter, ctx: Object.freeze({ ...enter.ctx, toolExecutionBlocked: false, toolExecution: undefined }) }
+      reports(blockedNeverRuns, withLog(r, r.log.map((e, j) => (j === i ? lifted : e))), /saw the call unblocked after/)
+    })
+  })
+
+  describe("interruptedPermissionDenies", () => {
+    it("reports a call that ran after its permission hook was interrupted", async () => {
+      const r = await record()
+      const i = indexOf(r, (e) => e._tag === "Permission" && e.callId === "call_1" && e.phase === "answered")
+      reports(
+        interruptedPermissionDenies,
+        withLog(r, r.log.map((e, j) => (j === i ? { _tag: "Permission", hook: "h3:permission", callId: "call_1", phase: "interrupted" } : e))),
+        /tool add ran for call call_1 whose permission hook was interrupted/,
+      )
+    })
+  })
+
+  describe("firesInExplainedOrder", () => {
+    it("reports hooks out of explain's order", async () => {
+      const r = await record()
+      const i = indexOf(r, (e) => e._tag === "Event" && e.event.trigger === "BeforeToolUse")
+      const log = [...r.log]
+      const later = log.findIndex((e, j) => j > i && e._tag === "Event" && e.event.trigger === "BeforeToolUse")
+      ;[log[i], log[later]] = [log[later] as Entry, log[i] as Entry]
+      reports(firesInExplainedOrder, withLog(r, log), /BeforeToolUse dispatch #\d+ at log\[\d+\] ran \[h1:block, fuzz:observer, h3:permission\], explain says/)
+    })
+    it("reports a dispatch cut short with no failure and no abort, and an explain that disagrees with the registrations", async () => {
+      const r = await record()
+      const i = indexOf(r, (e) => e._tag === "Event" && e.event.trigger === "AfterStep" && e.event.hook === "h2:annotate")
+      reports(firesInExplainedOrder, withLog(r, r.log.filter((_, j) => j !== i)), /stopped after \[fuzz:observer\] of \[fuzz:observer, h2:annotate\] with no failure and no abort/)
+      reports(firesInExplainedOrder, { ...r, expectedOrder: { ...r.expectedOrder, AfterStep: ["h2:annotate", "fuzz:observer"] } }, /explain lists AfterStep/)
+    })
+    it("reports an event that misstates what its hook did", async () => {
+      const r = await record()
+      const i = indexOf(r, (e) => e._tag === "Event" && e.event.hook === "h2:annotate")
+      const e = r.log[i] as Extract<Entry, { _tag: "Event" }>
+      reports(firesInExplainedOrder, withLog(r, r.log.map((x, j) => (j === i ? { ...e, event: { ...e.event, outcome: "unchanged" as const } } : x))), /h2:annotate on AfterStep was reported unchanged, it returned a new context/)
+    })
+  })
+
+  describe("hardStopsHold", () => {
+    it("reports a loop that went on after OnStop with a hard stop", async () => {
+      const r = await record({ hooks: [...base.hooks, hook("h4:continue", ["OnStop"], { _tag: "Continue", message: undefined })], guards: { ...base.guards, maxSteps: 4 } })
+      expect(violations(r)).toEqual([])
+      const i = indexOf(r, (e) => e._tag === "DispatchStart" && e.trigger === "OnStop")
+      const start = r.log[i] as Extract<Entry, { _tag: "DispatchStart" }>
+      const ctx = HookContext.withStopSignal(start.ctx, StopSignal.make("TokenLimitReached", "limit", "guard:token_limit"))
+      reports(hardStopsHold, withLog(r, r.log.map((e, j) => (j === i ? { ...start, ctx } : e))), /went on after OnStop .* hard stop TokenLimitReached/)
+    })
+  })
+
+  describe("commitsWhatHooksReturned, streamsCheckedText", () => {
+    it("report a tool that got other arguments, a response that was not committed and streamed text that was not", async () => {
+      const r = await record({ hooks: [...base.hooks, hook("h5:edit", ["BeforeToolUse"], { _tag: "EditArguments" })] })
+      expect(violations(r)).toEqual([])
+      const i = indexOf(r, (e) => e._tag === "ToolRun")
+      const run = r.log[i] as Extract<Entry, { _tag: "ToolRun" }>
+      expect(run.args).toEqual({ a: 10, b: 20 })
+      reports(commitsWhatHooksReturned, withLog(r, r.log.map((e, j) => (j === i ? { ...run, args: { a: 2, b: 3 } } : e))), /tool add got \{"a":2,"b":3\} for call_1, BeforeToolUse returned \{"a":10,"b":20\}/)
+      const final = r.final as AgentState
+      const rewritten = AgentState.make({ id: final.id, messages: [...final.context.messages].map((m) => (m.role === "assistant" && m.content === "done" ? Message.assistant("DONE") : m)) })
+      reports(commitsWhatHooksReturned, { ...r, final: rewritten }, /is "DONE" \[\], AfterInference returned "done"/)
+      const s = await record({ mode: "stream", twin: false })
+      expect(violations(s)).toEqual([])
+      const events = [...(s.streamEvents ?? [])]
+      const at = events.findIndex((e) => e._tag === "TextDelta")
+      events.splice(at, 1, { _tag: "TextDelta", step: 2, text: "do" }, { _tag: "TextDelta", step: 2, text: "ne" })
+      reports(streamsCheckedText, { ...s, streamEvents: events }, /step 2 streamed \["do","ne"\], its committed text is "done"/)
+    })
+  })
+
+  describe("statePersists, recordConsistent, sameWhenStreamed", () => {
+    it("report a lost state edit, a usage that does not add up and a stream that differs", async () => {
+      const r = await record()
+      const final = r.final as AgentState
+      reports(statePersists, { ...r, final: AgentState.update(final, (d) => void delete d.metadata["h2:annotate"]) }, /h2:annotate wrote "h2:annotate" into the state/)
+      reports(recordConsistent, { ...r, final: AgentState.update(final, (d) => void (d.execution.usage = { inputTokens: 99, outputTokens: 0 })) }, /usage 99\+0 is not the sum/)
+      const twin = r.twin as Recording
+      const i = indexOf(twin, (e) => e._tag === "Enter" && e.trigger === "AfterStep")
+      const enter = twin.log[i] as Extract<Entry, { _tag: "Enter" }>
+      const edited = { ...enter, ctx: HookContext.withMetadata(enter.ctx, { streamed: true }) }
+      reports(sameWhenStreamed, { ...r, twin: withLog(twin, twin.log.map((e, j) => (j === i ? edited : e))) }, /differs between run and stream/)
+    })
+  })
+})

@@ -1,0 +1,825 @@
+// The properties every recorded run (run.ts) must have. Each checker is a pure
+// function from a recording to the list of its violations (empty: it holds), so a
+// test can feed it a fabricated recording and see it fail.
+import { AgentState, HookContext, StopSignal, ToolExecution, type HookExecuted, type Message } from "@hookline/core"
+import type { Entry, Recording } from "./run.js"
+import type { Trigger, TurnSpec } from "./scenario.js"
+
+// -- dispatches -----------------------------------------------------------------------
+
+/** One trigger's hooks running once, as the log shows it. */
+export interface Dispatch {
+  readonly trigger: Trigger
+  /** Index in the log of its first and last entries. */
+  readonly start: number
+  readonly end: number
+  /** The context it started from: exact with the marking interceptor, else what its first generated hook saw. */
+  readonly input: HookContext | undefined
+  /** What it returned (marking interceptor, success only). */
+  readonly output: HookContext | undefined
+  /** The hooks that reported an event, in order, with their outcomes. */
+  readonly names: ReadonlyArray<string>
+  readonly outcomes: ReadonlyArray<HookExecuted.Outcome>
+  /** Every context a generated hook got, in order. */
+  readonly seen: ReadonlyArray<HookContext>
+  /** Marking interceptor only: how it ended (undefined: it never ended). */
+  readonly ended: "success" | "failure" | "interrupted" | undefined
+}
+
+interface MutableDispatch {
+  trigger: Trigger
+  start: number
+  end: number
+  input: HookContext | undefined
+  output: HookContext | undefined
+  names: Array<string>
+  outcomes: Array<HookExecuted.Outcome>
+  seen: Array<HookContext>
+  ended: "success" | "failure" | "interrupted" | undefined
+  // grouping state (unmarked logs)
+  pos: number
+  entered: boolean
+}
+
+const hookOf = (e: Entry): { readonly trigger: Trigger; readonly hook: string } | undefined => {
+  switch (e._tag) {
+    case "Enter":
+    case "Exit":
+    case "Raise":
+    case "Interrupted":
+      return e
+    case "Event":
+      return { trigger: e.event.trigger, hook: e.event.hook }
+    default:
+      return undefined
+  }
+}
+
+const fresh = (trigger: Trigger, start: number): MutableDispatch => ({
+  trigger,
+  start,
+  end: start,
+  input: undefined,
+  output: undefined,
+  names: [],
+  outcomes: [],
+  seen: [],
+  ended: undefined,
+  pos: -1,
+  entered: false,
+})
+
+const absorb = (d: MutableDispatch, e: Entry, i: number): void => {
+  d.end = i
+  if (e._tag === "Enter") {
+    d.seen.push(e.ctx)
+    if (d.input === undefined) d.input = e.ctx
+  } else if (e._tag === "Event") {
+    d.names.push(e.event.hook)
+    d.outcomes.push(e.event.outcome)
+  }
+}
+
+/**
+ * The log's dispatches. With the marking interceptor they are exact. Without it, a new
+ * dispatch begins when the trigger changes or a hook comes that cannot continue the
+ * current one (each dispatch runs its trigger's list once, in `explain` order).
+ */
+export const dispatchesOf = (r: Recording): ReadonlyArray<Dispatch> => {
+  const out: Array<MutableDispatch> = []
+  if (r.marked) {
+    let current: MutableDispatch | undefined
+    r.log.forEach((e, i) => {
+      if (e._tag === "DispatchStart") {
+        current = fresh(e.trigger, i)
+        current.input = e.ctx
+        out.push(current)
+      } else if (e._tag === "DispatchEnd") {
+        if (current !== undefined) {
+          current.end = i
+          current.ended = e.outcome
+          current.output = e.ctx
+        }
+        current = undefined
+      } else if (current !== undefined && hookOf(e) !== undefined) {
+        const input = current.input
+        absorb(current, e, i)
+        current.input = input
+      }
+    })
+    return out
+  }
+  let current: MutableDispatch | undefined
+  r.log.forEach((e, i) => {
+    const h = hookOf(e)
+    if (h === undefined) return
+    const p = r.explain[h.trigger]?.indexOf(h.hook) ?? -1
+    const continues = current !== undefined && current.trigger === h.trigger && p >= 0 && (
+      e._tag === "Enter"
+        ? p > current.pos
+        : e._tag === "Event"
+        ? p > current.pos || (p === current.pos && current.entered)
+        : p === current.pos && current.entered
+    )
+    if (!continues) {
+      current = fresh(h.trigger, i)
+      out.push(current)
+    }
+    const d = current as MutableDispatch
+    d.pos = p
+    d.entered = e._tag !== "Event"
+    absorb(d, e, i)
+  })
+  return out
+}
+
+// -- helpers ------------------------------------------------------------------------------
+
+const firstIndex = (r: Recording, tag: Entry["_tag"]): number => r.log.findIndex((e) => e._tag === tag)
+
+/** The AfterExecution dispatch (the first, if there are several). */
+const afterExecution = (ds: ReadonlyArray<Dispatch>) => ds.find((d) => d.trigger === "AfterExecution")
+
+/**
+ * Whether the run was aborted before it began to finish (before AfterExecution): by its
+ * signal (the loop checks it even when it did not yield), or by interrupting its fiber
+ * (or leaving the stream) while it waited. An interruption requested while the fiber
+ * runs lands at its next await: a run that finishes its work first simply finishes
+ * (Effect has no public way to see a pending interruption), so that case expects nothing.
+ */
+const abortedBeforeFinish = (r: Recording, ds: ReadonlyArray<Dispatch>): boolean => {
+  const abort = r.log.findIndex((e) => e._tag === "Abort" && (e.via === "signal" || (r.final === undefined && e.timing === "soon")))
+  if (abort < 0) return false
+  const ae = afterExecution(ds)
+  return ae === undefined || abort < ae.start
+}
+
+/** The final state: what the run returned, else (interrupted) what AfterExecution started from. */
+export const finalState = (r: Recording, ds = dispatchesOf(r)): AgentState | undefined => r.final ?? afterExecution(ds)?.input?.state
+
+const isTerminal = (status: AgentState.ExecutionStatus) => status === "completed" || status === "stopped" || status === "failed"
+
+const messagesOf = (state: AgentState): ReadonlyArray<Message> => state.context.messages.toArray()
+
+const sameMessage = (a: Message | undefined, b: Message | undefined): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+/** Whether `prefix` is a prefix of `list`; else where they first differ. */
+const prefixDifference = (prefix: ReadonlyArray<Message>, list: ReadonlyArray<Message>): string | undefined => {
+  if (prefix.length > list.length) return `it has ${prefix.length} messages, the later list only ${list.length}`
+  for (let i = 0; i < prefix.length; i++) {
+    if (!sameMessage(prefix[i], list[i])) return `message ${i} differs: ${JSON.stringify(prefix[i])} vs ${JSON.stringify(list[i])}`
+  }
+  return undefined
+}
+
+const at = (r: Recording, i: number) => `log[${i}]`
+
+const isContext = (u: unknown): u is HookContext => HookContext.isHookContext(u)
+
+const turnFails = (turn: TurnSpec | undefined): boolean =>
+  turn === undefined || turn._tag === "Failure" || (turn._tag === "Delay" && turnFails(turn.turn))
+
+// -- the properties --------------------------------------------------------------------------
+
+export type Checker = (r: Recording) => ReadonlyArray<string>
+
+const reportedOnly: ReadonlySet<Trigger> = new Set(["OnStop", "OnError", "AfterExecution"])
+
+/** The run terminates, its Effect never fails, and no more steps than `maxSteps` are recorded. */
+export const terminates: Checker = (r) => {
+  const v: Array<string> = []
+  if (r.exit === "runaway") v.push(`the run did not end on its own: more than ${r.log.length} log entries (a loop that never stops)`)
+  if (r.exit === "timeout") v.push("the run did not end within the deadline")
+  if (r.exit === "defect") v.push(`the run's Effect died (it must never fail): ${r.defect ?? ""}`)
+  if (r.exit === "interrupted" && !r.log.some((e) => e._tag === "Abort" && e.via === "interrupt")) {
+    v.push("the run's Effect was interrupted though nobody interrupted it")
+  }
+  const final = finalState(r)
+  if (final === undefined) v.push("no final state: neither a result nor an AfterExecution dispatch")
+  else {
+    const steps = final.execution.steps.length
+    if (steps > r.maxSteps) v.push(`${steps} steps recorded, more than maxSteps ${r.maxSteps}`)
+    if (!isTerminal(final.execution.status)) v.push(`the final status is ${final.execution.status}, not a terminal one`)
+  }
+  return v
+}
+
+/**
+ * Exactly one end: one AfterExecution dispatch, seeing a terminal status that agrees
+ * with the stop signals and the abort; every context before it saw a running run.
+ * OnError fires only on errors, and every error that ends a step reaches OnError.
+ */
+export const oneEnd: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  const ends = ds.filter((d) => d.trigger === "AfterExecution")
+  if (ends.length !== 1) v.push(`AfterExecution ran ${ends.length} times (at ${ends.map((d) => at(r, d.start)).join(", ")}), not exactly once`)
+  const ae = ends[0]
+  const final = finalState(r, ds)
+  if (ae !== undefined) {
+    const state = ae.input?.state
+    const status = state?.execution.status
+    if (state === undefined || status === undefined) v.push("AfterExecution saw no state")
+    else {
+      if (!isTerminal(status)) v.push(`AfterExecution saw status ${status}, not a terminal one`)
+      if (final !== undefined && final.execution.status !== status) {
+        v.push(`AfterExecution saw status ${status} but the run ended ${final.execution.status}`)
+      }
+      const signals = state.execution.stopSignals
+      const highest = StopSignal.highest(signals)
+      const loopError = signals.some((s) => s.reason === "ErrorForbade" && s.source === "loop")
+      const userRequested = signals.some((s) => s.reason === "UserRequested" && s.source === "loop")
+      // failed: an error ended it; stopped: aborted, or a hard signal holds (any, docs/loop.md); else completed.
+      if ((status === "failed") !== loopError) v.push(`status ${status} but the loop's ErrorForbade signal is ${loopError ? "present" : "absent"}`)
+      else if (status !== "failed") {
+        const hard = signals.filter((s) => StopSignal.isHard(s))
+        if ((userRequested || hard.length > 0) !== (status === "stopped")) {
+          v.push(`status ${status} with the stop signals [${signals.map((s) => `${s.reason} from ${s.source}`).join(", ")}] (highest ${highest?.reason ?? "none"})`)
+        }
+      }
+      if (abortedBeforeFinish(r, ds)) {
+        if (status !== "stopped" || !userRequested) {
+          v.push(`aborted at ${at(r, firstIndex(r, "Abort"))} before the run finished, but it ended ${status} (UserRequested ${userRequested ? "present" : "absent"})`)
+        }
+      } else if (userRequested && !r.log.some((e, i) => e._tag === "Abort" && i < ae.start)) {
+        v.push("a UserRequested stop signal from the loop, but the run was not aborted")
+      }
+    }
+    for (const d of ds) {
+      if (d.start >= ae.start) break
+      for (const ctx of d.seen) {
+        if (ctx.state.execution.status !== "running") {
+          v.push(`a ${d.trigger} hook at ${at(r, d.start)} saw status ${ctx.state.execution.status} before AfterExecution`)
+          break
+        }
+      }
+    }
+    if (ds.some((d) => d.start > ae.end && d.trigger !== "AfterExecution")) v.push("a dispatch after AfterExecution")
+  }
+  // Without an OnError hook the loop skips that dispatch altogether.
+  const hasOnError = (r.explain.OnError?.length ?? 0) > 0
+  if (hasOnError && final?.execution.status === "failed" && !ds.some((d) => d.trigger === "OnError")) v.push("the run failed without an OnError dispatch")
+
+  // OnError only on errors, and every error that ends a step reaches it.
+  const causes: Array<number> = []
+  r.log.forEach((e, i) => {
+    // A failure in OnStop, OnError or AfterExecution is reported, never sent to OnError (docs/loop.md).
+    if (e._tag === "Event" && e.event.outcome === "failed" && !reportedOnly.has(e.event.trigger)) causes.push(i)
+    if (e._tag === "DriverCall" && turnFails(e.turn)) causes.push(i)
+  })
+  const abort = firstIndex(r, "Abort")
+  let previous = -1
+  for (const d of ds.filter((d) => d.trigger === "OnError")) {
+    const errors = d.input?.errors
+    if (errors === undefined || errors.length === 0) v.push(`OnError at ${at(r, d.start)} without errors`)
+    else {
+      const other = errors.filter((e) => e._tag !== "HookFailed" && e._tag !== "InferenceFailed")
+      if (other.length > 0) v.push(`OnError at ${at(r, d.start)} got errors that end no step: ${other.map((e) => e._tag).join(", ")}`)
+    }
+    const cause = causes.filter((c) => c > previous && c < d.start).at(-1)
+    if (cause === undefined) v.push(`OnError at ${at(r, d.start)} with no failed hook or model call before it`)
+    else {
+      const e = r.log[cause] as Entry
+      const first = errors?.[0]
+      if (e._tag === "Event" && (first?._tag !== "HookFailed" || first.hook !== e.event.hook || first.trigger !== e.event.trigger)) {
+        v.push(`OnError at ${at(r, d.start)} got ${first === undefined ? "no error" : first._tag} first, not the HookFailed of ${e.event.hook} on ${e.event.trigger}`)
+      }
+      if (e._tag === "DriverCall" && first?._tag !== "InferenceFailed") {
+        v.push(`OnError at ${at(r, d.start)} got ${first?._tag ?? "no error"} first, not the InferenceFailed of the model call at ${at(r, cause)}`)
+      }
+    }
+    previous = d.start
+  }
+  for (const c of hasOnError ? causes : []) {
+    const next = ds.find((d) => d.start > c)
+    if ((abort < 0 || abort > (next?.start ?? Infinity)) && next?.trigger !== "OnError") {
+      v.push(`the error at ${at(r, c)} was followed by ${next === undefined ? "nothing" : `${next.trigger} at ${at(r, next.start)}`}, not OnError`)
+    }
+  }
+  // A failure in OnStop, OnError or AfterExecution is recorded as a HookFailed (and streamed as one).
+  if (r.final !== undefined) {
+    const failed = new Map<string, number>()
+    for (const e of r.log) {
+      if (e._tag === "Event" && e.event.outcome === "failed" && reportedOnly.has(e.event.trigger)) {
+        const key = `${e.event.hook} on ${e.event.trigger}`
+        failed.set(key, (failed.get(key) ?? 0) + 1)
+      }
+    }
+    for (const [key, n] of failed) {
+      const recorded = r.final.execution.errors.filter((e) => e._tag === "HookFailed" && `${e.hook} on ${e.trigger}` === key).length
+      if (recorded < n) v.push(`${key} failed ${n} time(s), the final state records ${recorded} HookFailed for it`)
+      if (r.streamEvents !== undefined) {
+        const streamed = r.streamEvents.filter((e) => e._tag === "HookFailed" && `${e.error.hook} on ${e.error.trigger}` === key).length
+        if (streamed < n) v.push(`${key} failed ${n} time(s), the stream reported ${streamed} HookFailed event(s)`)
+      }
+    }
+  }
+  if (r.marked) {
+    // An OnError dispatch that left errors unhandled ends the run failed (unless an abort came first).
+    for (const d of ds.filter((d) => d.trigger === "OnError")) {
+      const unhandled = d.ended === "failure" || (d.ended === "success" && (d.output?.errors.length ?? 0) > 0)
+      if (unhandled && (abort < 0 || abort > d.end) && final !== undefined && final.execution.status !== "failed") {
+        v.push(`OnError at ${at(r, d.start)} left the errors unhandled, but the run ended ${final.execution.status}`)
+      }
+    }
+  }
+  if (r.streamEvents !== undefined) {
+    const tags = r.streamEvents.map((e) => e._tag)
+    if (tags[0] !== undefined && tags[0] !== "RunStarted") v.push(`the stream began with ${tags[0]}, not RunStarted`)
+    if (tags.filter((t) => t === "RunStarted").length > 1) v.push("the stream has more than one RunStarted")
+    const ended = tags.filter((t) => t === "RunEnded").length
+    if (ended > 1) v.push("the stream has more than one RunEnded")
+    if (ended === 1 && tags.at(-1) !== "RunEnded") v.push("RunEnded is not the stream's last event")
+    const left = r.log.some((e) => e._tag === "Abort" && e.via !== "signal")
+    if (ended === 0 && !left) v.push("the stream ended without RunEnded although nobody left it")
+  }
+  return v
+}
+
+/** Every message committed before an error or an abort is in the final state, in order. */
+export const keepsMessages: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  const final = finalState(r, ds)
+  if (final === undefined) return ["no final state to compare messages with"]
+  const finalMessages = messagesOf(final)
+  // Committed: what each dispatch started from, and (when it ran to its end) everything its hooks saw and returned.
+  const committed: Array<{ readonly where: string; readonly state: AgentState }> = []
+  ds.forEach((d, n) => {
+    const complete = r.marked
+      ? d.ended === "success"
+      : !d.outcomes.includes("failed") && d.names.length === (r.explain[d.trigger]?.length ?? 0)
+    if (d.input !== undefined) committed.push({ where: `the input of ${d.trigger} dispatch #${n} at ${at(r, d.start)}`, state: d.input.state })
+    // Without a result (an interrupted run), the final state is what AfterExecution started from.
+    if (complete && (d.trigger !== "AfterExecution" || r.final !== undefined)) {
+      d.seen.forEach((ctx) => committed.push({ where: `a context a ${d.trigger} hook saw (dispatch #${n})`, state: ctx.state }))
+      if (d.output !== undefined) committed.push({ where: `the output of ${d.trigger} dispatch #${n}`, state: d.output.state })
+    }
+  })
+  let previous: { readonly where: string; readonly messages: ReadonlyArray<Message> } | undefined
+  for (const c of committed) {
+    const messages = messagesOf(c.state)
+    const lost = prefixDifference(messages, finalMessages)
+    if (lost !== undefined) {
+      v.push(`${c.where} held messages the final state lost: ${lost}`)
+      break
+    }
+    if (previous !== undefined && previous.messages.length > messages.length) {
+      v.push(`the history shrank from ${previous.messages.length} messages (${previous.where}) to ${messages.length} (${c.where})`)
+      break
+    }
+    previous = { where: c.where, messages }
+  }
+  // The states a stream reports at each step's end hold committed history too.
+  for (const [i, e] of (r.streamEvents ?? []).entries()) {
+    if (e._tag !== "StepEnded") continue
+    const lost = prefixDifference(messagesOf(e.state), finalMessages)
+    if (lost !== undefined) {
+      v.push(`StepEnded event #${i} held messages the final state lost: ${lost}`)
+      break
+    }
+  }
+  // Tool results follow their calls, in call order.
+  for (let i = 0; i < finalMessages.length; i++) {
+    const m = finalMessages[i] as Message
+    if (m.role !== "assistant" || m.toolCalls.length === 0) continue
+    for (let j = 0; j < m.toolCalls.length; j++) {
+      const next = finalMessages[i + 1 + j]
+      if (next === undefined || next.role !== "tool") break
+      if (next.toolCallId !== m.toolCalls[j]?.id) {
+        v.push(`message ${i + 1 + j} is the result of ${next.toolCallId}, expected ${m.toolCalls[j]?.id} (call ${j} of message ${i})`)
+        break
+      }
+    }
+  }
+  return v
+}
+
+/** Every state and context any hook (or tool) saw is deeply frozen, and so is the final state. */
+export const frozen: Checker = (r) => {
+  const v: Array<string> = []
+  r.log.forEach((e, i) => {
+    if (e._tag === "Enter" && e.unfrozen !== undefined) v.push(`${e.hook} on ${e.trigger} (${at(r, i)}) got a context not frozen at ${e.unfrozen}`)
+    if (e._tag === "DispatchEnd" && e.unfrozen !== undefined) v.push(`the ${e.trigger} dispatch returned a context not frozen at ${e.unfrozen} (${at(r, i)})`)
+    if (e._tag === "ToolRun" && e.unfrozen !== undefined) v.push(`tool ${e.tool} got a state not frozen at ${e.unfrozen} (${at(r, i)})`)
+    if (e._tag === "DriverCall" && e.unfrozen !== undefined) v.push(`the model got a request not frozen at ${e.unfrozen} (${at(r, i)})`)
+  })
+  if (r.finalUnfrozen !== undefined) v.push(`the final state is not frozen at ${r.finalUnfrozen}`)
+  return v.slice(0, 5)
+}
+
+/** A blocked or short-circuited call never executes, no call executes twice, and a block reaches the model as an error. */
+export const blockedNeverRuns: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  const blocked = new Map<string, string>()
+  const skipped = new Map<string, string>()
+  for (const e of r.log) {
+    if (e._tag === "Exit" && e.trigger === "BeforeToolUse" && isContext(e.output) && e.output.trigger === "BeforeToolUse") {
+      const id = e.input.toolCall?.id
+      if (id !== undefined && e.output.toolExecutionBlocked) blocked.set(id, `${e.hook} blocked it`)
+    }
+  }
+  for (const d of ds) {
+    if (d.trigger === "BeforeToolUse" && d.ended === "success" && d.output?.toolCall !== undefined && d.output.toolExecution !== undefined) {
+      const id = d.output.toolCall.id
+      if (d.output.toolExecutionBlocked) blocked.set(id, "its BeforeToolUse dispatch returned it blocked")
+      else skipped.set(id, "its BeforeToolUse dispatch returned a result")
+    }
+    if (d.trigger === "AfterToolUse" && d.input?.toolCall !== undefined) {
+      const execution = d.input.toolExecution
+      if (execution?.status === "blocked") blocked.set(d.input.toolCall.id, "AfterToolUse got it blocked")
+      if (execution?.status === "success" && typeof execution.output === "string" && execution.output.startsWith("synthetic by")) {
+        skipped.set(d.input.toolCall.id, "AfterToolUse got a synthetic result")
+      }
+    }
+  }
+  const runs = new Map<string, number>()
+  r.log.forEach((e, i) => {
+    if (e._tag !== "ToolRun") return
+    runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
+    const why = blocked.get(e.callId)
+    if (why !== undefined) v.push(`tool ${e.tool} ran for the blocked call ${e.callId} (${why}) at ${at(r, i)}`)
+    const short = skipped.get(e.callId)
+    if (short !== undefined) v.push(`tool ${e.tool} ran for the short-circuited call ${e.callId} (${short}) at ${at(r, i)}`)
+  })
+  for (const [id, n] of runs) if (n > 1) v.push(`call ${id} executed ${n} times`)
+  // A block is final: every later hook of the dispatch sees it, and the dispatch returns it.
+  for (const d of ds) {
+    if (d.trigger !== "BeforeToolUse" && d.trigger !== "AfterToolUse") continue
+    let blockedAt: string | undefined = d.input?.toolExecutionBlocked === true ? "its input" : undefined
+    for (let i = d.start; i <= d.end; i++) {
+      const e = r.log[i] as Entry
+      if (e._tag === "Enter" && blockedAt !== undefined && !e.ctx.toolExecutionBlocked) {
+        v.push(`${e.hook} on ${d.trigger} saw the call unblocked after ${blockedAt} blocked it (${at(r, i)})`)
+        break
+      }
+      if (e._tag === "Enter" && e.ctx.toolExecutionBlocked && blockedAt === undefined) blockedAt = `a hook before ${e.hook}`
+      if (e._tag === "Exit" && isContext(e.output) && e.output.trigger === d.trigger && e.output.toolExecutionBlocked && blockedAt === undefined) {
+        blockedAt = e.hook
+      }
+    }
+    if (blockedAt !== undefined && d.ended === "success" && d.output?.toolExecutionBlocked !== true) {
+      v.push(`the ${d.trigger} dispatch at ${at(r, d.start)} returned the call unblocked after ${blockedAt} blocked it`)
+    }
+  }
+  const final = finalState(r, ds)
+  if (final !== undefined && r.marked) {
+    // What AfterToolUse returned is what the model reads.
+    const results = new Map(messagesOf(final).flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m] as const] : [])))
+    for (const d of ds) {
+      if (d.trigger !== "AfterToolUse" || d.ended !== "success" || d.output?.toolCall === undefined) continue
+      const execution = d.output.toolExecution ?? d.input?.toolExecution
+      const m = results.get(d.output.toolCall.id)
+      if (execution === undefined || m === undefined) continue
+      const expected = ToolExecution.toMessage(execution)
+      if (m.content !== expected.content || m.isError !== expected.isError) {
+        v.push(`the result of ${m.toolCallId} reached the model as ${JSON.stringify(m.content)}, AfterToolUse returned ${JSON.stringify(expected.content)}`)
+      }
+    }
+  }
+  if (final !== undefined) {
+    for (const m of messagesOf(final)) {
+      if (m.role === "tool" && blocked.has(m.toolCallId) && (!m.isError || !m.content.startsWith("Blocked: "))) {
+        v.push(`the result of the blocked call ${m.toolCallId} reached the model as ${JSON.stringify(m.content)} (isError ${m.isError})`)
+      }
+    }
+  }
+  return v
+}
+
+/** A permission hook that was interrupted never allows its call. */
+export const interruptedPermissionDenies: Checker = (r) => {
+  const v: Array<string> = []
+  const interrupted = new Set(r.log.flatMap((e) => (e._tag === "Permission" && e.phase === "interrupted" ? [e.callId] : [])))
+  if (interrupted.size === 0) return v
+  r.log.forEach((e, i) => {
+    if (e._tag === "ToolRun" && interrupted.has(e.callId)) v.push(`tool ${e.tool} ran for call ${e.callId} whose permission hook was interrupted (${at(r, i)})`)
+  })
+  for (const d of dispatchesOf(r)) {
+    const call = d.input?.toolCall
+    if (d.trigger === "AfterToolUse" && call !== undefined && interrupted.has(call.id) && d.input?.toolExecution?.status !== "blocked") {
+      v.push(`call ${call.id} went on to AfterToolUse with a ${d.input?.toolExecution?.status} execution after its permission hook was interrupted`)
+    }
+  }
+  const final = finalState(r)
+  if (final !== undefined) {
+    for (const m of messagesOf(final)) {
+      if (m.role === "tool" && interrupted.has(m.toolCallId) && !m.isError) {
+        v.push(`call ${m.toolCallId} has a successful result although its permission hook was interrupted`)
+      }
+    }
+  }
+  return v
+}
+
+/**
+ * Hooks fire in the order `explain` reports (which is priority, then registration):
+ * each dispatch runs a prefix of its trigger's list, all of it unless a hook failed
+ * the dispatch or an abort cut it short. A hook skipped on error passes its input on.
+ */
+export const firesInExplainedOrder: Checker = (r) => {
+  const v: Array<string> = []
+  const triggers = new Set([...Object.keys(r.explain), ...Object.keys(r.expectedOrder)]) as Set<Trigger>
+  for (const trigger of triggers) {
+    const got = r.explain[trigger] ?? []
+    const want = r.expectedOrder[trigger] ?? []
+    if (got.join(",") !== want.join(",")) v.push(`explain lists ${trigger} as [${got.join(", ")}], the registrations imply [${want.join(", ")}]`)
+  }
+  const ds = dispatchesOf(r)
+  const abort = firstIndex(r, "Abort")
+  const ae = afterExecution(ds)
+  ds.forEach((d, n) => {
+    const list = r.explain[d.trigger] ?? []
+    const where = `${d.trigger} dispatch #${n} at ${at(r, d.start)}`
+    const prefix = list.slice(0, d.names.length)
+    if (d.names.join(",") !== prefix.join(",")) {
+      v.push(`${where} ran [${d.names.join(", ")}], explain says [${list.join(", ")}]`)
+      return
+    }
+    const failedAt = d.outcomes.indexOf("failed")
+    if (failedAt >= 0 && failedAt !== d.outcomes.length - 1) v.push(`${where} went on after ${d.names[failedAt]} failed it`)
+    if (d.names.length < list.length && failedAt < 0) {
+      // Cut short: only by an abort, and only the dispatch the abort found in progress.
+      const lastBeforeEnd = ae === undefined ? n === ds.length - 1 : ds[ds.indexOf(ae) - 1] === d
+      const cut = r.marked ? d.ended !== "success" && d.ended !== "failure" : lastBeforeEnd
+      if (abort < 0 || abort > (ae?.start ?? Infinity) || !cut) {
+        v.push(`${where} stopped after [${d.names.join(", ")}] of [${list.join(", ")}] with no failure${abort < 0 ? " and no abort" : ""}`)
+      }
+    }
+    if (r.marked && d.ended === "failure" && failedAt < 0) v.push(`${where} failed with no hook failing`)
+  })
+  // A hook skipped on error passes its input on unchanged to the next generated hook.
+  for (let i = 0; i < r.log.length; i++) {
+    const e = r.log[i] as Entry
+    if (e._tag !== "Event" || e.event.outcome !== "skipped") continue
+    let enter: Entry | undefined
+    for (let j = i - 1; j >= 0; j--) {
+      const c = r.log[j] as Entry
+      if (c._tag === "Enter" && c.hook === e.event.hook && c.trigger === e.event.trigger) {
+        enter = c
+        break
+      }
+    }
+    const next = r.log[i + 1]
+    if (enter?._tag === "Enter" && next?._tag === "Enter" && next.trigger === e.event.trigger && next.ctx !== enter.ctx) {
+      const list = r.explain[e.event.trigger] ?? []
+      if (list.indexOf(next.hook) === list.indexOf(e.event.hook) + 1) {
+        v.push(`${next.hook} did not get the input of ${e.event.hook}, which was skipped on error (${at(r, i)})`)
+      }
+    }
+  }
+  // Each event tells what its hook did.
+  const pending = new Map<string, Entry>()
+  r.log.forEach((e, i) => {
+    if (e._tag === "Exit" || e._tag === "Raise") pending.set(`${e.trigger} ${e.hook}`, e)
+    if (e._tag !== "Event") return
+    const key = `${e.event.trigger} ${e.event.hook}`
+    const did = pending.get(key)
+    pending.delete(key)
+    if (did === undefined) return
+    const failure = r.onError[e.event.hook] === "skip" ? "skipped" : "failed"
+    const expected = did._tag === "Raise"
+      ? failure
+      : did._tag === "Exit" && did.output === did.input
+      ? "unchanged"
+      : did._tag === "Exit" && isContext(did.output) && did.output.trigger === did.input.trigger
+      ? "changed"
+      : failure
+    if (e.event.outcome !== expected) v.push(`${e.event.hook} on ${e.event.trigger} was reported ${e.event.outcome}, it ${did._tag === "Raise" ? "threw" : `returned ${expected === "changed" ? "a new context" : expected === "unchanged" ? "its input" : "no valid context"}`} (${at(r, i)})`)
+  })
+  // Tool hooks run in call order; concurrently, every BeforeToolUse runs before the step's tools.
+  const final = finalState(r, ds)
+  const before = new Map<string, Dispatch>()
+  const after = new Map<string, Dispatch>()
+  for (const d of ds) {
+    const id = d.input?.toolCall?.id
+    if (id === undefined) continue
+    if (d.trigger === "BeforeToolUse" && !before.has(id)) before.set(id, d)
+    if (d.trigger === "AfterToolUse" && !after.has(id)) after.set(id, d)
+  }
+  const ranAt = new Map<string, number>()
+  r.log.forEach((e, i) => {
+    if (e._tag === "ToolRun" && !ranAt.has(e.callId)) ranAt.set(e.callId, i)
+  })
+  for (const m of final === undefined ? [] : messagesOf(final)) {
+    if (m.role !== "assistant" || m.toolCalls.length < 2) continue
+    const ids = m.toolCalls.map((c) => c.id)
+    for (const [name, map] of [["BeforeToolUse", before], ["AfterToolUse", after]] as const) {
+      const starts = ids.map((id) => map.get(id)?.start).filter((x): x is number => x !== undefined)
+      if (starts.some((x, i) => i > 0 && x < (starts[i - 1] as number))) v.push(`${name} did not run in call order for [${ids.join(", ")}]`)
+    }
+    const lastBefore = before.get(ids.at(-1) as string)
+    ids.forEach((id, i) => {
+      const ran = ranAt.get(id)
+      if (ran === undefined) return
+      if (r.toolConcurrency === "concurrent" && lastBefore !== undefined && ran < lastBefore.end) {
+        v.push(`tool call ${id} ran before BeforeToolUse of ${ids.at(-1)} ended (concurrent tools run after every BeforeToolUse)`)
+      }
+      const nextBefore = before.get(ids[i + 1] ?? "")
+      if (r.toolConcurrency === "sequential" && nextBefore !== undefined && ran > nextBefore.start) {
+        v.push(`tool call ${id} ran after BeforeToolUse of ${ids[i + 1]} began (sequential tools run one after the other)`)
+      }
+    })
+  }
+  if (r.streamEvents !== undefined) {
+    const streamed = r.streamEvents.flatMap((e) => (e._tag === "HookExecuted" ? [e.event] : []))
+    const sunk = r.log.flatMap((e) => (e._tag === "Event" ? [e.event] : []))
+    const n = Math.min(streamed.length, sunk.length)
+    for (let i = 0; i < n; i++) {
+      if (streamed[i] !== sunk[i]) {
+        v.push(`stream event ${i} (${streamed[i]?.hook}) is not the sink's (${sunk[i]?.hook})`)
+        break
+      }
+    }
+    if (streamed.length > sunk.length) v.push("the stream has hook events the sink never got")
+  }
+  return v
+}
+
+/**
+ * A continuation never overrides a hard stop (errors, limits, an abort), even next to a
+ * soft one that ranks higher: the loop goes on only after soft ones, and never after a
+ * failing OnStop hook.
+ */
+export const hardStopsHold: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  ds.forEach((d, n) => {
+    if (d.trigger !== "OnStop" || d.input === undefined) return
+    // After a stop check the loop either ends (AfterExecution), fails (OnError) or goes on.
+    const next = ds[n + 1]
+    if (next === undefined || next.trigger === "AfterExecution" || next.trigger === "OnError") return
+    if (d.outcomes.includes("failed")) {
+      v.push(`the loop went on after OnStop at ${at(r, d.start)} although an OnStop hook failed (a failing OnStop hook cannot continue the run)`)
+      return
+    }
+    const hard = d.input.state.execution.stopSignals.filter((s) => StopSignal.isHard(s))
+    if (hard.length > 0) {
+      v.push(`the loop went on after OnStop at ${at(r, d.start)} although it held the hard stop ${hard.map((s) => `${s.reason} from ${s.source}`).join(", ")} (signals: ${d.input.state.execution.stopSignals.map((s) => s.reason).join(", ")})`)
+    }
+  })
+  return v
+}
+
+/** State changes made by any hook in a dispatch that completed persist (tool hooks included). */
+export const statePersists: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  const final = finalState(r, ds)
+  if (final === undefined) return v
+  ds.forEach((d) => {
+    const complete = r.marked ? d.ended === "success" : !d.outcomes.includes("failed") && d.names.length === (r.explain[d.trigger]?.length ?? 0)
+    if (!complete || (d.trigger === "AfterExecution" && r.final === undefined)) return
+    for (let i = d.start; i <= d.end; i++) {
+      const e = r.log[i] as Entry
+      if (e._tag !== "Exit" || !isContext(e.output) || e.output.trigger !== e.input.trigger) continue
+      const key = e.hook
+      if (Object.hasOwn(e.output.state.metadata, key) && !Object.hasOwn(e.input.state.metadata, key) && !Object.hasOwn(final.metadata, key)) {
+        v.push(`${e.hook} wrote "${key}" into the state on ${e.trigger} (${at(r, i)}), the final state lost it`)
+      }
+    }
+  })
+  return v
+}
+
+/** The execution record adds up: step indices, usage, times. */
+export const recordConsistent: Checker = (r) => {
+  const v: Array<string> = []
+  const final = finalState(r)
+  if (final === undefined) return v
+  const steps = final.execution.steps.toArray()
+  steps.forEach((step, i) => {
+    if (step.index !== i) v.push(`step ${i} has index ${step.index}`)
+    if (step.completedAt !== undefined && step.completedAt < step.startedAt) v.push(`step ${i} completed before it started`)
+  })
+  const input = steps.reduce((n, s) => n + s.usage.inputTokens, 0)
+  const output = steps.reduce((n, s) => n + s.usage.outputTokens, 0)
+  const usage = final.execution.usage
+  if (usage.inputTokens !== input || usage.outputTokens !== output) {
+    v.push(`the run's usage ${usage.inputTokens}+${usage.outputTokens} is not the sum of its steps' ${input}+${output}`)
+  }
+  const inputMessages = prefixDifference(messagesOf(r.input), messagesOf(final))
+  if (inputMessages !== undefined) v.push(`the final state lost the input's messages: ${inputMessages}`)
+  let last = -Infinity
+  for (const [i, e] of r.log.entries()) {
+    if (e._tag !== "Enter") continue
+    if (e.ctx.createdAt < last) {
+      v.push(`${e.hook} on ${e.trigger} got a context made at ${e.ctx.createdAt}, before an earlier one (${last}) (${at(r, i)})`)
+      break
+    }
+    if (e.ctx.updatedAt < e.ctx.createdAt) v.push(`a context updated (${e.ctx.updatedAt}) before it was made (${e.ctx.createdAt}) (${at(r, i)})`)
+    last = e.ctx.createdAt
+  }
+  return v
+}
+
+const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * What the hooks return is what happens (marking interceptor): the model gets the
+ * request BeforeInference returned, the assistant message is the response AfterInference
+ * returned, a tool gets the arguments BeforeToolUse returned.
+ */
+export const commitsWhatHooksReturned: Checker = (r) => {
+  const v: Array<string> = []
+  if (!r.marked) return v
+  let request: { readonly value: unknown; readonly at: number } | undefined
+  const responses: Array<{ readonly text: string; readonly ids: string; readonly at: number }> = []
+  const args = new Map<string, unknown>()
+  r.log.forEach((e, i) => {
+    if (e._tag === "DispatchEnd" && e.outcome === "success" && e.ctx !== undefined) {
+      if (e.trigger === "BeforeInference") request = { value: e.ctx.request, at: i }
+      if (e.trigger === "AfterInference" && e.ctx.response !== undefined) {
+        responses.push({ text: e.ctx.response.text, ids: e.ctx.response.toolCalls.map((c) => c.id).join(","), at: i })
+      }
+      if (e.trigger === "BeforeToolUse" && e.ctx.toolCall !== undefined) args.set(e.ctx.toolCall.id, e.ctx.toolCall.arguments)
+    }
+    if (e._tag === "DriverCall") {
+      if (request !== undefined && !sameJson(request.value, e.request)) {
+        v.push(`the model got a request other than the one BeforeInference returned at ${at(r, request.at)} (${at(r, i)})`)
+      }
+      request = undefined
+    }
+    if (e._tag === "ToolRun" && args.has(e.callId) && !sameJson(args.get(e.callId), e.args)) {
+      v.push(`tool ${e.tool} got ${JSON.stringify(e.args)} for ${e.callId}, BeforeToolUse returned ${JSON.stringify(args.get(e.callId))}`)
+    }
+  })
+  const final = finalState(r)
+  if (final !== undefined) {
+    const assistants = messagesOf(final).slice(r.input.context.messages.length).filter((m) => m.role === "assistant")
+    responses.forEach((response, i) => {
+      const m = assistants[i]
+      if (m === undefined || m.role !== "assistant") {
+        v.push(`AfterInference returned a response at ${at(r, response.at)} that was never committed`)
+        return
+      }
+      const ids = m.toolCalls.map((c) => c.id).join(",")
+      if (m.content !== response.text || ids !== response.ids) {
+        v.push(`assistant message ${i} is ${JSON.stringify(m.content)} [${ids}], AfterInference returned ${JSON.stringify(response.text)} [${response.ids}] at ${at(r, response.at)}`)
+      }
+    })
+  }
+  return v
+}
+
+/** With checked text, a stream emits each step's text once, as committed (after AfterInference). */
+export const streamsCheckedText: Checker = (r) => {
+  const v: Array<string> = []
+  if (r.streamEvents === undefined || !r.checkedText || r.final === undefined) return v
+  const deltas = new Map<number, Array<string>>()
+  for (const e of r.streamEvents) if (e._tag === "TextDelta") deltas.set(e.step, [...(deltas.get(e.step) ?? []), e.text])
+  for (const step of r.final.execution.steps) {
+    const text = step.response?.text ?? ""
+    const got = deltas.get(step.index) ?? []
+    deltas.delete(step.index)
+    const want = text === "" ? [] : [text]
+    if (got.join("\u0000") !== want.join("\u0000")) v.push(`step ${step.index} streamed ${JSON.stringify(got)}, its committed text is ${JSON.stringify(text)}`)
+  }
+  for (const [step, texts] of deltas) v.push(`text ${JSON.stringify(texts)} streamed for step ${step}, which the run never recorded`)
+  return v
+}
+
+/** Streamed or not, the same hooks see the same contexts and the run ends in the same state. */
+export const sameWhenStreamed: Checker = (r) => {
+  const twin = r.twin
+  if (twin === undefined) return []
+  const seen = (x: Recording) => x.log.flatMap((e) => (e._tag === "Enter" ? [`${e.trigger} ${e.hook} ${JSON.stringify(e.ctx)}`] : []))
+  const a = seen(r)
+  const b = seen(twin)
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return [`context ${i} differs between run and stream:\n  run:    ${a[i]?.slice(0, 400) ?? "(none)"}\n  stream: ${b[i]?.slice(0, 400) ?? "(none)"}`]
+  }
+  if (JSON.stringify(r.final) !== JSON.stringify(twin.final)) return ["the final states differ between run and stream"]
+  return []
+}
+
+export const properties: Readonly<Record<string, Checker>> = {
+  terminates,
+  hardStopsHold,
+  oneEnd,
+  keepsMessages,
+  frozen,
+  blockedNeverRuns,
+  interruptedPermissionDenies,
+  firesInExplainedOrder,
+  statePersists,
+  recordConsistent,
+  sameWhenStreamed,
+  commitsWhatHooksReturned,
+  streamsCheckedText,
+}
+
+export interface Violation {
+  readonly property: string
+  readonly detail: string
+}
+
+/** Every violation of every property. */
+export const violations = (r: Recording): ReadonlyArray<Violation> => {
+  // A run that had to be killed breaks the other properties only as a consequence.
+  if (r.exit === "runaway" || r.exit === "timeout") return terminates(r).map((detail) => ({ property: "terminates", detail }))
+  return Object.entries(properties).flatMap(([property, check]) => check(r).map((detail) => ({ property, detail })))
+}
+
+export { AgentState }

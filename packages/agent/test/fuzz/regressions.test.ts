@@ -1,0 +1,170 @@
+// Minimal reproductions of what the fuzzer (loop.fuzz.test.ts) found, one per cause,
+// each failing before its fix.
+import { Effect, pipe } from "effect"
+import { describe, expect, it } from "vitest"
+import { AgentError, Guards, Hook, HookContext, HookStack, InferenceResponse, StopSignal, type AgentState } from "@hookline/core"
+import { AgentLoop, Driver } from "@hookline/agent"
+import { ScriptedDriver } from "@hookline/testing"
+import { add } from "../support.js"
+
+const boom: Hook = () => {
+  throw new Error("boom")
+}
+
+// A run that does not end on its own is aborted after this long, so the test ends.
+const SAFETY_MS = 300
+
+const runUntil = async (stack: HookStack, script: ReadonlyArray<ScriptedDriver.Turn>, options: ScriptedDriver.Options = {}) => {
+  const safety = new AbortController()
+  const timer = setTimeout(() => safety.abort(), SAFETY_MS)
+  const driver = ScriptedDriver.make(script, options)
+  const final = await Effect.runPromise(
+    AgentLoop.run(AgentLoop.make({ interceptor: stack, tools: [add] }), "hi", { signal: safety.signal }).pipe(Effect.provide(driver.layer)),
+  )
+  clearTimeout(timer)
+  return { final, endedOnItsOwn: !safety.signal.aborted }
+}
+
+const outcome = (final: AgentState) => ({
+  status: final.execution.status,
+  steps: final.execution.steps.length,
+  reason: StopSignal.highest(final.execution.stopSignals)?.reason,
+})
+
+describe("AgentLoop (fuzzing regressions)", () => {
+  describe("abort", () => {
+    // Fixed in 76b7260. An abort that happens while the run is busy (the signal fires
+    // inside a model call, a tool or a hook, synchronously) was lost when the rest of
+    // the run needed no await: the body won the race against the signal.
+    it("ends stopped with UserRequested when the signal aborts during a model call that then answers at once", async () => {
+      const controller = new AbortController()
+      const driver = Driver.make({
+        generate: () =>
+          Effect.sync(() => {
+            controller.abort() // the user presses stop while the model answers
+            return InferenceResponse.make({ text: "hi" })
+          }),
+      })
+      const final = await Effect.runPromise(
+        AgentLoop.run(AgentLoop.make(), "hello", { signal: controller.signal }).pipe(Effect.provide(Driver.layer(driver))),
+      )
+      expect(outcome(final)).toEqual({ status: "stopped", steps: 1, reason: "UserRequested" })
+    })
+
+    // Fixed: the same when the model call then fails: 76b7260 turns a finished ("done") body
+    // into an abort when the signal fired (engine.ts, executeGen: `outcome === done &&
+    // signal?.aborted`), but not a failed one. The error goes to OnError and the run
+    // ends "failed" although the user aborted it before the error (docs/loop.md: an abort
+    // the loop could not see "still counts ... the run ends stopped with UserRequested").
+    it("ends stopped with UserRequested when the signal aborts during a model call that then fails", async () => {
+      const controller = new AbortController()
+      const driver = Driver.make({
+        generate: () =>
+          Effect.suspend(() => {
+            controller.abort()
+            return Effect.fail(AgentError.inferenceFailed("the model is down"))
+          }),
+      })
+      const final = await Effect.runPromise(
+        AgentLoop.run(AgentLoop.make(), "hello", { signal: controller.signal }).pipe(Effect.provide(Driver.layer(driver))),
+      )
+      expect(outcome(final)).toEqual({ status: "stopped", steps: 1, reason: "UserRequested" })
+    })
+  })
+
+  describe("the steps guard", () => {
+    // Fixed in 76b7260. A stop decided at BeforeStep (the steps guard fired) followed by
+    // a failing OnStop hook recorded one more (empty) step: the stop check was part of
+    // the step, so recordFailedStep() appended a step that never called the model.
+    it("records no step beyond maxSteps when an OnStop hook fails after the guard stopped the run", async () => {
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(boom, { triggers: "OnStop", name: "test:boom" }),
+      )
+      const { final } = await runUntil(stack, [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }])])
+      expect(outcome(final).steps).toBe(1)
+    })
+
+    // Fixed (a failed dispatch commits the state of the hooks before the failing one):
+    // a BeforeStep dispatch that does not complete after the guard fired in it (a
+    // later BeforeStep hook fails under 'fail', or the run is aborted while a later,
+    // effectful BeforeStep hook waits) is not committed: the guard's signal is lost with
+    // it, and the step it never let start is recorded as a failed step
+    // (engine.ts stepGen sets `this.current` before the BeforeStep dispatch;
+    // recordFailedStep() in bodyGen or finishGen appends it). 2 steps with maxSteps 1.
+    it("records no step beyond maxSteps when a BeforeStep hook fails after the guard fired", async () => {
+      const failLater: Hook = (ctx) => (ctx.state.execution.steps.length >= 1 ? boom(ctx) : ctx)
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(failLater, { triggers: "BeforeStep", name: "test:fail_later" }),
+      )
+      const { final } = await runUntil(stack, [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }])])
+      expect(outcome(final).steps).toBe(1)
+    })
+
+    // Fixed: the abort case of the above.
+    it("records no step beyond maxSteps when the run is aborted in a BeforeStep hook after the guard fired", async () => {
+      const controller = new AbortController()
+      const abortThenWait = Hook.effect((ctx: HookContext) =>
+        ctx.state.execution.steps.length >= 1 ? Effect.andThen(Effect.sync(() => controller.abort()), Effect.never) : Effect.succeed(ctx)
+      )
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(abortThenWait, { triggers: "BeforeStep", name: "test:ask_human" }),
+      )
+      const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }])])
+      const final = await Effect.runPromise(
+        AgentLoop.run(AgentLoop.make({ interceptor: stack, tools: [add] }), "hi", { signal: controller.signal }).pipe(Effect.provide(driver.layer)),
+      )
+      expect(outcome(final)).toEqual({ status: "stopped", steps: 1, reason: "UserRequested" })
+    })
+
+    // Fixed (the stop check runs after a handled error): and with an OnError hook that handles every error, a BeforeStep hook that
+    // fails after the guard fired makes a run that never ends: each retry records another
+    // failed step, and the guard's signal is lost with each failed dispatch. Thousands
+    // of steps with maxSteps 1 until something aborts the run.
+    it("ends a run whose BeforeStep hook fails after the guard fired and whose OnError hook handles everything", async () => {
+      const failLater: Hook = (ctx) => (ctx.state.execution.steps.length >= 1 ? boom(ctx) : ctx)
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(failLater, { triggers: "BeforeStep", name: "test:fail_later" }),
+        HookStack.with(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:retry" }),
+      )
+      const { final, endedOnItsOwn } = await runUntil(stack, [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }])])
+      expect({ endedOnItsOwn, steps: outcome(final).steps }).toEqual({ endedOnItsOwn: true, steps: 1 })
+    })
+
+    // Fixed in 76b7260. With an OnError hook that handles every error, a failing OnStop
+    // hook made a run that never ended (the stop check failed, was handled, and ran again).
+    it("ends a run whose OnStop hook always fails and whose OnError hook handles everything", async () => {
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(boom, { triggers: "OnStop", name: "test:boom" }),
+        HookStack.with(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:retry" }),
+      )
+      const { final, endedOnItsOwn } = await runUntil(stack, [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }])])
+      expect({ endedOnItsOwn, steps: outcome(final).steps }).toEqual({ endedOnItsOwn: true, steps: 1 })
+    })
+
+    // Fixed in 76b7260. StopRequested ranks above the hard stops, and the stop check
+    // asked only whether the *highest* signal was hard: a soft StopRequested next to
+    // StepsLimitReached let an OnStop continuation override the limit, forever.
+    it("never lets a continuation override the steps limit, whatever soft signal sits next to it", async () => {
+      const askToStop: Hook = (ctx) =>
+        ctx.state.execution.steps.length >= 1 ? HookContext.withStopSignal(ctx, StopSignal.make("StopRequested", "enough", "test:policy")) : ctx
+      const stack = pipe(
+        Guards.useGuards({ maxSteps: 1 }),
+        HookStack.with(askToStop, { triggers: "BeforeStep", name: "test:policy" }),
+        HookStack.with((ctx: HookContext) => HookContext.requestContinuation(ctx), { triggers: "OnStop", name: "test:continue" }),
+      )
+      const { final, endedOnItsOwn } = await runUntil(stack, [ScriptedDriver.text("done")], { repeatLast: true })
+      const limited = final.execution.stopSignals.some((s) => s.reason === "StepsLimitReached")
+      expect({ endedOnItsOwn, status: final.execution.status, steps: final.execution.steps.length, limited }).toEqual({
+        endedOnItsOwn: true,
+        status: "stopped",
+        steps: 1,
+        limited: true,
+      })
+    })
+  })
+})

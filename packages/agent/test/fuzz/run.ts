@@ -1,0 +1,879 @@
+// Runs a scenario (scenario.ts) for real and records everything the properties need:
+// every context every generated hook saw (checked for deep freezing at that moment),
+// what each hook returned, every HookExecuted event, dispatch boundaries (when the
+// stack is wrapped in a marking interceptor), model calls, tool runs, permission
+// questions and the abort, in one log with one order; then the final state.
+//
+// Time is virtual: a clock whose sleeps wake one per macrotask in order of their
+// deadline, so a scenario with "20 ms" of sleeps runs in microseconds and every
+// clock reading is deterministic.
+import { Cause, Clock, Duration, Effect, Exit, Stream } from "effect"
+import * as t from "io-ts"
+import {
+  AgentError,
+  AgentState,
+  AppendLog,
+  Guards,
+  Hook,
+  HookContext,
+  HookStack,
+  InferenceResponse,
+  Message,
+  Permission,
+  Step,
+  StopSignal,
+  ToolCall,
+  Usage,
+  type HookExecuted,
+  type InferenceRequest,
+  type Interceptor,
+  type JsonValue,
+} from "@hookline/core"
+import { AgentLoop, Driver, Tool, type AgentEvent } from "@hookline/agent"
+import { ScriptedDriver } from "@hookline/testing"
+import type { AbortSpec, Behaviour, CallSpec, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
+
+// -- the recording ----------------------------------------------------------------
+
+export type Entry =
+  /** A generated hook was called with `ctx`; `unfrozen` is the first path that was not frozen then. */
+  | { readonly _tag: "Enter"; readonly trigger: Trigger; readonly hook: string; readonly ctx: HookContext; readonly unfrozen: string | undefined }
+  /** It returned `output` (anything: the dispatcher judges it). */
+  | { readonly _tag: "Exit"; readonly trigger: Trigger; readonly hook: string; readonly input: HookContext; readonly output: unknown }
+  /** It threw, failed or died. */
+  | { readonly _tag: "Raise"; readonly trigger: Trigger; readonly hook: string }
+  /** It was interrupted while it waited. */
+  | { readonly _tag: "Interrupted"; readonly trigger: Trigger; readonly hook: string }
+  | { readonly _tag: "Event"; readonly event: HookExecuted }
+  /** Marking interceptor only: a dispatch begins with this committed context. */
+  | { readonly _tag: "DispatchStart"; readonly trigger: Trigger; readonly ctx: HookContext }
+  | {
+    readonly _tag: "DispatchEnd"
+    readonly trigger: Trigger
+    readonly outcome: "success" | "failure" | "interrupted"
+    readonly ctx: HookContext | undefined
+    readonly unfrozen: string | undefined
+  }
+  /** A tool's execute ran; `unfrozen`: the first unfrozen path of the state it got. */
+  | { readonly _tag: "ToolRun"; readonly callId: string; readonly tool: string; readonly args: unknown; readonly unfrozen: string | undefined }
+  /** A model call; `turn` is the script entry it consumed (undefined: the script was exhausted). */
+  | {
+    readonly _tag: "DriverCall"
+    readonly index: number
+    readonly turn: TurnSpec | undefined
+    readonly request: InferenceRequest
+    readonly unfrozen: string | undefined
+  }
+  | { readonly _tag: "Permission"; readonly hook: string; readonly callId: string; readonly phase: "asked" | "answered" | "interrupted" }
+  | { readonly _tag: "Abort"; readonly via: AbortSpec["via"]; readonly timing: AbortSpec["timing"] }
+
+export interface Recording {
+  readonly maxSteps: number
+  readonly marked: boolean
+  readonly mode: Scenario["mode"]
+  /** The resolved order per trigger, from `HookStack.explain`. */
+  readonly explain: Readonly<Partial<Record<Trigger, ReadonlyArray<string>>>>
+  /** Each hook's error policy, from `HookStack.explain`. */
+  readonly onError: Readonly<Record<string, "fail" | "skip">>
+  readonly toolConcurrency: Scenario["toolConcurrency"]
+  /** Whether a stream emits the text only after the AfterInference hooks (textDeltas). */
+  readonly checkedText: boolean
+  /** The order the scenario's registrations imply (priority, then registration), computed here independently. */
+  readonly expectedOrder: Readonly<Partial<Record<Trigger, ReadonlyArray<string>>>>
+  readonly log: ReadonlyArray<Entry>
+  /** The state the run started from. */
+  readonly input: AgentState
+  /** What the run returned (run), RunEnded carried (stream) or iterate yielded last; undefined when interrupted. */
+  readonly final: AgentState | undefined
+  /** How the run's Effect ended. */
+  readonly exit: "done" | "interrupted" | "defect" | "runaway" | "timeout"
+  readonly defect?: string | undefined
+  /** stream mode: every event the stream yielded. */
+  readonly streamEvents: ReadonlyArray<AgentEvent> | undefined
+  /** The first path of the final state that was not frozen. */
+  readonly finalUnfrozen: string | undefined
+  /** When each log entry was made (performance.now(), real ms), and when the run began and ended. */
+  readonly times: ReadonlyArray<number>
+  readonly startedAt: number
+  readonly endedAt: number
+  /** The same scenario run as a stream (scenario.twin, when the first run was not aborted). */
+  readonly twin?: Recording | undefined
+}
+
+// -- deep freezing, with a cache (a deeply frozen object stays so) -------------------
+
+const deeplyFrozen = new WeakSet<object>()
+
+/** The first path reachable from `value` whose object is not frozen; undefined if all are. */
+export const firstUnfrozen = (value: unknown, path = ""): string | undefined => {
+  if (typeof value !== "object" || value === null || deeplyFrozen.has(value)) return undefined
+  if (!Object.isFrozen(value)) return path === "" ? "(root)" : path
+  if (AppendLog.isAppendLog(value)) {
+    let i = 0
+    for (const item of value) {
+      const found = firstUnfrozen(item, `${path}[${i++}]`)
+      if (found !== undefined) return found
+    }
+  } else {
+    for (const key of Object.keys(value)) {
+      const found = firstUnfrozen((value as Record<string, unknown>)[key], `${path}.${key}`)
+      if (found !== undefined) return found
+    }
+  }
+  deeplyFrozen.add(value)
+  return undefined
+}
+
+// -- virtual time -------------------------------------------------------------------
+
+const EPOCH = 1_700_000_000_000
+
+/** A Clock whose sleeps complete in deadline order, one per macrotask, advancing virtual time. */
+export class VirtualClock implements Clock.Clock {
+  private now = EPOCH
+  private seq = 0
+  private readonly sleepers: Array<{ readonly at: number; readonly seq: number; readonly wake: () => void }> = []
+  private scheduled = false
+  currentTimeMillisUnsafe(): number {
+    return this.now
+  }
+  readonly currentTimeMillis = Effect.sync(() => this.now)
+  currentTimeNanosUnsafe(): bigint {
+    return BigInt(this.now) * 1_000_000n
+  }
+  readonly currentTimeNanos = Effect.sync(() => this.currentTimeNanosUnsafe())
+  monotonicTimeNanosUnsafe(): bigint {
+    return this.currentTimeNanosUnsafe()
+  }
+  readonly monotonicTimeNanos = Effect.sync(() => this.currentTimeNanosUnsafe())
+  sleep(duration: Duration.Duration): Effect.Effect<void> {
+    const ms = Duration.toMillis(duration)
+    if (ms <= 0) return Effect.yieldNow
+    if (!Number.isFinite(ms)) return Effect.never
+    return Effect.callback<void>((resume) => {
+      const entry = { at: this.now + ms, seq: this.seq++, wake: () => resume(Effect.void) }
+      this.sleepers.push(entry)
+      this.schedule()
+      return Effect.sync(() => {
+        const i = this.sleepers.indexOf(entry)
+        if (i >= 0) this.sleepers.splice(i, 1)
+      })
+    })
+  }
+  private schedule(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      if (this.sleepers.length === 0) return
+      let best = 0
+      for (let i = 1; i < this.sleepers.length; i++) {
+        const a = this.sleepers[i]!
+        const b = this.sleepers[best]!
+        if (a.at < b.at || (a.at === b.at && a.seq < b.seq)) best = i
+      }
+      const [next] = this.sleepers.splice(best, 1)
+      this.now = Math.max(this.now, next!.at)
+      next!.wake()
+      if (this.sleepers.length > 0) this.schedule()
+    })
+  }
+}
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+// -- the recorder ----------------------------------------------------------------------
+
+/** Log entries past this mean the run does not end on its own. */
+export const RUNAWAY = 5_000
+
+class Recorder {
+  readonly log: Array<Entry> = []
+  readonly times: Array<number> = []
+  private awaits = 0
+  private fired = false
+  ended = false
+  runaway = false
+  readonly run = new AbortController()
+  readonly fiber = new AbortController()
+  private onLeave: (() => void) | undefined
+  leaveRequested = false
+
+  constructor(private readonly abort: AbortSpec | undefined, private readonly signalPassed: boolean, private readonly mode: Scenario["mode"]) {}
+
+  push(entry: Entry): void {
+    if (this.ended) return
+    this.log.push(entry)
+    this.times.push(performance.now())
+    if (this.log.length > RUNAWAY && !this.runaway) {
+      this.runaway = true
+      this.log.push({ _tag: "Abort", via: "interrupt", timing: "now" })
+      this.fiber.abort()
+    }
+  }
+
+  readonly sink = (event: HookExecuted): void => this.push({ _tag: "Event", event })
+
+  /** An await point: the abort fires at the one the scenario names. */
+  awaitPoint(): void {
+    this.awaits++
+    if (this.abort !== undefined && this.awaits === this.abort.at) this.fire(this.abort.via, this.abort.timing)
+  }
+
+  /** Something that waits until the run is aborted: abort it (after it started waiting). */
+  hang(): void {
+    const via = this.abort?.via ?? (this.signalPassed ? "signal" : this.mode === "run" ? "interrupt" : "leave")
+    this.fire(via, "soon")
+  }
+
+  private fire(via: AbortSpec["via"], timing: AbortSpec["timing"]): void {
+    const go = () => {
+      if (this.fired || this.ended) return
+      this.fired = true
+      this.push({ _tag: "Abort", via, timing })
+      if (via === "signal") this.run.abort()
+      else if (via === "interrupt") this.fiber.abort()
+      else {
+        this.leaveRequested = true
+        this.onLeave?.()
+      }
+    }
+    if (timing === "now") go()
+    else setImmediate(go)
+  }
+
+  /** Completes when the consumer should leave the stream. */
+  readonly leave: Effect.Effect<void> = Effect.callback<void>((resume) => {
+    if (this.leaveRequested) return resume(Effect.void)
+    this.onLeave = () => resume(Effect.void)
+  })
+}
+
+// -- hooks ----------------------------------------------------------------------------
+
+const steps = (ctx: HookContext) => ctx.state.execution.steps.length
+
+/** The behaviour as a plain function (it may throw or return something that is not a context). */
+const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
+  if (steps(ctx) < spec.fromStep) return ctx
+  const name = spec.name
+  switch (b._tag) {
+    case "Pass":
+    case "Permission":
+      return ctx
+    case "Annotate":
+      switch (b.how) {
+        case "context":
+          return HookContext.withMetadata(ctx, { [name]: steps(ctx) })
+        case "state":
+          return HookContext.withState(ctx, AgentState.withMetadata(ctx.state, { [name]: steps(ctx) }))
+        case "spread":
+          return { ...ctx, metadata: { ...ctx.metadata, [name]: steps(ctx) } }
+        case "immer":
+          return HookContext.updateState(ctx, (draft) => {
+            draft.metadata[name] = steps(ctx)
+          })
+      }
+      return ctx
+    case "Block":
+      return HookContext.withToolExecutionBlocked(ctx, `blocked by ${name}`)
+    case "Unblock":
+      return ctx.toolCall === undefined ? ctx : { ...ctx, toolExecutionBlocked: false, toolExecution: undefined, metadata: { unblockedBy: name } }
+    case "ShortCircuit":
+      if (ctx.trigger === "BeforeInference" || ctx.trigger === "AfterInference") {
+        const toolCalls = b.toolCall ? [ToolCall.make({ id: `sc_${steps(ctx)}_${name}`, name: "add", arguments: { a: 1, b: 2 } })] : []
+        return HookContext.withResponse(ctx, InferenceResponse.make({ text: `cached by ${name}`, toolCalls, usage: Usage.make(1, 1), modelId: "cache" }))
+      }
+      return ctx.toolCall === undefined ? ctx : HookContext.withToolResult(ctx, `synthetic by ${name}`)
+    case "Stop":
+      return HookContext.withStopSignal(ctx, StopSignal.make(b.reason, `${name} stops`, name))
+    case "Continue":
+      return HookContext.requestContinuation(ctx, b.message)
+    case "Handle":
+      return HookContext.markErrorsHandled(ctx)
+    case "EditArguments":
+      return ctx.trigger === "BeforeToolUse" ? HookContext.withToolArguments(ctx, { a: 10, b: 20 }) : ctx
+    case "Window":
+      return ctx.request === undefined || ctx.trigger !== "BeforeInference"
+        ? ctx
+        : HookContext.withRequest(ctx, { ...ctx.request, messages: ctx.request.messages.slice(-1) })
+    case "Throw":
+      switch (b.how) {
+        case "throw":
+        case "die":
+          throw new Error(`${name} throws`)
+        case "undefined":
+          return undefined
+        case "wrongTrigger":
+          return { ...ctx, trigger: ctx.trigger === "OnStop" ? "OnError" : "OnStop" }
+      }
+  }
+}
+
+const waitEffect = (w: Wait): Effect.Effect<void> => {
+  switch (w._tag) {
+    case "None":
+      return Effect.void
+    case "Yield":
+      return Effect.yieldNow
+    case "Sleep":
+      return Effect.sleep(w.ms)
+    case "Microtask":
+      return Effect.promise(() => Promise.resolve())
+    case "Macrotask":
+      return Effect.promise(macrotask)
+  }
+}
+
+const waitPromise = async (w: Wait): Promise<void> => {
+  if (w._tag === "Microtask") await Promise.resolve()
+  else if (w._tag === "Macrotask") await macrotask()
+}
+
+const asksPermission = (spec: HookSpec, ctx: HookContext): ctx is HookContext & { readonly toolCall: ToolCall } =>
+  ctx.trigger === "BeforeToolUse" && ctx.toolCall !== undefined && !ctx.toolExecutionBlocked && steps(ctx) >= spec.fromStep
+
+// A hand-written permission hook: waits, then allows, denies, fails or never answers.
+const permissionHook = (spec: HookSpec, b: Extract<Behaviour, { _tag: "Permission" }>, rec: Recorder) =>
+  (ctx: HookContext): Effect.Effect<HookContext, Error> => {
+    if (!asksPermission(spec, ctx)) return Effect.succeed(ctx)
+    const callId = ctx.toolCall.id
+    const decision: Effect.Effect<HookContext, Error> = Effect.suspend(() => {
+      rec.push({ _tag: "Permission", hook: spec.name, callId, phase: "asked" })
+      switch (b.decision) {
+        case "allow":
+          return Effect.succeed(ctx)
+        case "deny":
+          return Effect.succeed(HookContext.withToolExecutionBlocked(ctx, `denied by ${spec.name}`))
+        case "fail":
+          return Effect.fail(new Error(`${spec.name} cannot decide`))
+        case "hang":
+          rec.hang()
+          return Effect.never
+      }
+    }).pipe(
+      Effect.onExit((exit) =>
+        Effect.sync(() =>
+          rec.push({ _tag: "Permission", hook: spec.name, callId, phase: Exit.hasInterrupts(exit) ? "interrupted" : "answered" })
+        )
+      ),
+    )
+    return b.timeoutMs === undefined
+      ? decision
+      : decision.pipe(
+        Effect.timeoutOrElse({
+          duration: b.timeoutMs,
+          orElse: () => Effect.succeed(HookContext.withToolExecutionBlocked(ctx, `${spec.name} timed out`)),
+        }),
+      )
+  }
+
+// The same through Permission.make.
+const permissionModule = (spec: HookSpec, b: Extract<Behaviour, { _tag: "Permission" }>, rec: Recorder) => {
+  const hook = Permission.make({
+    timeout: b.timeoutMs,
+    decide: (ctx) => {
+      const callId = ctx.toolCall?.id ?? "?"
+      if (steps(ctx) < spec.fromStep) return true
+      return Effect.suspend((): Effect.Effect<boolean, Error> => {
+        rec.push({ _tag: "Permission", hook: spec.name, callId, phase: "asked" })
+        switch (b.decision) {
+          case "allow":
+            return Effect.succeed(true)
+          case "deny":
+            return Effect.succeed(false)
+          case "fail":
+            return Effect.fail(new Error(`${spec.name} cannot decide`))
+          case "hang":
+            rec.hang()
+            return Effect.never
+        }
+      }).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() =>
+            rec.push({ _tag: "Permission", hook: spec.name, callId, phase: Exit.hasInterrupts(exit) ? "interrupted" : "answered" })
+          )
+        ),
+      )
+    },
+  })
+  return (ctx: HookContext) => hook.run(ctx) as Effect.Effect<HookContext, unknown>
+}
+
+const otherTrigger = (ctx: HookContext): Trigger => (ctx.trigger === "OnStop" ? "OnError" : "OnStop")
+
+/** The hook of a spec, wrapped so that it records what it saw and what it returned. */
+export const buildHook = (spec: HookSpec, rec: Recorder): Hook.AnyHook<unknown, never> => {
+  const b = spec.behaviour
+  const enter = (ctx: HookContext) =>
+    rec.push({ _tag: "Enter", trigger: ctx.trigger, hook: spec.name, ctx, unfrozen: firstUnfrozen(ctx) })
+  const exit = (input: HookContext, output: unknown) => rec.push({ _tag: "Exit", trigger: input.trigger, hook: spec.name, input, output })
+  const raise = (ctx: HookContext) => rec.push({ _tag: "Raise", trigger: ctx.trigger, hook: spec.name })
+
+  if (spec.lift === "pure") {
+    const pure = (ctx: HookContext): HookContext => {
+      enter(ctx)
+      let out: unknown
+      try {
+        out = act(spec, b, ctx)
+      } catch (error) {
+        raise(ctx)
+        throw error
+      }
+      exit(ctx, out)
+      return out as HookContext
+    }
+    return pure
+  }
+
+  if (spec.lift === "promise") {
+    return Hook.promise(async (ctx, signal) => {
+      enter(ctx)
+      rec.awaitPoint()
+      signal.addEventListener("abort", () => rec.push({ _tag: "Interrupted", trigger: ctx.trigger, hook: spec.name }), { once: true })
+      await waitPromise(spec.wait)
+      let out: unknown
+      try {
+        out = act(spec, b, ctx)
+      } catch (error) {
+        if (!signal.aborted) raise(ctx)
+        throw error
+      }
+      if (!signal.aborted) exit(ctx, out)
+      return out as HookContext
+    })
+  }
+
+  const body = (ctx: HookContext): Effect.Effect<unknown, unknown> => {
+    if (b._tag === "Permission") return b.impl === "hook" ? permissionHook(spec, b, rec)(ctx) : permissionModule(spec, b, rec)(ctx)
+    if (b._tag === "Throw" && b.how === "die") return steps(ctx) < spec.fromStep ? Effect.succeed(ctx) : Effect.die(new Error(`${spec.name} dies`))
+    if (b._tag === "Throw" && b.how === "wrongTrigger") {
+      return Effect.succeed(steps(ctx) < spec.fromStep ? ctx : { ...ctx, trigger: otherTrigger(ctx) })
+    }
+    return Effect.try({ try: () => act(spec, b, ctx), catch: (error) => error })
+  }
+  return Hook.effect((ctx: HookContext) =>
+    Effect.suspend(() => {
+      enter(ctx)
+      rec.awaitPoint()
+      return Effect.andThen(waitEffect(spec.wait), body(ctx))
+    }).pipe(
+      Effect.onExit((e) =>
+        Effect.sync(() => {
+          if (Exit.isSuccess(e)) exit(ctx, e.value)
+          else if (Cause.hasInterruptsOnly(e.cause)) rec.push({ _tag: "Interrupted", trigger: ctx.trigger, hook: spec.name })
+          else raise(ctx)
+        })
+      ),
+      Effect.map((out) => out as HookContext),
+    )
+  )
+}
+
+// -- the stack -----------------------------------------------------------------------
+
+// Guard stacks are values: one per set of limits.
+const guardStacks = new Map<string, HookStack<never>>()
+const guardsOf = (s: Scenario): HookStack<never> => {
+  const key = JSON.stringify(s.guards)
+  let stack = guardStacks.get(key)
+  if (stack === undefined) {
+    stack = Guards.useGuards({
+      maxSteps: s.guards.maxSteps,
+      maxTokens: s.guards.maxTokens,
+      maxExecutionTime: s.guards.maxExecutionTime,
+      finishReasons: s.guards.finishReasons,
+    })
+    guardStacks.set(key, stack)
+  }
+  return stack
+}
+
+const triggersOf = (spec: HookSpec): ReadonlyArray<Trigger> | undefined => (spec.triggers === "all" ? undefined : spec.triggers)
+
+const allTriggers: ReadonlyArray<Trigger> = [
+  "BeforeExecution",
+  "BeforeStep",
+  "BeforeInference",
+  "AfterInference",
+  "BeforeToolUse",
+  "AfterToolUse",
+  "AfterStep",
+  "OnStop",
+  "AfterExecution",
+  "OnError",
+]
+
+/**
+ * The scenario's stack: its hooks in registration order, with the guards' stack
+ * concatenated at `guardsAt` (`HookStack.make` for each side, then `concat`).
+ */
+export const buildStack = (s: Scenario, rec: Recorder): HookStack<never> => {
+  const side = (specs: ReadonlyArray<HookSpec>, offset: number) =>
+    HookStack.make(
+      ...specs.map((spec, i) =>
+        HookStack.registration(buildHook(spec, rec), {
+          triggers: triggersOf(spec) ?? allTriggers,
+          priority: spec.priority,
+          name: spec.name,
+          onError: spec.onError,
+        }, offset + i) as HookStack.Registration<never>
+      ),
+    )
+  return HookStack.concat(HookStack.concat(side(s.hooks.slice(0, s.guardsAt), 0), guardsOf(s)), side(s.hooks.slice(s.guardsAt), s.guardsAt))
+}
+
+/** The order the registrations imply, by the design's rule: priority descending, then registration. */
+export const expectedOrder = (s: Scenario): Partial<Record<Trigger, ReadonlyArray<string>>> => {
+  const g = s.guards
+  type Reg = { readonly name: string; readonly triggers: ReadonlyArray<Trigger>; readonly priority: number }
+  const guards: Array<Reg> = []
+  if (g.maxSteps !== null) guards.push({ name: Guards.names.steps, triggers: ["BeforeStep"], priority: 200 })
+  if (g.maxTokens !== null) guards.push({ name: Guards.names.tokens, triggers: ["BeforeStep"], priority: 200 })
+  if (g.maxExecutionTime !== null) guards.push({ name: Guards.names.time, triggers: ["BeforeStep"], priority: 200 })
+  if (g.finishReasons !== null && g.finishReasons.length > 0) guards.push({ name: Guards.names.finishReason, triggers: ["AfterStep"], priority: -200 })
+  const hook = (h: HookSpec): Reg => ({ name: h.name, triggers: triggersOf(h) ?? allTriggers, priority: h.priority })
+  const regs = [...s.hooks.slice(0, s.guardsAt).map(hook), ...guards, ...s.hooks.slice(s.guardsAt).map(hook)]
+  const out: Partial<Record<Trigger, ReadonlyArray<string>>> = {}
+  for (const trigger of allTriggers) {
+    const list: Array<{ readonly reg: Reg; readonly i: number }> = []
+    regs.forEach((reg, i) => {
+      if (reg.triggers.includes(trigger)) list.push({ reg, i })
+    })
+    list.sort((a, b) => b.reg.priority - a.reg.priority || a.i - b.i)
+    if (list.length > 0) out[trigger] = list.map((r) => r.reg.name)
+  }
+  return out
+}
+
+/** Wraps the stack so that every dispatch is recorded with its committed input and its end. */
+const marking = (stack: HookStack<never>, rec: Recorder): Interceptor<never> => ({
+  interceptSync: (ctx, env) => {
+    if (HookStack.isEffectful(stack, ctx.trigger)) return undefined
+    rec.push({ _tag: "DispatchStart", trigger: ctx.trigger, ctx })
+    try {
+      const out = stack.interceptSync(ctx, env)
+      rec.push({ _tag: "DispatchEnd", trigger: ctx.trigger, outcome: "success", ctx: out, unfrozen: firstUnfrozen(out) })
+      return out
+    } catch (error) {
+      rec.push({ _tag: "DispatchEnd", trigger: ctx.trigger, outcome: "failure", ctx: undefined, unfrozen: undefined })
+      throw error
+    }
+  },
+  intercept: (ctx) =>
+    Effect.suspend(() => {
+      rec.push({ _tag: "DispatchStart", trigger: ctx.trigger, ctx })
+      return stack.intercept(ctx)
+    }).pipe(
+      Effect.onExit((exit) =>
+        Effect.sync(() =>
+          rec.push({
+            _tag: "DispatchEnd",
+            trigger: ctx.trigger,
+            outcome: Exit.isSuccess(exit) ? "success" : Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failure",
+            ctx: Exit.isSuccess(exit) ? exit.value : undefined,
+            unfrozen: Exit.isSuccess(exit) ? firstUnfrozen(exit.value) : undefined,
+          })
+        )
+      ),
+    ),
+})
+
+// -- tools --------------------------------------------------------------------------
+
+// The tools are made once (Tool.make derives a JSON Schema, which takes time); they
+// record into the recorder of the scenario that is running. Scenarios run one at a
+// time, so one slot is enough.
+let active: Recorder | undefined
+const recorder = (): Recorder => {
+  if (active === undefined) throw new Error("a fuzz tool ran outside a scenario")
+  return active
+}
+const ran = (ctx: Tool.ToolContext, args: unknown) => {
+  const rec = recorder()
+  rec.push({ _tag: "ToolRun", callId: ctx.toolCall.id, tool: ctx.toolCall.name, args, unfrozen: firstUnfrozen(ctx.state) })
+  return rec
+}
+
+const tools = [
+  Tool.make({
+    name: "add",
+    parameters: t.type({ a: t.number, b: t.number }),
+    execute: (args, ctx) => {
+      ran(ctx, args)
+      return args.a + args.b
+    },
+  }),
+  Tool.make({
+    name: "echo",
+    parameters: t.type({ text: t.string }),
+    execute: async (args, ctx) => {
+      ran(ctx, args).awaitPoint()
+      await macrotask()
+      return args.text
+    },
+  }),
+  Tool.make({
+    name: "sleepy",
+    parameters: t.type({ ms: t.number }),
+    execute: (args, ctx) =>
+      Effect.suspend(() => {
+        ran(ctx, args).awaitPoint()
+        return Effect.as(Effect.sleep(args.ms), "slept")
+      }),
+  }),
+  Tool.make({
+    name: "boom",
+    parameters: t.type({}),
+    execute: (args, ctx) => {
+      ran(ctx, args)
+      throw new Error("boom")
+    },
+  }),
+  Tool.make({
+    name: "stall",
+    parameters: t.type({}),
+    execute: (args, ctx) =>
+      Effect.suspend(() => {
+        const rec = ran(ctx, args)
+        rec.awaitPoint()
+        rec.hang()
+        return Effect.never
+      }),
+  }),
+  Tool.make({
+    name: "slow",
+    parameters: t.type({}),
+    timeout: 10,
+    execute: (args, ctx) =>
+      Effect.suspend(() => {
+        ran(ctx, args).awaitPoint()
+        return Effect.as(Effect.sleep(50), "late")
+      }),
+  }),
+]
+
+// -- the model ------------------------------------------------------------------------
+
+const validArguments: Record<ToolName, JsonValue> = { add: { a: 2, b: 3 }, echo: { text: "hi" }, sleepy: { ms: 5 }, boom: {}, stall: {}, slow: {} }
+const invalidArguments: Record<ToolName, JsonValue> = {
+  add: { a: "two", b: 3 },
+  echo: { text: 42 },
+  sleepy: { ms: "soon" },
+  boom: [],
+  stall: [],
+  slow: [],
+}
+
+const toCall = (c: CallSpec): ScriptedDriver.ScriptedToolCall => {
+  switch (c._tag) {
+    case "Valid":
+      return { name: c.tool, arguments: validArguments[c.tool] }
+    case "Malformed":
+      return { name: c.tool, arguments: "{\"a\": 2," }
+    case "Unknown":
+      return { name: "no_such_tool", arguments: {} }
+    case "Invalid":
+      return { name: c.tool, arguments: invalidArguments[c.tool] }
+  }
+}
+
+const toTurn = (turn: TurnSpec): ScriptedDriver.Turn => {
+  switch (turn._tag) {
+    case "Text":
+      return ScriptedDriver.text(turn.text, {
+        finishReason: turn.finishReason,
+        usage: turn.usage,
+        chunks: turn.chunked && turn.text !== "" ? turn.text.split(/(?<= )/) : undefined,
+      })
+    case "ToolCalls":
+      return ScriptedDriver.toolCalls(turn.calls.map(toCall), { text: turn.text, usage: turn.usage })
+    case "Failure":
+      return ScriptedDriver.failure("the model is down")
+    case "Delay":
+      return ScriptedDriver.delay(turn.ms, toTurn(turn.turn))
+    case "Hang":
+      return ScriptedDriver.hang()
+  }
+}
+
+const makeDriver = (script: ReadonlyArray<TurnSpec>, rec: Recorder): Driver.DriverShape => {
+  const scripted = ScriptedDriver.make(script.map(toTurn))
+  let calls = 0
+  const begin = (request: InferenceRequest) => {
+    const index = calls++
+    const turn = script[index]
+    rec.push({ _tag: "DriverCall", index, turn, request, unfrozen: firstUnfrozen(request) })
+    rec.awaitPoint()
+    if (turn?._tag === "Hang") rec.hang()
+  }
+  return Driver.make({
+    generate: (request, options) => Effect.suspend(() => (begin(request), scripted.generate(request, options))),
+    stream: (request, options) => Stream.unwrap(Effect.sync(() => (begin(request), scripted.stream(request, options)))),
+  })
+}
+
+// -- running ----------------------------------------------------------------------------
+
+const explainOf = (stack: HookStack<never>) =>
+  Object.fromEntries(HookStack.explain(stack).map((e) => [e.trigger, e.hooks.map((h) => h.name)])) as Partial<
+    Record<Trigger, ReadonlyArray<string>>
+  >
+
+/** Whether the scenario passes a signal to the run (always when the abort goes through it). */
+export const passesSignal = (s: Scenario): boolean => s.abort === undefined ? s.hooks.length % 2 === 0 : s.abort.via === "signal"
+
+/** Real milliseconds a scenario may take before it counts as not terminating. */
+export const DEADLINE_MS = 5_000
+
+const question = AgentState.make({ id: "fuzz", messages: [Message.user("What is 2+2?")] })
+
+// A run that ended: two messages, one step, a stop signal and an error from before.
+const finished = (() => {
+  const response = InferenceResponse.make({ text: "4", usage: Usage.make(3, 1), modelId: "earlier" })
+  let state = AgentState.make({ id: "fuzz", messages: [Message.user("What is 2+2?"), Message.assistant("4")] })
+  state = AgentState.withStatus(state, "running", EPOCH - 1000)
+  state = AgentState.appendStep(state, Step.make({ index: 0, startedAt: EPOCH - 1000, response, completedAt: EPOCH - 900 }))
+  state = AgentState.withStopSignal(state, StopSignal.make("Completed", "the model answered without tool calls", "loop"))
+  state = AgentState.addError(state, AgentError.inferenceFailed("an earlier failure"))
+  return AgentState.withStatus(state, "completed", EPOCH - 900)
+})()
+
+const inputOf = (s: Scenario): AgentState => (s.input === "finished" ? finished : question)
+
+/** Runs the scenario (and its twin, if it has one) and records it. Never rejects. */
+export const runScenario = async (s: Scenario): Promise<Recording> => {
+  const first = await runOnce(s)
+  const aborted = (r: Recording) => r.log.some((e) => e._tag === "Abort")
+  if (!s.twin || aborted(first)) return first
+  const twin = await runOnce({ ...s, mode: "stream", twin: false, abort: undefined })
+  return aborted(twin) ? first : { ...first, twin }
+}
+
+const runOnce = async (s: Scenario): Promise<Recording> => {
+  const signalPassed = passesSignal(s)
+  const rec = new Recorder(s.abort, signalPassed, s.mode)
+  const stack = buildStack(s, rec)
+  const loop = AgentLoop.make({
+    interceptor: s.interceptor === "marked" ? marking(stack, rec) : stack,
+    tools,
+    toolConcurrency: s.toolConcurrency,
+    textDeltas: s.textDeltas,
+  })
+  const input = inputOf(s)
+  const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink }
+  const streamEvents: Array<AgentEvent> = []
+  const states: Array<AgentState> = []
+  const leaving = <A>(stream: Stream.Stream<A, never, Driver.Driver>) => Stream.interruptWhen(stream, rec.leave)
+  const program: Effect.Effect<AgentState | undefined, never, Driver.Driver> = s.mode === "run"
+    ? AgentLoop.run(loop, input, options)
+    : s.mode === "stream"
+    ? Effect.map(
+      Stream.runForEach(leaving(AgentLoop.stream(loop, input, options)), (e) => Effect.sync(() => void streamEvents.push(e))),
+      () => {
+        const last = streamEvents.at(-1)
+        return last?._tag === "RunEnded" ? last.state : undefined
+      },
+    )
+    : Effect.map(
+      Stream.runForEach(leaving(AgentLoop.iterate(loop, input, options)), (state) => Effect.sync(() => void states.push(state))),
+      () => undefined,
+    )
+  active = rec
+  const startedAt = performance.now()
+  const kill = new AbortController()
+  const deadline = setTimeout(() => kill.abort(), DEADLINE_MS)
+  const exit = await Effect.runPromiseExit(
+    program.pipe(
+      Effect.provideService(Driver.Driver, makeDriver(s.script, rec)),
+      Effect.provideService(Clock.Clock, new VirtualClock()),
+    ),
+    { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
+  )
+  clearTimeout(deadline)
+  const endedAt = performance.now()
+  rec.ended = true
+  active = undefined
+  let final: AgentState | undefined
+  let outcome: Recording["exit"] = "done"
+  let defect: string | undefined
+  if (Exit.isSuccess(exit)) {
+    final = exit.value
+    if (s.mode === "iterate") {
+      // iterate yields the state after each step, then the final state; left early, no final state.
+      final = rec.leaveRequested ? undefined : states.at(-1)
+    }
+  } else if (Cause.hasInterruptsOnly(exit.cause)) outcome = "interrupted"
+  else {
+    outcome = "defect"
+    defect = Cause.pretty(exit.cause)
+  }
+  if (rec.runaway) outcome = "runaway"
+  else if (kill.signal.aborted) outcome = "timeout"
+  const explain = explainOf(stack)
+  const onError: Record<string, "fail" | "skip"> = {}
+  for (const e of HookStack.explain(stack)) for (const h of e.hooks) onError[h.name] = h.onError
+  return {
+    onError,
+    toolConcurrency: s.toolConcurrency,
+    // "auto" checks the text when something could rewrite it: an AfterInference hook, or an interceptor that is not a stack.
+    checkedText: s.textDeltas === "checked" || (s.textDeltas === "auto" && (s.interceptor === "marked" || (explain.AfterInference?.length ?? 0) > 0)),
+    maxSteps: s.guards.maxSteps,
+    marked: s.interceptor === "marked",
+    mode: s.mode,
+    explain,
+    expectedOrder: expectedOrder(s),
+    log: rec.log,
+    input,
+    final,
+    exit: outcome,
+    defect,
+    streamEvents: s.mode === "stream" ? streamEvents : undefined,
+    finalUnfrozen: final === undefined ? undefined : firstUnfrozen(final),
+    times: rec.times,
+    startedAt,
+    endedAt,
+  }
+}
+
+/** The log as short lines, for failure reports. */
+export const trace = (r: Recording, limit = 400): string => {
+  const line = (e: Entry, i: number): string => {
+    switch (e._tag) {
+      case "Enter":
+        return `${i} enter ${e.trigger} ${e.hook}${e.ctx.toolCall === undefined ? "" : ` [${e.ctx.toolCall.id} ${e.ctx.toolCall.name}]`} steps=${e.ctx.state.execution.steps.length} msgs=${e.ctx.state.context.messages.length} errors=${e.ctx.errors.length}`
+      case "Exit":
+        return `${i} exit ${e.trigger} ${e.hook}${e.output === e.input ? " (same)" : HookContext.isHookContext(e.output) ? ` (changed${e.output.toolExecutionBlocked ? ", blocked" : ""})` : " (not a context)"}`
+      case "Raise":
+      case "Interrupted":
+        return `${i} ${e._tag.toLowerCase()} ${e.trigger} ${e.hook}`
+      case "Event":
+        return `${i} event ${e.event.trigger} ${e.event.hook} ${e.event.outcome}${e.event.error === undefined ? "" : `: ${e.event.error}`}`
+      case "DispatchStart":
+        return `${i} dispatch ${e.trigger} (status ${e.ctx.state.execution.status}, steps ${e.ctx.state.execution.steps.length})`
+      case "DispatchEnd":
+        return `${i} dispatch-end ${e.trigger} ${e.outcome}`
+      case "ToolRun":
+        return `${i} tool ${e.tool} ${e.callId}`
+      case "DriverCall":
+        return `${i} model call #${e.index}: ${e.turn === undefined ? "(script exhausted)" : e.turn._tag}`
+      case "Permission":
+        return `${i} permission ${e.hook} ${e.callId} ${e.phase}`
+      case "Abort":
+        return `${i} ABORT via ${e.via} (${e.timing})`
+    }
+  }
+  const lines = r.log.slice(0, limit).map(line)
+  if (r.log.length > limit) lines.push(`… ${r.log.length - limit} more entries`)
+  const final = r.final
+  lines.push(
+    `exit: ${r.exit}; final: ${
+      final === undefined
+        ? "none"
+        : `${final.execution.status}, ${final.execution.steps.length} steps, ${final.context.messages.length} messages, signals [${
+          final.execution.stopSignals.map((s) => `${s.reason}/${s.source}`).join(", ")
+        }]`
+    }`,
+  )
+  return lines.join("\n")
+}

@@ -1,0 +1,395 @@
+// Model-based fuzzing of the agent loop: a scenario is plain data that fast-check
+// generates and shrinks. It says which hooks sit on which triggers and what they do,
+// what the model answers call after call, which guards apply, how the tools of a step
+// run, how the run is consumed (run, stream, iterate) and where it is aborted.
+// run.ts turns a scenario into a real run and records it; properties.ts judges the
+// recording.
+import fc from "fast-check"
+import { HookTrigger, type StopReason } from "@hookline/core"
+
+export type Trigger = HookTrigger.HookTrigger
+
+/** How a hook is lifted: a plain function, `Hook.effect` or `Hook.promise`. */
+export type Lift = "pure" | "effect" | "promise"
+
+/**
+ * What an effectful hook awaits before it acts: nothing, `Effect.yieldNow`, a sleep
+ * on the (virtual) Effect clock, a resolved promise, or a macrotask (`setImmediate`).
+ */
+export type Wait =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Yield" }
+  | { readonly _tag: "Sleep"; readonly ms: number }
+  | { readonly _tag: "Microtask" }
+  | { readonly _tag: "Macrotask" }
+
+/** What a hook does to the context it gets. */
+export type Behaviour =
+  | { readonly _tag: "Pass" }
+  /** Writes its name into metadata: the context's (api), the state's (persist), by hand (spread) or with immer. */
+  | { readonly _tag: "Annotate"; readonly how: "context" | "state" | "spread" | "immer" }
+  /** BeforeToolUse: blocks the call. */
+  | { readonly _tag: "Block" }
+  /** Returns a context built by hand (unfrozen) with any block lifted: the dispatcher must restore it and freeze. */
+  | { readonly _tag: "Unblock" }
+  /** BeforeInference/AfterInference: sets a response (with or without a tool call); tool triggers: sets a result. */
+  | { readonly _tag: "ShortCircuit"; readonly toolCall: boolean }
+  | { readonly _tag: "Stop"; readonly reason: StopReason.StopReason }
+  /** Asks the loop to go on (meant for OnStop), optionally with a new user message. */
+  | { readonly _tag: "Continue"; readonly message: string | undefined }
+  /** OnError: marks the errors handled. */
+  | { readonly _tag: "Handle" }
+  /** BeforeToolUse: replaces the call's arguments (valid for `add`, invalid for the others). */
+  | { readonly _tag: "EditArguments" }
+  /** BeforeInference: sends only the last message (a sliding window; not persisted). */
+  | { readonly _tag: "Window" }
+  /** Fails: a throw (or Effect.fail / die / a rejection), or a return that is not a context of the trigger. */
+  | { readonly _tag: "Throw"; readonly how: "throw" | "die" | "undefined" | "wrongTrigger" }
+  /**
+   * BeforeToolUse: waits, then allows or denies the call; `hang` waits until the run is
+   * aborted. `impl: "Permission"` uses `Permission.make` (with an optional timeout on
+   * the virtual clock), `impl: "hook"` a hand-written effectful hook.
+   */
+  | {
+    readonly _tag: "Permission"
+    readonly impl: "hook" | "Permission"
+    readonly decision: "allow" | "deny" | "hang" | "fail"
+    readonly timeoutMs: number | undefined
+  }
+
+export interface HookSpec {
+  readonly name: string
+  readonly triggers: ReadonlyArray<Trigger> | "all"
+  readonly priority: number
+  readonly onError: "fail" | "skip"
+  readonly lift: Lift
+  readonly wait: Wait
+  readonly behaviour: Behaviour
+  /** The behaviour applies once at least this many steps are recorded (waits happen regardless). */
+  readonly fromStep: number
+}
+
+export type ToolName = "add" | "echo" | "sleepy" | "boom" | "stall" | "slow"
+
+export type CallSpec =
+  | { readonly _tag: "Valid"; readonly tool: ToolName }
+  /** Arguments that are not JSON (a driver passes the raw text on as a string). */
+  | { readonly _tag: "Malformed"; readonly tool: ToolName }
+  | { readonly _tag: "Unknown" }
+  /** JSON arguments that violate the tool's schema. */
+  | { readonly _tag: "Invalid"; readonly tool: ToolName }
+
+export interface Usage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+export type TurnSpec =
+  | { readonly _tag: "Text"; readonly text: string; readonly chunked: boolean; readonly finishReason: "stop" | "length"; readonly usage: Usage }
+  | { readonly _tag: "ToolCalls"; readonly calls: ReadonlyArray<CallSpec>; readonly text: string; readonly usage: Usage }
+  | { readonly _tag: "Failure" }
+  | { readonly _tag: "Delay"; readonly ms: number; readonly turn: TurnSpec }
+  /** Never answers: only an abort ends it (reaching it aborts the run). */
+  | { readonly _tag: "Hang" }
+
+export interface Guards {
+  readonly maxSteps: number
+  readonly maxTokens: number | null
+  /** Virtual milliseconds. */
+  readonly maxExecutionTime: number | null
+  readonly finishReasons: ReadonlyArray<"length"> | null
+}
+
+/**
+ * Where the run is aborted: at the `at`-th await point (an effectful hook, a model call,
+ * an asynchronous tool, a scripted delay), through the run's `AbortSignal`, by
+ * interrupting the run's fiber, or (stream, iterate) by the consumer leaving the
+ * stream; `now` aborts inside that await point, `soon` on the next macrotask.
+ * Reaching a hang aborts the run too (through the signal when no abort is given).
+ */
+export interface AbortSpec {
+  readonly at: number
+  readonly via: "signal" | "interrupt" | "leave"
+  readonly timing: "now" | "soon"
+}
+
+export interface Scenario {
+  readonly hooks: ReadonlyArray<HookSpec>
+  /** Where the guards' stack is concatenated among the hooks (registration order). */
+  readonly guardsAt: number
+  readonly guards: Guards
+  readonly script: ReadonlyArray<TurnSpec>
+  readonly toolConcurrency: "sequential" | "concurrent"
+  readonly mode: "run" | "stream" | "iterate"
+  /** `marked` wraps the stack in an interceptor that records dispatch boundaries. */
+  readonly interceptor: "stack" | "marked"
+  /** When a stream emits the model's text (AgentLoop.make's `textDeltas`). */
+  readonly textDeltas: "auto" | "live" | "checked"
+  readonly abort: AbortSpec | undefined
+  /** What the run starts from: a question, or a finished state (a new execution on the same conversation). */
+  readonly input: "question" | "finished"
+  /** Also run it as a stream (when nothing aborts it) and compare every context the hooks saw. */
+  readonly twin: boolean
+}
+
+// -- arbitraries ----------------------------------------------------------------
+
+const triggers = HookTrigger.all
+
+// Ties with the guards (200, -200) and with each other are the interesting cases.
+const priority = fc.constantFrom(-300, -200, -1, 0, 0, 0, 1, 100, 200, 250)
+
+const wait = (lift: Lift): fc.Arbitrary<Wait> =>
+  lift === "pure"
+    ? fc.constant({ _tag: "None" } as const)
+    : lift === "effect"
+    ? fc.oneof(
+      fc.constant({ _tag: "None" } as const),
+      fc.constant({ _tag: "Yield" } as const),
+      fc.record({ _tag: fc.constant("Sleep" as const), ms: fc.constantFrom(1, 5, 20) }),
+    )
+    : fc.oneof(fc.constant({ _tag: "None" } as const), fc.constant({ _tag: "Microtask" } as const), fc.constant({ _tag: "Macrotask" } as const))
+
+const stopReason = fc.constantFrom<StopReason.StopReason>("StopRequested", "FinishReasonReceived", "ErrorForbade", "TokenLimitReached")
+
+const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ _tag: "Pass" } as const) },
+  { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Annotate" as const), how: fc.constantFrom("context", "state", "spread", "immer") }) },
+  { weight: 3, arbitrary: fc.constant({ _tag: "Block" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Unblock" } as const) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("ShortCircuit" as const), toolCall: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Stop" as const), reason: stopReason }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ _tag: fc.constant("Continue" as const), message: fc.option(fc.constantFrom("go on", "and now?"), { nil: undefined }) }),
+  },
+  { weight: 3, arbitrary: fc.constant({ _tag: "Handle" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger") }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      _tag: fc.constant("Permission" as const),
+      impl: fc.constantFrom("hook", "Permission"),
+      decision: fc.constantFrom("allow", "allow", "deny", "hang", "fail"),
+      timeoutMs: fc.option(fc.constantFrom(3, 10, 50), { nil: undefined }),
+    }),
+  },
+)
+
+// The triggers where a behaviour means something; a hook lands there most of the time.
+const natural: Record<Behaviour["_tag"], ReadonlyArray<Trigger>> = {
+  Pass: triggers,
+  Annotate: triggers,
+  Block: ["BeforeToolUse"],
+  Unblock: ["BeforeToolUse", "AfterToolUse"],
+  ShortCircuit: ["BeforeInference", "AfterInference", "BeforeToolUse", "AfterToolUse"],
+  Stop: ["BeforeExecution", "BeforeStep", "AfterInference", "BeforeToolUse", "AfterToolUse", "AfterStep"],
+  Continue: ["OnStop"],
+  Handle: ["OnError"],
+  EditArguments: ["BeforeToolUse"],
+  Window: ["BeforeInference"],
+  Throw: triggers,
+  Permission: ["BeforeToolUse"],
+}
+
+const someOf = (list: ReadonlyArray<Trigger>) => fc.subarray([...list], { minLength: 1, maxLength: Math.min(3, list.length) })
+
+const triggersFor = (b: Behaviour): fc.Arbitrary<ReadonlyArray<Trigger> | "all"> =>
+  fc.oneof(
+    { weight: 7, arbitrary: someOf(natural[b._tag]) },
+    { weight: 2, arbitrary: someOf(triggers) },
+    { weight: 1, arbitrary: fc.constant("all" as const) },
+  )
+
+const liftFor = (b: Behaviour): fc.Arbitrary<Lift> =>
+  b._tag === "Permission" ? fc.constant("effect") : fc.constantFrom<Lift>("pure", "pure", "effect", "promise")
+
+const hookSpec = (index: number): fc.Arbitrary<HookSpec> =>
+  behaviour.chain((b) =>
+    fc.record({ triggers: triggersFor(b), lift: liftFor(b) }).chain(({ triggers, lift }) =>
+      fc.record({
+        name: fc.constant(`h${index}:${b._tag.toLowerCase()}`),
+        triggers: fc.constant(triggers),
+        priority,
+        onError: fc.constantFrom<"fail" | "skip">("fail", "skip"),
+        lift: fc.constant(lift),
+        wait: wait(lift),
+        behaviour: fc.constant(b),
+        fromStep: fc.constantFrom(0, 0, 0, 1, 2),
+      })
+    )
+  )
+
+/**
+ * An observer on every trigger (so every dispatch has a hook that records its input),
+ * or on some and AfterExecution (so the loop skips the others when no hook is there).
+ */
+const observerSpec: fc.Arbitrary<HookSpec> = fc.record({
+  name: fc.constant("fuzz:observer"),
+  triggers: fc.oneof(
+    { weight: 3, arbitrary: fc.constant("all" as const) },
+    { weight: 1, arbitrary: fc.subarray([...triggers]).map((list) => [...new Set<Trigger>([...list, "AfterExecution"])]) },
+  ),
+  priority,
+  onError: fc.constant("fail" as const),
+  lift: fc.constantFrom<Lift>("pure", "pure", "effect"),
+  wait: fc.constant({ _tag: "None" } as const),
+  behaviour: fc.constant({ _tag: "Pass" } as const),
+  fromStep: fc.constant(0),
+})
+
+const hooks: fc.Arbitrary<ReadonlyArray<HookSpec>> = fc.integer({ min: 0, max: 6 }).chain((n) =>
+  fc.tuple(observerSpec, ...Array.from({ length: n }, (_, i) => hookSpec(i + 1))).chain((list) =>
+    // The observer's registration position is random too.
+    fc.integer({ min: 0, max: list.length - 1 }).map((at) => {
+      const [observer, ...rest] = list
+      return [...rest.slice(0, at), observer as HookSpec, ...rest.slice(at)]
+    })
+  )
+)
+
+const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow")
+
+const callSpec: fc.Arbitrary<CallSpec> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ _tag: fc.constant("Valid" as const), tool: toolName }) },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Malformed" as const), tool: toolName }) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Unknown" } as const) },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Invalid" as const), tool: fc.constantFrom<ToolName>("add", "echo", "sleepy") }) },
+)
+
+const usage: fc.Arbitrary<Usage> = fc.record({ inputTokens: fc.integer({ min: 0, max: 40 }), outputTokens: fc.integer({ min: 0, max: 20 }) })
+
+const answer: fc.Arbitrary<TurnSpec> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      _tag: fc.constant("Text" as const),
+      text: fc.constantFrom("done", "It is 4.", ""),
+      chunked: fc.boolean(),
+      finishReason: fc.constantFrom<"stop" | "length">("stop", "stop", "length"),
+      usage,
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      _tag: fc.constant("ToolCalls" as const),
+      calls: fc.array(callSpec, { minLength: 1, maxLength: 3 }),
+      text: fc.constantFrom("", "Let me see."),
+      usage,
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Failure" } as const) },
+)
+
+const turn: fc.Arbitrary<TurnSpec> = fc.oneof(
+  { weight: 12, arbitrary: answer },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Delay" as const), ms: fc.constantFrom(1, 10, 40), turn: answer }) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
+)
+
+const guards: fc.Arbitrary<Guards> = fc.record({
+  maxSteps: fc.integer({ min: 1, max: 8 }),
+  maxTokens: fc.option(fc.integer({ min: 10, max: 300 }), { nil: null, freq: 2 }),
+  maxExecutionTime: fc.option(fc.constantFrom(5, 30, 100), { nil: null, freq: 2 }),
+  finishReasons: fc.option(fc.constant(["length"] as const), { nil: null }),
+})
+
+const abortSpec = (mode: Scenario["mode"]): fc.Arbitrary<AbortSpec | undefined> =>
+  fc.option(
+    fc.record({
+      at: fc.integer({ min: 1, max: 10 }),
+      via: mode === "run" ? fc.constantFrom<AbortSpec["via"]>("signal", "signal", "interrupt") : fc.constantFrom<AbortSpec["via"]>("signal", "interrupt", "leave"),
+      timing: fc.constantFrom<AbortSpec["timing"]>("now", "soon"),
+    }),
+    { nil: undefined, freq: 2 },
+  )
+
+const onTrigger = (h: HookSpec, trigger: Trigger): boolean => h.triggers === "all" || h.triggers.includes(trigger)
+
+/**
+ * A failure the steps guard cannot see: a BeforeStep hook that runs before the guards
+ * (priority >= 200) fails under 'fail'. The guard never runs in that dispatch, so the
+ * failed attempt is recorded past the limit, and an OnError hook that handles every
+ * error retries it forever, like a `catch` that always retries (docs/guarantees.md,
+ * Known limits). The guarantees are checked for every other scenario.
+ */
+export const failsBeforeGuards = (s: Pick<Scenario, "hooks">): boolean =>
+  s.hooks.some((h) => h.onError === "fail" && h.behaviour._tag === "Throw" && h.priority >= 200 && onTrigger(h, "BeforeStep"))
+
+export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]>("run", "run", "stream", "iterate").chain((mode) =>
+  fc.record({
+    hooks,
+    guards,
+    script: fc.array(turn, { minLength: 1, maxLength: 7 }),
+    toolConcurrency: fc.constantFrom<Scenario["toolConcurrency"]>("sequential", "concurrent"),
+    mode: fc.constant(mode),
+    interceptor: fc.constantFrom<Scenario["interceptor"]>("stack", "marked"),
+    textDeltas: fc.constantFrom<Scenario["textDeltas"]>("auto", "auto", "live", "checked"),
+    abort: abortSpec(mode),
+    input: fc.constantFrom<Scenario["input"]>("question", "question", "question", "finished"),
+    twin: mode === "run" ? fc.constantFrom(false, false, false, true) : fc.constant(false),
+  }).filter((s) => !failsBeforeGuards(s)).chain((s) => fc.integer({ min: 0, max: s.hooks.length }).map((guardsAt) => ({ ...s, guardsAt })))
+)
+
+// -- a readable form ----------------------------------------------------------
+
+const showWait = (w: Wait): string => (w._tag === "None" ? "" : w._tag === "Sleep" ? ` after sleep(${w.ms}ms)` : ` after ${w._tag.toLowerCase()}`)
+
+const showBehaviour = (b: Behaviour): string => {
+  switch (b._tag) {
+    case "Annotate":
+      return `annotate(${b.how})`
+    case "ShortCircuit":
+      return `short-circuit${b.toolCall ? "(with a tool call)" : ""}`
+    case "Stop":
+      return `stop(${b.reason})`
+    case "Continue":
+      return `continue(${b.message === undefined ? "" : JSON.stringify(b.message)})`
+    case "Throw":
+      return `throw(${b.how})`
+    case "Permission":
+      return `permission(${b.impl}, ${b.decision}${b.timeoutMs === undefined ? "" : `, timeout ${b.timeoutMs}ms`})`
+    default:
+      return b._tag.toLowerCase()
+  }
+}
+
+const showCall = (c: CallSpec): string => (c._tag === "Unknown" ? "unknown_tool()" : `${c.tool}(${c._tag === "Valid" ? "" : c._tag.toLowerCase()})`)
+
+const showTurn = (t: TurnSpec): string => {
+  switch (t._tag) {
+    case "Text":
+      return `text(${JSON.stringify(t.text)}${t.chunked ? ", chunked" : ""}, ${t.finishReason}, ${t.usage.inputTokens}+${t.usage.outputTokens} tokens)`
+    case "ToolCalls":
+      return `calls[${t.calls.map(showCall).join(", ")}]${t.text === "" ? "" : ` + text ${JSON.stringify(t.text)}`} (${t.usage.inputTokens}+${t.usage.outputTokens} tokens)`
+    case "Failure":
+      return "failure"
+    case "Delay":
+      return `delay(${t.ms}ms, ${showTurn(t.turn)})`
+    case "Hang":
+      return "hang"
+  }
+}
+
+/** The scenario as a few readable lines, for failure reports. */
+export const describe = (s: Scenario): string => {
+  const g = s.guards
+  const lines = [
+    `mode: ${s.mode}, interceptor: ${s.interceptor}, tools: ${s.toolConcurrency}, textDeltas: ${s.textDeltas}`,
+    `guards: maxSteps ${g.maxSteps}, maxTokens ${g.maxTokens ?? "off"}, maxExecutionTime ${g.maxExecutionTime === null ? "off" : `${g.maxExecutionTime}ms`}, finishReasons ${g.finishReasons === null ? "off" : g.finishReasons.join(",")} (registered after ${s.guardsAt} hook${s.guardsAt === 1 ? "" : "s"})`,
+    `input: ${s.input === "question" ? "a question" : "a finished state (2 messages, 1 step, completed)"}${s.twin ? "; run twice: run and stream, compared" : ""}`,
+    `abort: ${s.abort === undefined ? "none (hangs abort through the signal)" : `${s.abort.via} ${s.abort.timing} at await point ${s.abort.at}`}`,
+    "hooks (registration order):",
+    ...s.hooks.map((h) =>
+      `  ${h.name} on ${h.triggers === "all" ? "all" : h.triggers.join("+")} priority ${h.priority}, ${h.lift}, onError ${h.onError}: ${showBehaviour(h.behaviour)}${
+        h.fromStep > 0 ? ` from step ${h.fromStep}` : ""
+      }${showWait(h.wait)}`
+    ),
+    "script:",
+    ...(s.script.length === 0 ? ["  (empty: every call fails as exhausted)"] : s.script.map((t, i) => `  ${i}: ${showTurn(t)}`)),
+  ]
+  return lines.join("\n")
+}

@@ -67,7 +67,7 @@ const observer = (): Hook => (ctx) => {
 // The fake model and the tool
 
 /** Step s (1-based) of a run of `steps`: an echo call with {"i": s}; the last step: a final text. */
-const responses = (steps: number): ReadonlyArray<InferenceResponse> =>
+export const responses = (steps: number): ReadonlyArray<InferenceResponse> =>
   Object.freeze(Array.from({ length: steps }, (_, i) =>
     i < steps - 1
       ? InferenceResponse.make({ toolCalls: [ToolCall.make({ id: `call-${i + 1}`, name: "echo", arguments: { i: i + 1 } })] })
@@ -75,7 +75,8 @@ const responses = (steps: number): ReadonlyArray<InferenceResponse> =>
 
 // Each step adds two messages (the assistant's, the tool's), so the step a request
 // belongs to follows from the length of its history: no counter to reset between runs.
-const stepOf = (messages: number, base: number): number => (messages - base) >> 1
+/** The 0-based step of a request with `messages` messages, in a run whose seed had `base`. */
+export const stepOf = (messages: number, base: number): number => (messages - base) >> 1
 
 const fakeModel = (script: ReadonlyArray<InferenceResponse>, base: number): Driver =>
   Driver.make({
@@ -109,11 +110,13 @@ const expectedTriggers = (steps: number): ReadonlyArray<HookTrigger> => {
 /** Dispatches (trigger points reached) per run of `steps` steps: 301 for 50 steps, 61 for 10. */
 export const dispatchesPerRun = (steps: number): number => expectedTriggers(steps).length
 
-const history = (H: number): ReadonlyArray<Message> =>
+/** H messages, alternating user and assistant, frozen. */
+export const history = (H: number): ReadonlyArray<Message> =>
   Object.freeze(Array.from({ length: H }, (_, i) => (i % 2 === 0 ? Message.user(`question ${i}`) : Message.assistant(`answer ${i}`))))
 
-const stackOf = (K: number): HookStack =>
-  Array.from({ length: K }, observer).reduce<HookStack>(
+/** K observers (`make` gives each) on every trigger. */
+export const stackOf = (K: number, make: () => Hook = observer): HookStack =>
+  Array.from({ length: K }, () => make()).reduce<HookStack>(
     (s, hook, i) => HookStack.with(s, hook, { triggers: HookTriggers.all, name: `observer:${i}` }),
     HookStack.empty,
   )
@@ -190,7 +193,8 @@ interface BareResult {
   readonly text: string
 }
 
-const echoArgs = (args: unknown): number => {
+/** The `i` of an echo call's arguments (the bare loops' argument check). */
+export const echoArgs = (args: unknown): number => {
   if (typeof args !== "object" || args === null || typeof (args as { i?: unknown }).i !== "number") throw new Error("bad arguments")
   return (args as { i: number }).i
 }

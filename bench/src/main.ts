@@ -1,26 +1,33 @@
 /**
  * `pnpm bench`: the dispatch benchmark of @hookline/core, the agent-loop benchmark of
- * @hookline/agent, and W3 (memory of every state of a run). `pnpm bench dispatch`,
- * `pnpm bench loop` or `pnpm bench memory` runs one of them.
+ * @hookline/agent, W3 (memory of every state of a run) and the comparison with other
+ * frameworks (compare/). `pnpm bench dispatch`, `pnpm bench loop`, `pnpm bench memory`
+ * or `pnpm bench compare` runs one of them.
  * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
  * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
- * only indicative.
+ * only indicative. `pnpm bench smoke` (or `BENCH_SMOKE=1 pnpm bench`) is the CI check of
+ * the comparison: every system validated on a few runs, no timings.
  */
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { compare } from "./compare/compare.js"
+import { modeFromEnv, systemsFromEnv } from "./compare/Plan.js"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
-const benches = ["dispatch", "loop", "memory"] as const
-const chosen = process.argv.slice(2)
-for (const name of chosen) {
+const benches = ["dispatch", "loop", "memory", "compare", "smoke"] as const
+const args = process.argv.slice(2)
+for (const name of args) {
   if (!(benches as ReadonlyArray<string>).includes(name)) {
-    console.error(`unknown benchmark ${JSON.stringify(name)}: expected ${benches.join(" or ")} (or nothing, for both)`)
+    console.error(`unknown benchmark ${JSON.stringify(name)}: expected ${benches.join(", ")} (or nothing, for all but smoke)`)
     process.exit(2)
   }
 }
+// `smoke` is the comparison in smoke mode; BENCH_SMOKE=1 with nothing named means the same.
+const smoke = args.includes("smoke") || (args.length === 0 && process.env["BENCH_SMOKE"] === "1")
+const chosen = smoke ? [...args.filter((name) => name !== "smoke"), "compare"] : args
 const selected = (name: (typeof benches)[number]): boolean => chosen.length === 0 || chosen.includes(name)
 const settings = settingsFromEnv()
 const progress = (line: string): void => {
@@ -190,4 +197,11 @@ if (selected("memory")) {
   const script = fileURLToPath(new URL("./memory.ts", import.meta.url))
   const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
   if (child.status !== 0) process.exit(child.status ?? 1)
+}
+
+// Every system in child processes of its own (compare/run.ts), one at a time.
+if (selected("compare")) {
+  if (chosen.length !== 1) console.log("")
+  const code = await compare(smoke ? "smoke" : modeFromEnv(), systemsFromEnv())
+  if (code !== 0) process.exit(code)
 }

@@ -8,7 +8,7 @@ import { AgentError, AgentState, HookStack, HookTrigger, Message, type Inference
 import { Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type RunOptions } from "./internal/engine.js"
+import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
@@ -105,7 +105,19 @@ export const make = <R = never>(options: {
 export const initialState = (input: Input): AgentState =>
   typeof input === "string" ? AgentState.make({ messages: [Message.user(input)] }) : input
 
-const config = <R>(loop: AgentLoop<R>) => ({
+// A loop is immutable: what the engine derives from it is made on its first run.
+const configs = new WeakMap<AgentLoop<any>, EngineConfig<any>>()
+
+const config = <R>(loop: AgentLoop<R>): EngineConfig<R> => {
+  let made = configs.get(loop) as EngineConfig<R> | undefined
+  if (made === undefined) {
+    made = configOf(loop)
+    configs.set(loop, made)
+  }
+  return made
+}
+
+const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
   interceptor: loop.interceptor,
   tools: loop.tools,
   toolConcurrency: loop.toolConcurrency,

@@ -319,7 +319,7 @@ const unknownTool = (tools: Tools, toolCall: ToolCall): AgentError.UnknownTool =
  * Starts one tool call: a finished execution when everything was synchronous (the
  * validator answered at once and the tool returned a plain value), else the Effect
  * that finishes it. Never fails; interruption propagates. `now` reads the clock
- * (epoch ms) for `startedAt`/`completedAt`.
+ * (epoch ms) for `completedAt`, and for `startedAt` unless the caller has a reading.
  *
  * @since 0.1.0
  * @category execution
@@ -329,8 +329,8 @@ export const start = (
   toolCall: ToolCall,
   state: AgentState,
   now: () => number,
+  startedAt: number = now(),
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
-  const startedAt = now()
   const tool = tools.byName.get(toolCall.name)
   if (tool === undefined) return ToolExecution.failure(toolCall, unknownTool(tools, toolCall), startedAt, now())
   const { id, name } = toolCall

@@ -2,7 +2,7 @@
 // each failing before its fix.
 import { Effect, pipe } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentError, Guards, Hook, HookContext, HookStack, InferenceResponse, StopSignal, type AgentState } from "@hookline/core"
+import { AgentError, Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, type AgentState } from "@hookline/core"
 import { AgentLoop, Driver } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { add } from "../support.js"
@@ -165,6 +165,41 @@ describe("AgentLoop (fuzzing regressions)", () => {
         steps: 1,
         limited: true,
       })
+    })
+  })
+
+  describe("the clock", () => {
+    // Found by the fuzzer while the loop learned to read the clock less often (a step's
+    // start reuses the last reading): the failed step's record and OnError read the
+    // clock without keeping the reading, so the retried step's BeforeStep got a context
+    // made before the OnError context.
+    it("never gives a hook a context made before one an earlier hook saw, across a handled error", async () => {
+      const seen: Array<string> = []
+      const made: Array<number> = []
+      const observe: Hook = (ctx) => {
+        seen.push(ctx.trigger)
+        made.push(ctx.createdAt)
+        return ctx
+      }
+      let failures = 0
+      const driver = Driver.make({
+        generate: () =>
+          failures++ === 0
+            ? Effect.flatMap(Effect.sleep("5 millis"), () => Effect.fail(AgentError.inferenceFailed("the model is down")))
+            : Effect.succeed(InferenceResponse.make({ text: "hi" })),
+      })
+      const stack = pipe(
+        HookStack.empty,
+        HookStack.with(observe, { triggers: HookTriggers.all, name: "test:observe", priority: 100 }),
+        HookStack.with(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:handle" }),
+      )
+      const final = await Effect.runPromise(
+        AgentLoop.run(AgentLoop.make({ interceptor: stack }), "hello").pipe(Effect.provide(Driver.layer(driver))),
+      )
+      expect(final.execution.status).toBe("completed")
+      expect(seen).toContain("OnError")
+      expect(seen.lastIndexOf("BeforeStep")).toBeGreaterThan(seen.indexOf("OnError"))
+      expect(made).toEqual([...made].sort((a, b) => a - b))
     })
   })
 })

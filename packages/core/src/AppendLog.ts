@@ -1,7 +1,8 @@
 /**
  * An append-only persistent sequence: O(1) append, one backing array shared by every
- * snapshot. A snapshot sees only its first `length` items; appending to an older
- * snapshot (a branch) copies, so no snapshot ever changes.
+ * snapshot of a lineage. A snapshot sees only its first `length` items; appending to an
+ * older snapshot (a branch) starts a new backing array on top of that snapshot instead of
+ * copying it, so no snapshot ever changes and a branch costs O(1) whatever the history.
  *
  * @since 0.1.0
  */
@@ -14,6 +15,10 @@ const toInteger = (n: number): number => (Number.isNaN(n) ? 0 : Math.trunc(n))
 
 const TypeId: unique symbol = Symbol.for("@hookline/core/AppendLog")
 
+// Branches of branches nest; past this depth a branch copies (once), so a read walks
+// at most this many prefixes.
+const maxDepth = 8
+
 /**
  * A frozen, append-only list that reads like a `ReadonlyArray`.
  *
@@ -22,11 +27,20 @@ const TypeId: unique symbol = Symbol.for("@hookline/core/AppendLog")
  */
 export class AppendLog<out A> implements Iterable<A> {
   readonly [TypeId] = TypeId
+  // Items [0, #offset) are the prefix's (a snapshot, so they never change); items
+  // [#offset, #length) are #items[0 .. #length - #offset), a backing array shared with
+  // the other snapshots of this lineage.
+  readonly #prefix: AppendLog<A> | undefined
+  readonly #offset: number
+  readonly #depth: number
   readonly #items: Array<A>
   readonly #length: number
   #array: ReadonlyArray<A> | undefined
 
-  private constructor(items: Array<A>, length: number) {
+  private constructor(prefix: AppendLog<A> | undefined, offset: number, depth: number, items: Array<A>, length: number) {
+    this.#prefix = prefix
+    this.#offset = offset
+    this.#depth = depth
     this.#items = items
     this.#length = length
     Object.freeze(this)
@@ -34,7 +48,7 @@ export class AppendLog<out A> implements Iterable<A> {
 
   /** @internal */
   static unsafeMake<A>(items: Array<A>, length: number): AppendLog<A> {
-    return new AppendLog(items, length)
+    return new AppendLog(undefined, 0, 0, items, length)
   }
 
   get length(): number {
@@ -44,15 +58,22 @@ export class AppendLog<out A> implements Iterable<A> {
   at(index: number): A | undefined {
     const n = toInteger(index)
     const i = n < 0 ? this.#length + n : n
-    return i >= 0 && i < this.#length ? this.#items[i] : undefined
+    return i >= 0 && i < this.#length ? this.#get(i) : undefined
+  }
+
+  // Item i, for 0 <= i < length.
+  #get(i: number): A {
+    return i >= this.#offset ? (this.#items[i - this.#offset] as A) : (this.#prefix as AppendLog<A>).#get(i)
   }
 
   last(): A | undefined {
-    return this.#length === 0 ? undefined : this.#items[this.#length - 1]
+    return this.#length === 0 ? undefined : this.#get(this.#length - 1)
   }
 
   *[Symbol.iterator](): Iterator<A> {
-    for (let i = 0; i < this.#length; i++) yield this.#items[i] as A
+    if (this.#prefix !== undefined) yield* this.#prefix
+    const own = this.#length - this.#offset
+    for (let i = 0; i < own; i++) yield this.#items[i] as A
   }
 
   /** A frozen array of the items in `[start, end)`, negative indices from the end. */
@@ -61,13 +82,20 @@ export class AppendLog<out A> implements Iterable<A> {
     const s = toInteger(start ?? 0)
     const e = end === undefined ? len : toInteger(end)
     const from = s < 0 ? Math.max(len + s, 0) : Math.min(s, len)
-    const to = e < 0 ? Math.max(len + e, 0) : Math.min(e, len)
-    return Object.freeze(this.#items.slice(from, Math.max(from, to)))
+    const to = Math.max(from, e < 0 ? Math.max(len + e, 0) : Math.min(e, len))
+    // Within this lineage's own items, no prefix is read.
+    const out = from >= this.#offset
+      ? this.#items.slice(from - this.#offset, to - this.#offset)
+      : Array.from({ length: to - from }, (_, k) => this.#get(from + k))
+    return Object.freeze(out)
   }
 
   /** A frozen array of every item, made once per snapshot. */
   toArray(): ReadonlyArray<A> {
-    if (this.#array === undefined) this.#array = Object.freeze(this.#items.slice(0, this.#length))
+    if (this.#array === undefined) {
+      const own = this.#items.slice(0, this.#length - this.#offset)
+      this.#array = Object.freeze(this.#prefix === undefined ? own : [...this.#prefix.toArray(), ...own])
+    }
     return this.#array
   }
 
@@ -80,14 +108,16 @@ export class AppendLog<out A> implements Iterable<A> {
   appendUnsafe(item: A): AppendLog<A> {
     // An empty log starts a backing array of its own, so the shared empty log never
     // keeps a history alive.
-    if (this.#length === 0) return new AppendLog([item], 1)
-    if (this.#items.length === this.#length) {
+    if (this.#length === 0) return new AppendLog(undefined, 0, 0, [item], 1)
+    const own = this.#length - this.#offset
+    if (this.#items.length === own) {
       this.#items.push(item)
-      return new AppendLog(this.#items, this.#length + 1)
+      return new AppendLog(this.#prefix, this.#offset, this.#depth, this.#items, this.#length + 1)
     }
-    const copy = this.#items.slice(0, this.#length)
-    copy.push(item)
-    return new AppendLog(copy, copy.length)
+    // A branch: this snapshot becomes the new lineage's prefix, or, too deep, is copied.
+    if (this.#depth < maxDepth) return new AppendLog(this, this.#length, this.#depth + 1, [item], this.#length + 1)
+    const copy = [...this.toArray(), item]
+    return new AppendLog(undefined, 0, 0, copy, copy.length)
   }
 }
 

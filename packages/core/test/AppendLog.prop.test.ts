@@ -39,7 +39,25 @@ const olderSnapshot = fc
     AppendLog.appendAll(log, extra)
     return { log, model: base }
   })
-const index = fc.integer({ min: -20, max: 20 })
+// A snapshot reached through branches of branches: each step appends to the newest
+// snapshot or branches from an older one (`back` steps back), deep enough that branches
+// nest past the depth where a branch copies.
+const branched = fc
+  .tuple(
+    fc.array(fc.integer(), { maxLength: 6 }),
+    fc.array(fc.record({ item: fc.integer(), back: fc.nat({ max: 3 }) }), { maxLength: 40 }),
+    fc.nat(),
+  )
+  .map(([initial, steps, chosen]) => {
+    const snapshots: Array<Snapshot> = [{ log: AppendLog.fromIterable(initial), model: initial }]
+    for (const { item, back } of steps) {
+      const s = snapshots[Math.max(0, snapshots.length - 1 - back)]!
+      snapshots.push({ log: AppendLog.append(s.log, item), model: [...s.model, item] })
+    }
+    return snapshots[chosen % snapshots.length]!
+  })
+const anySnapshot = fc.oneof(olderSnapshot, branched)
+const index = fc.integer({ min: -50, max: 50 })
 
 describe("AppendLog", () => {
   describe("append", () => {
@@ -62,6 +80,25 @@ describe("AppendLog", () => {
       )
     })
 
+    it("reads every snapshot right through branches of branches, nested past the depth where a branch copies", () => {
+      fc.assert(
+        fc.property(fc.array(fc.integer(), { maxLength: 4 }), fc.integer({ min: 1, max: 30 }), (initial, depth) => {
+          // Each round: extend the newest snapshot (so the older one is no longer its
+          // lineage's newest), then branch from the older one.
+          let older: Snapshot = { log: AppendLog.fromIterable(initial), model: initial }
+          const all: Array<Snapshot> = [older]
+          for (let d = 0; d < depth; d++) {
+            const ahead = { log: AppendLog.append(older.log, -d), model: [...older.model, -d] }
+            const branch = { log: AppendLog.append(older.log, d), model: [...older.model, d] }
+            all.push(ahead, branch)
+            older = branch
+          }
+          all.forEach(agrees)
+          all.forEach(({ log, model }) => model.forEach((item, i) => expect(log.at(i)).toBe(item)))
+        }),
+      )
+    })
+
     it("keeps every older item by reference", () => {
       fc.assert(
         fc.property(fc.array(fc.object(), { maxLength: 8 }), fc.object(), (items, extra) => {
@@ -78,7 +115,7 @@ describe("AppendLog", () => {
     it("is Array.prototype.slice on the model, for any integer bounds", () => {
       fc.assert(
         fc.property(
-          olderSnapshot,
+          anySnapshot,
           fc.option(index, { nil: undefined }),
           fc.option(index, { nil: undefined }),
           ({ log, model }, start, end) => {
@@ -94,7 +131,7 @@ describe("AppendLog", () => {
   describe("at", () => {
     it("is Array.prototype.at on the model, for any integer index", () => {
       fc.assert(
-        fc.property(olderSnapshot, index, ({ log, model }, i) => {
+        fc.property(anySnapshot, index, ({ log, model }, i) => {
           expect(log.at(i)).toBe(model.at(i))
         }),
       )
@@ -104,7 +141,7 @@ describe("AppendLog", () => {
   describe("toArray", () => {
     it("is the model, frozen, and the same reference on every call", () => {
       fc.assert(
-        fc.property(olderSnapshot, ({ log, model }) => {
+        fc.property(anySnapshot, ({ log, model }) => {
           const arr = log.toArray()
           expect(arr).toEqual(model)
           expect(Object.isFrozen(arr)).toBe(true)

@@ -530,15 +530,15 @@ export interface Part {
 export const parts: ReadonlyArray<Part> = [
   { name: "part run0", label: "Effect.runPromise(AgentLoop.run), 0 steps (input with a stop signal)", perStep: 1 / w1Steps, unit: "run" },
   { name: "part run1", label: "Effect.runPromise(AgentLoop.run), 1 step (final text)", perStep: undefined, unit: "run" },
-  { name: "part gen", label: "Effect.gen of a new generator function, in a fiber (step, runTools)", perStep: 2, unit: "call" },
+  { name: "part gen", label: "(reference) Effect.gen of a new generator function, in a fiber (the first loop's step and runTools)", perStep: undefined, unit: "call" },
   { name: "part tools", label: "Tools.execute(echo), in a fiber", perStep: 1, unit: "call" },
-  { name: "part ctx", label: "HookContext.make (AfterToolUse: tool call and execution)", perStep: 6, unit: "call" },
+  { name: "part ctx", label: "HookContext.make (AfterToolUse: tool call and execution); 6 per step at K > 0, none at K = 0", perStep: 0, unit: "call" },
   { name: "part request", label: "InferenceRequest.make, as the loop builds it", perStep: 1, unit: "call" },
   { name: "part assistant", label: "Message.assistant with the response's tool calls", perStep: 1, unit: "call" },
   { name: "part append", label: "AgentState.appendMessage", perStep: 2, unit: "call" },
   { name: "part step", label: "Step.make + AgentState.appendStep", perStep: 1, unit: "call" },
-  { name: "part clock", label: "a Clock reading (currentTimeMillisUnsafe: Date.now)", perStep: 9, unit: "call" },
-  { name: "part gen-shared", label: "(reference) Effect.gen over a generator function made once", perStep: undefined, unit: "call" },
+  { name: "part clock", label: "a Clock reading (currentTimeMillisUnsafe: Date.now): after the model and after the tool", perStep: 2, unit: "call" },
+  { name: "part gen-shared", label: "Effect.gen over a generator function made once (each step)", perStep: 1, unit: "call" },
   { name: "part literal", label: "(reference) the state of AgentState.appendMessage as explicit frozen literals", perStep: undefined, unit: "call" },
 ]
 

@@ -168,7 +168,7 @@ const loopBench = async (): Promise<void> => {
     {
       header: "times per W1 tool step",
       align: "right",
-      cell: (r) => (r.part.perStep === undefined ? "–" : r.part.perStep < 1 ? `1/${Math.round(1 / r.part.perStep)}` : String(r.part.perStep)),
+      cell: (r) => (r.part.perStep === undefined ? "–" : r.part.perStep > 0 && r.part.perStep < 1 ? `1/${Math.round(1 / r.part.perStep)}` : String(r.part.perStep)),
     },
     { header: "µs per step", align: "right", cell: (r) => (r.usPerStep === undefined ? "–" : formatNs(r.usPerStep)) },
   ]

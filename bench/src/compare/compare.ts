@@ -74,7 +74,7 @@ export const compare = async (mode: Mode, chosen: ReadonlyArray<string>): Promis
     console.log("")
     Report.printW4(results)
     console.log("")
-    for (const line of Report.verdicts(results, workloads.filter((w) => w.name === "W1"))) console.log(line)
+    for (const line of Report.verdicts(results, workloads)) console.log(line)
   }
   const failures = results.filter((r) => r.kind === "failure").length
   console.log("")

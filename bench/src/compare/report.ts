@@ -8,9 +8,10 @@ import * as Result from "./Result.js"
 import type { Workload } from "./System.js"
 import { formatCount, formatNs, formatRatio, print, type Column } from "../table.js"
 
-/** Targets of the issue, for hookline's W1. */
+/** Targets of the issue, for hookline: W1 per step, W1 against the frameworks, W2 flatness. */
 export const stepTargets: ReadonlyArray<{ readonly K: number; readonly us: number }> = [{ K: 0, us: 3 }, { K: 20, us: 15 }]
 export const frameworkTarget = 25
+export const flatnessTarget = 1.5
 
 type Ok = Result.Runs | Result.Batches
 
@@ -104,9 +105,10 @@ export const printSmoke = (results: ReadonlyArray<Result.Result>): void => {
   print(columns, results)
 }
 
-/** The verdict lines on hookline's targets. */
-export const verdicts = (results: ReadonlyArray<Result.Result>, w1: ReadonlyArray<Workload>): ReadonlyArray<string> => {
+/** The verdict lines on hookline's targets, for the configurations that were planned. */
+export const verdicts = (results: ReadonlyArray<Result.Result>, workloads: ReadonlyArray<Workload>): ReadonlyArray<string> => {
   const out: Array<string> = []
+  const w1 = workloads.filter((w) => w.name === "W1")
   const at = (K: number): Workload | undefined => w1.find((w) => w.K === K)
   for (const { K, us } of stepTargets) {
     const w = at(K)
@@ -135,6 +137,17 @@ export const verdicts = (results: ReadonlyArray<Result.Result>, w1: ReadonlyArra
       `hookline vs fastest agent framework at K=${w.K} (${fastest.system}, ${formatNs(Result.usPerStep(fastest))} µs/step): ${x.toFixed(1)}x ` +
         `(target ≥ ${frameworkTarget}x): ${x >= frameworkTarget ? "met" : "missed"}${missing > 0 ? ` (${missing} framework(s) failed: not counted)` : ""}`,
     )
+  }
+  const w2 = [...workloads.filter((w) => w.name === "W2")].sort((a, b) => a.H - b.H)
+  const [shortest, longest] = [w2[0], w2[w2.length - 1]]
+  if (shortest !== undefined && longest !== undefined && shortest !== longest) {
+    const [from, to] = [find(results, "hookline", shortest), find(results, "hookline", longest)]
+    const span = `H=${formatCount(shortest.H)} to ${formatCount(longest.H)}`
+    if (from === undefined || to === undefined) out.push(`hookline W2 flatness ${span}: not measured (target ≤ ${flatnessTarget}x)`)
+    else {
+      const x = Result.usPerStep(to) / Result.usPerStep(from)
+      out.push(`hookline W2 flatness ${span}: ${x.toFixed(2)}x (target ≤ ${flatnessTarget}x): ${x <= flatnessTarget ? "met" : "missed"}`)
+    }
   }
   return out
 }

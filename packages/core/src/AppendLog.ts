@@ -1,8 +1,9 @@
 /**
  * An append-only persistent sequence: O(1) append, one backing array shared by every
  * snapshot of a lineage. A snapshot sees only its first `length` items; appending to an
- * older snapshot (a branch) starts a new backing array on top of that snapshot instead of
- * copying it, so no snapshot ever changes and a branch costs O(1) whatever the history.
+ * older snapshot (a branch), or to a log made from an array, starts a new backing array
+ * on top of that snapshot instead of copying it, so no snapshot ever changes and an
+ * append costs O(1) whatever the history.
  *
  * @since 0.1.0
  */
@@ -93,8 +94,12 @@ export class AppendLog<out A> implements Iterable<A> {
   /** A frozen array of every item, made once per snapshot. */
   toArray(): ReadonlyArray<A> {
     if (this.#array === undefined) {
-      const own = this.#items.slice(0, this.#length - this.#offset)
-      this.#array = Object.freeze(this.#prefix === undefined ? own : [...this.#prefix.toArray(), ...own])
+      const items = this.#items
+      const own = this.#length - this.#offset
+      // fromIterable's frozen copy is that array already.
+      this.#array = this.#prefix === undefined && own === items.length && Object.isFrozen(items)
+        ? items
+        : Object.freeze(this.#prefix === undefined ? items.slice(0, own) : [...this.#prefix.toArray(), ...items.slice(0, own)])
     }
     return this.#array
   }
@@ -110,11 +115,14 @@ export class AppendLog<out A> implements Iterable<A> {
     // keeps a history alive.
     if (this.#length === 0) return new AppendLog(undefined, 0, 0, [item], 1)
     const own = this.#length - this.#offset
-    if (this.#items.length === own) {
+    // A frozen backing array (the exact-size copy fromIterable makes) is never grown:
+    // V8 would copy it whole to make room, as a branch would.
+    if (this.#items.length === own && !Object.isFrozen(this.#items)) {
       this.#items.push(item)
       return new AppendLog(this.#prefix, this.#offset, this.#depth, this.#items, this.#length + 1)
     }
-    // A branch: this snapshot becomes the new lineage's prefix, or, too deep, is copied.
+    // A branch (or a frozen array's first append): this snapshot becomes the new
+    // lineage's prefix, or, too deep, is copied.
     if (this.#depth < maxDepth) return new AppendLog(this, this.#length, this.#depth + 1, [item], this.#length + 1)
     const copy = [...this.toArray(), item]
     return new AppendLog(undefined, 0, 0, copy, copy.length)
@@ -140,7 +148,7 @@ export const empty = <A = never>(): AppendLog<A> => emptyLog
 export const fromIterable = <A>(items: Iterable<A>): AppendLog<A> => {
   if (items instanceof AppendLog) return items
   const copy = Array.from(items)
-  return copy.length === 0 ? emptyLog : AppendLog.unsafeMake(copy, copy.length)
+  return copy.length === 0 ? emptyLog : AppendLog.unsafeMake(Object.freeze(copy) as Array<A>, copy.length)
 }
 
 /**

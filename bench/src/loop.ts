@@ -129,6 +129,8 @@ interface Fixture {
   readonly driver: Driver
   /** The history a run starts from, frozen messages shared by every input. */
   readonly seed: ReadonlyArray<Message>
+  /** A pending state over the seed, made once. */
+  readonly stored: AgentState
 }
 
 const fixture = (K: number, H: number, steps: number): Fixture => {
@@ -141,14 +143,19 @@ const fixture = (K: number, H: number, steps: number): Fixture => {
     loop: AgentLoop.make({ interceptor: stackOf(K), tools }),
     driver: fakeModel(responses(steps), seed.length),
     seed,
+    stored: AgentState.make({ id: "stored", messages: seed }),
   }
 }
 
 /**
- * A fresh pending state over the seed: its history is the newest snapshot of its
- * backing array, as the final state of a previous run is, so the run's appends share it.
+ * A fresh pending state (an id of its own) over the history stored once, as a server
+ * continues a stored conversation: made outside the timed region, with no copy of the
+ * history (a copy per run would time the collector freeing it, not the loop).
  */
-const freshInput = (f: Fixture, i: number): AgentState => AgentState.make({ id: `bench-${i}`, messages: f.seed })
+const freshInput = (f: Fixture, i: number): AgentState =>
+  AgentState.update(f.stored, (draft) => {
+    draft.id = `bench-${i}`
+  })
 
 let inputs = 0
 
@@ -420,7 +427,7 @@ const loopCases = async (): Promise<ReadonlyArray<LoopCase>> => {
     out.push(hooklineCase(`hookline ${name}`, f), bareCase(`bare ${name}`, b))
     if (kind === "w2") {
       // The same input state for every run: the first append of each run branches the
-      // history (an older snapshot of a shared backing array) and copies it.
+      // history (an older snapshot of a shared backing array).
       const same = freshInput(f, inputs++)
       out.push(hooklineCase(`same-input ${name}`, f, () => same))
     }

@@ -126,7 +126,7 @@ const loopBench = async (): Promise<void> => {
   console.log("")
 
   console.log(
-    `W2: one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a pending state with H messages; ` +
+    `W2: one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a fresh pending state over a history of H messages stored once; ` +
       `${Loop.dispatchesPerRun(Loop.w2Steps)} dispatches per run`,
   )
   console.log("")

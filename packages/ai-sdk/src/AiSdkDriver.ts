@@ -177,9 +177,11 @@ const mergeProviderOptions = (
 ): ProviderOptions | undefined => {
   if (base === undefined) return own
   if (own === undefined) return base
-  const merged: ProviderOptions = { ...base }
-  for (const [provider, values] of Object.entries(own)) merged[provider] = { ...(merged[provider] ?? {}), ...values }
-  return merged
+  // Defined, never assigned: a provider key is data, even `__proto__` (options may come from JSON).
+  const mergedOwn = Object.entries(own).map(([provider, values]) =>
+    [provider, { ...(Object.hasOwn(base, provider) ? base[provider] : {}), ...values }] as const
+  )
+  return { ...base, ...Object.fromEntries(mergedOwn) } as ProviderOptions
 }
 
 /**

@@ -118,6 +118,21 @@ describe("AiSdkDriver request mapping", () => {
     expect(call.abortSignal?.aborted).toBe(true)
   })
 
+  it("keeps a provider named __proto__ as data when it merges provider options", async () => {
+    const model = new MockLanguageModelV3({ doGenerate: result([{ type: "text", text: "ok" }]) })
+    // Options decoded from JSON may hold any key; the merge must not set a prototype.
+    const own = JSON.parse('{"__proto__": {"x": 1}, "mock": {"flag": true}}') as Record<string, Record<string, number | boolean>>
+    await generate(
+      AiSdkDriver.make(model, { providerOptions: { mock: { base: 1 } } }),
+      InferenceRequest.make({ messages: [Message.user("hi")], options: { providerOptions: own } }),
+    )
+    const sent = model.doGenerateCalls[0]!.providerOptions as Record<string, unknown>
+    expect(Object.getPrototypeOf(sent)).toBe(Object.prototype)
+    expect(Object.hasOwn(sent, "__proto__")).toBe(true)
+    expect(Object.getOwnPropertyDescriptor(sent, "__proto__")?.value).toEqual({ x: 1 })
+    expect(sent["mock"]).toEqual({ base: 1, flag: true })
+  })
+
   it("sends no tools and no system prompt when there are none, and a JSON response format when asked", async () => {
     const model = new MockLanguageModelV3({ doGenerate: result([{ type: "text", text: "{\"answer\":4" }]) })
     const schema = { type: "object", properties: { answer: { type: "number" } } }

@@ -105,9 +105,8 @@ export const identifier = fc.stringMatching(/^[a-z][a-z0-9_]{0,9}$/)
 export const deepFreezeCopy = (value: JsonValue): JsonValue => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) return Object.freeze(value.map(deepFreezeCopy))
-  const out: Record<string, JsonValue> = {}
-  for (const key of Object.keys(value)) out[key] = deepFreezeCopy((value as JsonObject)[key] as JsonValue)
-  return Object.freeze(out)
+  // fromEntries defines keys: `__proto__` stays data.
+  return Object.freeze(Object.fromEntries(Object.entries(value).map(([key, v]) => [key, deepFreezeCopy(v as JsonValue)])))
 }
 
 /**

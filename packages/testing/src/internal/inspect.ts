@@ -101,9 +101,8 @@ export const thaw = <A>(value: A): A => {
     if (typeof v !== "object" || v === null) return v
     if (AppendLog.isAppendLog(v)) return AppendLog.fromIterable([...v].map(go))
     if (Array.isArray(v)) return v.map(go)
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(v)) out[key] = go((v as Record<string, unknown>)[key])
-    return out
+    // fromEntries defines keys: `__proto__` stays data.
+    return Object.fromEntries(Object.keys(v).map((key) => [key, go((v as Record<string, unknown>)[key])]))
   }
   return go(value) as A
 }

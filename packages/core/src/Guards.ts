@@ -15,7 +15,7 @@ import * as HookTriggers from "./HookTriggers.js"
 import { finishReasons as knownFinishReasons, type FinishReason } from "./InferenceResponse.js"
 import * as StopReason from "./StopReason.js"
 import * as StopSignal from "./StopSignal.js"
-import { decodeWith } from "./internal/decode.js"
+import { decodeOptions } from "./internal/decode.js"
 import { finiteDuration } from "./internal/duration.js"
 
 /**
@@ -153,7 +153,7 @@ const GuardOptionsCodec = t.type({
  * @category constructors
  */
 export const useGuards = (options: GuardOptions = {}): HookStack.HookStack => {
-  const decoded = decodeWith(GuardOptionsCodec, options)
+  const decoded = decodeOptions(GuardOptionsCodec, options)
   if (!decoded.ok) throw new AgentError.HooklineError(AgentError.invalidConfiguration(decoded.path, decoded.detail))
   const maxSteps = options.maxSteps === undefined ? defaults.maxSteps : options.maxSteps
   const maxTokens = options.maxTokens === undefined ? defaults.maxTokens : options.maxTokens

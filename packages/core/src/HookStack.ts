@@ -19,7 +19,7 @@ import { stampUpdatedAt, type HookContext } from "./HookContext.js"
 import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
 import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
-import { decodeWith } from "./internal/decode.js"
+import { decodeOptions } from "./internal/decode.js"
 import { contextAtFailure as contextAtFailure_, dispatchPure, emit, failedAt, settle, type DispatchEnv } from "./internal/dispatch.js"
 
 /**
@@ -165,7 +165,7 @@ const invalid = (path: string, detail: string): never => {
  */
 export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOptions, position = 0): Registration<R> => {
   if (!Hook.isHook(hook)) invalid("hook", "expected a function or an effectful hook")
-  const decoded = decodeWith(OptionsCodec, options)
+  const decoded = decodeOptions(OptionsCodec, options)
   if (!decoded.ok) return invalid(decoded.path, decoded.detail)
   const { triggers, priority, name, onError } = decoded.value
   const list = typeof triggers === "string" ? [triggers] : triggers

@@ -133,6 +133,17 @@ describe("Guards", () => {
       }
     })
 
+    it("rejects an unknown option, naming it: a typo would leave the default silently", () => {
+      let error: unknown
+      try {
+        Guards.useGuards({ maxStep: 5 } as Guards.GuardOptions)
+      } catch (e) {
+        error = (e as AgentError.HooklineError).error
+      }
+      expect(error).toMatchObject({ _tag: "InvalidConfiguration", path: "maxStep" })
+      expect((error as AgentError.AgentError).message).toContain("expected one of maxSteps, maxTokens, maxExecutionTime, finishReasons")
+    })
+
     it("rejects limits that would fire at once or never, naming the option and the value", () => {
       const errorOf = (options: Guards.GuardOptions) => {
         try {

@@ -58,6 +58,12 @@ describe("HookStack", () => {
         .toMatchObject({ _tag: "InvalidConfiguration", path: "priority" })
     })
 
+    it("rejects an unknown option, naming it: a typo would leave the default silently", () => {
+      const error = caught(() => HookStack.with(HookStack.empty, tag("a"), { triggers: "BeforeStep", priorty: 5 } as HookStack.HookOptions))
+      expect(error).toMatchObject({ _tag: "InvalidConfiguration", path: "priorty" })
+      expect(error.message).toContain("expected one of triggers, priority, name, onError")
+    })
+
     it("rejects an unknown onError policy", () => {
       expect(caught(() => HookStack.with(HookStack.empty, tag("a"), { triggers: "BeforeStep", onError: "ignore" as "skip" })))
         .toMatchObject({ _tag: "InvalidConfiguration", path: "onError" })

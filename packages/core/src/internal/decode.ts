@@ -49,3 +49,21 @@ export const decodeWith = <A, O, I>(
   const result = codec.decode(input)
   return isLeft(result) ? { ok: false, ...firstError(result.left) } : { ok: true, value: result.right }
 }
+
+/**
+ * `decodeWith` for an options object that refuses keys the codec does not know: a
+ * typo (`priorty: 5`) would otherwise be dropped and the default used silently.
+ */
+export const decodeOptions = <P extends t.Props, A, O, I>(
+  codec: t.Type<A, O, I> & { readonly props: P },
+  input: I,
+): ReturnType<typeof decodeWith<A, O, I>> => {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    const known = Object.keys(codec.props)
+    const unknown = Object.keys(input).find((key) => !known.includes(key))
+    if (unknown !== undefined) {
+      return { ok: false, path: unknown, detail: `unknown option ${excerpt(unknown, 60)}: expected one of ${known.join(", ")}` }
+    }
+  }
+  return decodeWith(codec, input)
+}

@@ -6,12 +6,11 @@
 import { agentFrameworks } from "./Plan.js"
 import * as Result from "./Result.js"
 import type { Workload } from "./System.js"
+import { flatnessTarget, stepTargets } from "../loop.js"
 import { formatCount, formatNs, formatRatio, print, type Column } from "../table.js"
 
-/** Targets of the issue, for hookline: W1 per step, W1 against the frameworks, W2 flatness. */
-export const stepTargets: ReadonlyArray<{ readonly K: number; readonly us: number }> = [{ K: 0, us: 3 }, { K: 20, us: 15 }]
+/** The issue's target against the agent frameworks; the step and flatness targets are loop.ts's. */
 export const frameworkTarget = 25
-export const flatnessTarget = 1.5
 
 type Ok = Result.Runs | Result.Batches
 

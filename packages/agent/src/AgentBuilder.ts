@@ -173,8 +173,6 @@ const keysOf = <T>() =>
   keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : never),
 ): ReadonlyArray<string> => keys
 
-const hookKeys = keysOf<HookStack.HookOptions>()(["triggers", "priority", "name", "onError"])
-const guardKeys = keysOf<Guards.GuardOptions>()(["maxSteps", "maxTokens", "maxExecutionTime", "finishReasons"])
 const contextKeys = keysOf<ContextConfig.ContextConfig>()(["systemPrompt", "responseFormat"])
 const toolsKeys = keysOf<ToolsOptions>()(["maxOutputLength"])
 const loopKeys = keysOf<LoopOptions>()(["toolConcurrency", "modelOptions", "textDeltas"])
@@ -231,14 +229,12 @@ export const build = (self: AgentBuilder): Agent.Agent => {
     switch (capability._tag) {
       case "UseHook":
         hooksAt ||= at
-        knownKeys(at, capability.options, hookKeys)
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")
         hooksAt ||= at
         if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
-        knownKeys(at, capability.options, guardKeys)
         guards = under(at, () => Guards.useGuards(capability.options))
         return
       case "UseContextConfig": {

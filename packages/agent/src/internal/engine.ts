@@ -25,6 +25,7 @@ import {
 import { Cause, Clock, Effect, Exit, Stream } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import { Driver, type DriverShape } from "../Driver.js"
+import { RunCallOptions } from "./callSignal.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -150,11 +151,10 @@ const aborted: Outcome = { _tag: "Aborted" }
 // returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  // Made when a driver first reads the signal: an AbortController costs microseconds.
-  private controller: AbortController | undefined
-  private abortRequested = false
+  // What every model call of the run gets: one signal for the run, made when a driver
+  // first reads it (an AbortController costs microseconds).
+  private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
-  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
   private inBeforeStep = false
@@ -176,16 +176,6 @@ class Run<R> {
     private readonly streaming: boolean,
   ) {
     this.env = { sink, now }
-    const self = this
-    this.callOptions = {
-      get signal(): AbortSignal {
-        if (self.controller === undefined) {
-          self.controller = new AbortController()
-          if (self.abortRequested) self.controller.abort()
-        }
-        return self.controller.signal
-      },
-    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -195,8 +185,7 @@ class Run<R> {
   }
 
   private abortCalls(): void {
-    this.abortRequested = true
-    this.controller?.abort()
+    this.callOptions.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {

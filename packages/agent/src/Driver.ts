@@ -8,6 +8,7 @@
 import { AgentError, InferenceResponse, type InferenceRequest, type ToolCall } from "@hookline/core"
 import { Context, Effect, Exit, Layer, Stream } from "effect"
 import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
+import * as DerivedStream from "./internal/derivedStream.js"
 
 /**
  * What a driver gets besides the request: the signal that aborts the call.
@@ -70,15 +71,16 @@ export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
  * @since 0.1.0
  * @category constructors
  */
-export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] => (request, options) =>
-  Stream.unwrap(
-    Effect.map(generate(request, options), (response): Stream.Stream<StreamPart> =>
-      Stream.fromIterable<StreamPart>([
-        ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
-        ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
-        { _tag: "Finish", response },
-      ])),
-  )
+export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] =>
+  DerivedStream.remember((request, options) =>
+    Stream.unwrap(
+      Effect.map(generate(request, options), (response): Stream.Stream<StreamPart> =>
+        Stream.fromIterable<StreamPart>([
+          ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
+          ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
+          { _tag: "Finish", response },
+        ])),
+    ), generate)
 
 /**
  * The response a stream ends with; fails if the stream ended without one.

@@ -26,6 +26,7 @@ import { Cause, Clock, Effect, Exit, Stream } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import { Driver, type DriverShape } from "../Driver.js"
 import { RunCallOptions } from "./callSignal.js"
+import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -333,6 +334,16 @@ class Run<R> {
     if (!this.streaming) return this.driver.generate(request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.checkedText ? undefined : this.emit
+    // A stream derived from generate: the same call and the same delta, with no stream built.
+    const generate = DerivedStream.generateOf(this.driver.stream)
+    if (generate !== undefined) {
+      const answer = generate(request, options)
+      if (emit === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        return response
+      })
+    }
     let response: InferenceResponse | undefined
     return Stream.runForEach(this.driver.stream(request, options), (part) =>
       Effect.sync(() => {

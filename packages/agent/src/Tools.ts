@@ -291,12 +291,38 @@ const invoke = (
     return ToolExecution.failure(toolCall, bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit), startedAt, now())
   }
   if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
-  if (Tool.isPromiseLike(out)) {
-    const promise = out
-    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), limit, startedAt)
-  }
+  if (Tool.isPromiseLike(out)) return awaitPromise(toolCall, context, out, limit, startedAt, now)
   return settle(toolCall, out, limit, startedAt, now())
 }
+
+// A Promise the tool returned (no timeout): settled where it resolves, in one step of
+// the fiber (awaitOutput's chain of Effects costs microseconds per call). Interruption
+// aborts the tool's signal and propagates, as in awaitOutput.
+const awaitPromise = (
+  toolCall: ToolCall,
+  context: Context,
+  promise: PromiseLike<unknown>,
+  limit: number,
+  startedAt: number,
+  now: () => number,
+): Effect.Effect<ToolExecution.ToolExecution> =>
+  Effect.callback<ToolExecution.ToolExecution>((resume) => {
+    const fail = (cause: unknown) =>
+      resume(Effect.succeed(ToolExecution.failure(
+        toolCall,
+        bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit),
+        startedAt,
+        now(),
+      )))
+    try {
+      promise.then((output) => resume(Effect.succeed(settle(toolCall, output, limit, startedAt, now()))), fail)
+    } catch (cause) {
+      // A thenable whose `then` throws.
+      fail(cause)
+      return
+    }
+    return Effect.sync(() => context.abort())
+  })
 
 /** How many tool names an UnknownTool message lists. */
 const listedNames = 20

@@ -51,7 +51,7 @@ describe("Agent", () => {
   describe("stream", () => {
     for (const textDeltas of ["live", "checked"] as const) {
       it(`gives a generate-only driver the events of the same answers streamed (${textDeltas})`, async () => {
-        const agentOf = (driver: Driver.Driver) => AgentBuilder.make(UseDriver(driver), UseTools([add]), UseLoopOptions({ textDeltas }))
+        const agentOf = (driver: Driver.DriverShape) => AgentBuilder.make(UseDriver(driver), UseTools([add]), UseLoopOptions({ textDeltas }))
         const derived = await collect(agentOf(generateOnly()).stream("What is 2+2?"))
         const written = await collect(agentOf(handStream()).stream("What is 2+2?"))
         expect(shapeOf(derived)).toEqual(shapeOf(written))

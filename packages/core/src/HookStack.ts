@@ -265,6 +265,8 @@ export interface Explained {
     readonly priority: number
     readonly onError: OnError
     readonly effectful: boolean
+    /** Made with `Hook.observe`: it cannot change the context (a stream keeps text live past it). */
+    readonly observer: boolean
   }>
 }
 
@@ -279,7 +281,7 @@ export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> =>
     const list = self.resolved[trigger].registrations
     return list.length === 0 ? [] : [{
       trigger,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook) })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook), observer: Hook.isObserver(r.hook) })),
     }]
   })
 

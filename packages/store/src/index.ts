@@ -14,3 +14,7 @@ export type RunStore = RunStore_.RunStore
 import * as StoreError_ from "./StoreError.js"
 export { StoreError_ as StoreError }
 export type StoreError = StoreError_.StoreError
+import * as PgliteStore_ from "./PgliteStore.js"
+export { PgliteStore_ as PgliteStore }
+import * as PostgresStore_ from "./PostgresStore.js"
+export { PostgresStore_ as PostgresStore }

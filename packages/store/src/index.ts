@@ -18,3 +18,6 @@ import * as PgliteStore_ from "./PgliteStore.js"
 export { PgliteStore_ as PgliteStore }
 import * as PostgresStore_ from "./PostgresStore.js"
 export { PostgresStore_ as PostgresStore }
+import * as Checkpointing_ from "./Checkpointing.js"
+export { Checkpointing_ as Checkpointing }
+export { UseCheckpoints } from "./Checkpointing.js"

@@ -1,0 +1,7 @@
+/**
+ * @hookline/middleware: ready-made hooks offered as capabilities.
+ *
+ * @since 0.1.0
+ */
+export * as SlidingWindow from "./SlidingWindow.js"
+export { UseSlidingWindow } from "./SlidingWindow.js"

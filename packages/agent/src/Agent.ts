@@ -5,10 +5,12 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect, Stream } from "effect"
+import { Effect, type Scope, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
+import type * as Resource from "./Resource.js"
+import * as Tools from "./Tools.js"
 
 /**
  * @since 0.1.0
@@ -18,6 +20,8 @@ export interface Agent {
   readonly _tag: "Agent"
   readonly loop: AgentLoop.AgentLoop
   readonly driver: DriverShape | undefined
+  /** Opened for each run, closed when it ends. */
+  readonly resources: ReadonlyArray<Resource.Resource>
   /** Resolves with the final state whatever happened; rejects only for a missing driver. */
   readonly run: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
   /** Like `run`, but rejects with a `HooklineError` carrying the error that ended a failed run. */
@@ -46,28 +50,58 @@ export const failure = (state: AgentState): AgentError.AgentError | undefined =>
   return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
 }
 
+// Opens the resources in order (each closed when the run's scope closes, in reverse),
+// and gives the loop for this run: the agent's tools, then theirs. A resource that
+// cannot be opened is a defect: no run started, so there is no state to resolve with.
+const opened = (
+  loop: AgentLoop.AgentLoop,
+  resources: ReadonlyArray<Resource.Resource>,
+): Effect.Effect<AgentLoop.AgentLoop, never, Scope.Scope> =>
+  Effect.map(
+    Effect.forEach(resources, (resource) => Effect.orDie(resource.open)),
+    (all) =>
+      AgentLoop.make({
+        interceptor: loop.interceptor,
+        tools: Tools.live(loop.tools, all.map((o) => o.tools)),
+        toolConcurrency: loop.toolConcurrency,
+        modelOptions: loop.modelOptions,
+        textDeltas: loop.textDeltas,
+      }),
+  )
+
 /**
- * An agent from a loop and a driver.
+ * An agent from a loop and a driver, and the resources opened for each of its runs.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined): Agent => {
+export const make = (
+  loop: AgentLoop.AgentLoop,
+  driver: DriverShape | undefined,
+  resources: ReadonlyArray<Resource.Resource> = [],
+): Agent => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
     return Effect.provideService(effect, Driver, driver)
   }
-  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => provide(AgentLoop.run(loop, input, options))
+  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+    provide(
+      resources.length === 0
+        ? AgentLoop.run(loop, input, options)
+        : Effect.scoped(Effect.flatMap(opened(loop, resources), (l) => AgentLoop.run(l, input, options))),
+    )
   const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
-  const withDriver = <A>(stream: Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
+  const withDriver = <A>(make: (loop: AgentLoop.AgentLoop) => Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
+    const stream = resources.length === 0 ? make(loop) : Stream.unwrap(Effect.map(opened(loop, resources), make))
     return Stream.toAsyncIterable(Stream.provideService(stream, Driver, driver))
   }
   return Object.freeze({
     _tag: "Agent",
     loop,
     driver,
+    resources: Object.freeze([...resources]),
     run,
     runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => {
       const state = await run(input, options)
@@ -75,8 +109,8 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined)
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.stream(loop, input, options)),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.iterate(loop, input, options)),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver((l) => AgentLoop.stream(l, input, options)),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver((l) => AgentLoop.iterate(l, input, options)),
     runEffect,
   })
 }

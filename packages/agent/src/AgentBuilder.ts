@@ -23,6 +23,7 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
 import * as Tool from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -38,6 +39,7 @@ export type Capability =
   | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
   | { readonly _tag: "UseDriver"; readonly driver: DriverShape }
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
+  | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -95,6 +97,14 @@ export const UseTools = (tools: ReadonlyArray<Tool.Tool>, options: ToolsOptions 
 export const UseDriver = (driver: DriverShape): Capability => Object.freeze({ _tag: "UseDriver", driver })
 /** A custom interceptor in place of the hook stack (no UseHook, no guards). @since 0.1.0 @category capabilities */
 export const UseInterceptor = (interceptor: Interceptor): Capability => Object.freeze({ _tag: "UseInterceptor", interceptor })
+/**
+ * A resource opened for each run and closed when it ends (an MCP connection: see
+ * `@hookline/mcp`); its tools join the agent's for that run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -194,7 +204,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
+const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseResource"])
 
 /**
  * Validates the capabilities and makes the agent. Throws
@@ -220,11 +230,12 @@ export const build = (self: AgentBuilder): Agent.Agent => {
   let context: ContextConfig.ContextConfig = {}
   let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
+  const resources: Array<Resource.Resource> = []
 
   self.capabilities.forEach((capability, i) => {
     const at = `capabilities[${i}]`
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
+      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource)")
     }
     switch (capability._tag) {
       case "UseHook":
@@ -278,6 +289,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
+      case "UseResource":
+        if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
+        resources.push(capability.resource)
+        return
       case "UseLoopOptions": {
         knownKeys(at, capability.options, loopKeys)
         if (isRecord(capability.options)) knownKeys(`${at}.modelOptions`, capability.options["modelOptions"], modelKeys)
@@ -322,7 +337,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
     }), false)
-  return Agent.make(loop, driver)
+  return Agent.make(loop, driver, resources)
 }
 
 /**

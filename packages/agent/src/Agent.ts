@@ -5,10 +5,11 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect, type Scope, Stream } from "effect"
+import { Effect, type Scope } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
+import * as FiberIterable from "./internal/fiberIterable.js"
 import type * as Resource from "./Resource.js"
 import * as Tools from "./Tools.js"
 
@@ -50,6 +51,12 @@ export const failure = (state: AgentState): AgentError.AgentError | undefined =>
   return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
 }
 
+const pushEvent = (event: AgentEvent, push: (event: AgentEvent) => void): void => push(event)
+// The state after each step, then the final state.
+const pushState = (event: AgentEvent, push: (state: AgentState) => void): void => {
+  if (event._tag === "StepEnded" || event._tag === "RunEnded") push(event.state)
+}
+
 // Opens the resources in order (each closed when the run's scope closes, in reverse),
 // and gives the loop for this run: the agent's tools, then theirs. A resource that
 // cannot be opened is a defect: no run started, so there is no state to resolve with.
@@ -84,18 +91,29 @@ export const make = (
     if (driver === undefined) return Effect.die(missingDriver())
     return Effect.provideService(effect, Driver, driver)
   }
+  // A run over the agent's loop, or over this run's loop once its resources are open.
+  const withLoop = <A, R>(f: (loop: AgentLoop.AgentLoop) => Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+    resources.length === 0 ? f(loop) : Effect.scoped(Effect.flatMap(opened(loop, resources), f))
   const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
-    provide(
-      resources.length === 0
-        ? AgentLoop.run(loop, input, options)
-        : Effect.scoped(Effect.flatMap(opened(loop, resources), (l) => AgentLoop.run(l, input, options))),
-    )
+    provide(withLoop((l) => AgentLoop.run(l, input, options)))
   const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
-  const withDriver = <A>(make: (loop: AgentLoop.AgentLoop) => Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
+  // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
+  // a Promise per pull, for a few events each).
+  const observed = <A>(
+    input: AgentLoop.Input,
+    options: AgentLoop.RunOptions | undefined,
+    streaming: boolean,
+    pick: (event: AgentEvent, push: (a: A) => void) => void,
+  ): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
-    const stream = resources.length === 0 ? make(loop) : Stream.unwrap(Effect.map(opened(loop, resources), make))
-    return Stream.toAsyncIterable(Stream.provideService(stream, Driver, driver))
+    return FiberIterable.make<A>((push) =>
+      Effect.provideService(
+        withLoop((l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push) })),
+        Driver,
+        driver,
+      )
+    )
   }
   return Object.freeze({
     _tag: "Agent",
@@ -109,8 +127,8 @@ export const make = (
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver((l) => AgentLoop.stream(l, input, options)),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver((l) => AgentLoop.iterate(l, input, options)),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentEvent>(input, options, true, pushEvent),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentState>(input, options, false, pushState),
     runEffect,
   })
 }

@@ -79,11 +79,11 @@ export const make = (options: Options = {}): Hook => {
  *
  * @example
  * ```ts
- * ClearToolResults.use({ keep: 2, exclude: ["read_plan"] })
+ * UseClearToolResults({ keep: 2, exclude: ["read_plan"] })
  * ```
  *
  * @since 0.1.0
  * @category capabilities
  */
-export const use = (options: Options = {}): AgentBuilder.Capability =>
+export const UseClearToolResults = (options: Options = {}): AgentBuilder.Capability =>
   UseHook(make(options), { triggers: HookTrigger.BeforeInference, priority, name })

@@ -157,11 +157,11 @@ const round = (n: number): string => Number(n.toPrecision(6)).toString()
  *
  * @example
  * ```ts
- * CostBudget.use({ maxCost: 0.5, currency: "USD", prices: { "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 } } })
+ * UseCostBudget({ maxCost: 0.5, currency: "USD", prices: { "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 } } })
  * ```
  *
  * @since 0.1.0
  * @category capabilities
  */
-export const use = (options: Options): AgentBuilder.Capability =>
+export const UseCostBudget = (options: Options): AgentBuilder.Capability =>
   UseHook(make(options), { triggers: HookTrigger.BeforeStep, priority, name })

@@ -85,13 +85,13 @@ export const make = (options: Options): Hook => {
  *
  * @example
  * ```ts
- * ModelCallLimit.use({ max: 10, onLimit: "answer" })
+ * UseModelCallLimit({ max: 10, onLimit: "answer" })
  * ```
  *
  * @since 0.1.0
  * @category capabilities
  */
-export const use = (options: Options): AgentBuilder.Capability =>
+export const UseModelCallLimit = (options: Options): AgentBuilder.Capability =>
   UseHook(make(options), {
     triggers: HookTriggers.of(HookTrigger.BeforeExecution, HookTrigger.BeforeStep, HookTrigger.BeforeInference),
     priority,

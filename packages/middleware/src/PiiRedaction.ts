@@ -168,11 +168,11 @@ export const make = (options: Options = {}): Hook => {
  *
  * @example
  * ```ts
- * PiiRedaction.use({ kinds: ["email", "card"] })
+ * UsePiiRedaction({ kinds: ["email", "card"] })
  * ```
  *
  * @since 0.1.0
  * @category capabilities
  */
-export const use = (options: Options = {}): AgentBuilder.Capability =>
+export const UsePiiRedaction = (options: Options = {}): AgentBuilder.Capability =>
   UseHook(make(options), { triggers: HookTriggers.of(HookTrigger.AfterToolUse, HookTrigger.AfterInference), priority, name })

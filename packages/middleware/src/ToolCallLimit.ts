@@ -110,13 +110,13 @@ export const make = (options: Options): Hook => {
  *
  * @example
  * ```ts
- * ToolCallLimit.use({ total: 20, perTool: { search: 5 }, onLimit: "block" })
+ * UseToolCallLimit({ total: 20, perTool: { search: 5 }, onLimit: "block" })
  * ```
  *
  * @since 0.1.0
  * @category capabilities
  */
-export const use = (options: Options): AgentBuilder.Capability =>
+export const UseToolCallLimit = (options: Options): AgentBuilder.Capability =>
   UseHook(make(options), {
     triggers: HookTriggers.of(HookTrigger.BeforeExecution, HookTrigger.BeforeToolUse),
     priority,

@@ -3,8 +3,15 @@
  *
  * @since 0.1.0
  */
+export * as SlidingWindow from "./SlidingWindow.js"
+export { UseSlidingWindow } from "./SlidingWindow.js"
 export * as ToolCallLimit from "./ToolCallLimit.js"
+export { UseToolCallLimit } from "./ToolCallLimit.js"
 export * as ModelCallLimit from "./ModelCallLimit.js"
+export { UseModelCallLimit } from "./ModelCallLimit.js"
 export * as ClearToolResults from "./ClearToolResults.js"
+export { UseClearToolResults } from "./ClearToolResults.js"
 export * as PiiRedaction from "./PiiRedaction.js"
+export { UsePiiRedaction } from "./PiiRedaction.js"
 export * as CostBudget from "./CostBudget.js"
+export { UseCostBudget } from "./CostBudget.js"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as t from "io-ts"
 import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import { ClearToolResults } from "@hookline/middleware"
+import { ClearToolResults, UseClearToolResults } from "@hookline/middleware"
 import { HookLaws, ScriptedDriver } from "@hookline/testing"
 
 const read = Tool.make({ name: "read", parameters: t.type({ n: t.number }), execute: ({ n }) => `page ${n}` })
@@ -22,7 +22,7 @@ describe("ClearToolResults", () => {
       const final = await AgentBuilder.make(
         UseDriver(driver),
         UseTools([read, plan]),
-        ClearToolResults.use({ keep: 2, exclude: ["plan"] }),
+        UseClearToolResults({ keep: 2, exclude: ["plan"] }),
       ).run("go")
       const seen = (i: number) => [...(driver.requests[i]?.messages ?? [])].flatMap((m) => (m.role === "tool" ? [m.content] : []))
       expect(seen(3)).toEqual(["the plan", "page 1", "page 2"])
@@ -35,8 +35,8 @@ describe("ClearToolResults", () => {
     })
 
     it("refuses bad options", () => {
-      expect(() => ClearToolResults.use({ keep: -2 })).toThrow(/options\.keep/)
-      expect(() => ClearToolResults.use({ exclude: "plan" as never })).toThrow(/options\.exclude/)
+      expect(() => UseClearToolResults({ keep: -2 })).toThrow(/options\.keep/)
+      expect(() => UseClearToolResults({ exclude: "plan" as never })).toThrow(/options\.exclude/)
     })
   })
 

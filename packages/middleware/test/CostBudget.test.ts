@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { AgentBuilder, UseDriver, UseGuards, UseHook } from "@hookline/agent"
 import { HookContext, HookTrigger, StopSignal, Usage } from "@hookline/core"
-import { CostBudget } from "@hookline/middleware"
+import { CostBudget, UseCostBudget } from "@hookline/middleware"
 import { HookLaws, ScriptedDriver } from "@hookline/testing"
 
 const prices = { "model-a": { input: 1, output: 2 }, "model-b": { input: 10, output: 20, cachedInput: 1 } }
@@ -22,7 +22,7 @@ describe("CostBudget", () => {
         UseDriver(driver),
         UseGuards({ maxSteps: 10, maxTokens: null }),
         keepGoing,
-        CostBudget.use({ maxCost: 1, prices, currency: "USD" }),
+        UseCostBudget({ maxCost: 1, prices, currency: "USD" }),
       ).run("go")
       expect(driver.requests).toHaveLength(2)
       expect(final.execution.status).toBe("stopped")
@@ -38,7 +38,7 @@ describe("CostBudget", () => {
           UseDriver(ScriptedDriver.make([answer("model-x"), answer("model-x"), answer("model-x")])),
           UseGuards({ maxSteps: 3, maxTokens: null }),
           keepGoing,
-          CostBudget.use({ maxCost: 1, prices, unknownModel }),
+          UseCostBudget({ maxCost: 1, prices, unknownModel }),
         ).run("go")
       const stopped = await run("stop")
       expect(StopSignal.highest(stopped.execution.stopSignals)?.message).toContain("no price for the model \"model-x\"")
@@ -54,8 +54,8 @@ describe("CostBudget", () => {
     })
 
     it("refuses bad options", () => {
-      expect(() => CostBudget.use({ maxCost: -1, prices })).toThrow(/options\.maxCost/)
-      expect(() => CostBudget.use({ maxCost: 1, prices: { m: { input: 1 } as never } })).toThrow(/options\.prices\.m\.output/)
+      expect(() => UseCostBudget({ maxCost: -1, prices })).toThrow(/options\.maxCost/)
+      expect(() => UseCostBudget({ maxCost: 1, prices: { m: { input: 1 } as never } })).toThrow(/options\.prices\.m\.output/)
     })
   })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as t from "io-ts"
 import { AgentBuilder, Tool, UseDriver, UseLoopOptions, UseTools } from "@hookline/agent"
-import { PiiRedaction } from "@hookline/middleware"
+import { PiiRedaction, UsePiiRedaction } from "@hookline/middleware"
 import { HookLaws, ScriptedDriver } from "@hookline/testing"
 import type { AgentState } from "@hookline/core"
 
@@ -43,7 +43,7 @@ describe("PiiRedaction", () => {
         ScriptedDriver.toolCalls([{ name: "lookup", arguments: {} }]),
         ScriptedDriver.text("Write to ada@example.com, key sk-ant-abcdefghijklmnopqrstuvwxyz"),
       ])
-      const final = await AgentBuilder.make(UseDriver(driver), UseTools([lookup]), PiiRedaction.use()).run("who?")
+      const final = await AgentBuilder.make(UseDriver(driver), UseTools([lookup]), UsePiiRedaction()).run("who?")
       const seenByModel = JSON.stringify([...(driver.requests[1]?.messages ?? [])])
       expect(seenByModel).not.toContain("ada@example.com")
       expect(seenByModel).not.toContain("4111")
@@ -57,7 +57,7 @@ describe("PiiRedaction", () => {
     it("keeps streamed text clean with textDeltas auto, not with live", async () => {
       const answer = () => ScriptedDriver.make([ScriptedDriver.text("mail me at bob@example.org", { chunks: ["mail me at bob@", "example.org"] })])
       const streamed = async (live: boolean) => {
-        const agent = AgentBuilder.make(UseDriver(answer()), PiiRedaction.use(), ...(live ? [UseLoopOptions({ textDeltas: "live" })] : []))
+        const agent = AgentBuilder.make(UseDriver(answer()), UsePiiRedaction(), ...(live ? [UseLoopOptions({ textDeltas: "live" })] : []))
         let text = ""
         for await (const event of agent.stream("hi")) if (event._tag === "TextDelta") text += event.text
         return text
@@ -67,7 +67,7 @@ describe("PiiRedaction", () => {
     })
 
     it("refuses bad options", () => {
-      expect(() => PiiRedaction.use({ kinds: ["ssn" as never] })).toThrow(/options\.kinds\[0\]/)
+      expect(() => UsePiiRedaction({ kinds: ["ssn" as never] })).toThrow(/options\.kinds\[0\]/)
     })
   })
 

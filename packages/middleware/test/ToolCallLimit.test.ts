@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import * as t from "io-ts"
 import { AgentBuilder, Tool, UseDriver, UseGuards, UseTools } from "@hookline/agent"
 import { StopSignal, type AgentState } from "@hookline/core"
-import { ToolCallLimit } from "@hookline/middleware"
+import { ToolCallLimit, UseToolCallLimit } from "@hookline/middleware"
 import { HookLaws, ScriptedDriver } from "@hookline/testing"
 
 const ran: Array<string> = []
@@ -26,7 +26,7 @@ describe("ToolCallLimit", () => {
     it("blocks calls past the total and feeds the reason back; the run goes on", async () => {
       ran.length = 0
       const driver = ScriptedDriver.make([calls("a", "b"), calls("a"), ScriptedDriver.text("done")])
-      const final = await AgentBuilder.make(UseDriver(driver), UseTools([tool("a"), tool("b")]), ToolCallLimit.use({ total: 2 })).run("go")
+      const final = await AgentBuilder.make(UseDriver(driver), UseTools([tool("a"), tool("b")]), UseToolCallLimit({ total: 2 })).run("go")
       expect(final.execution.status).toBe("completed")
       expect(ran).toEqual(["a", "b"])
       expect(toolMessages(final)).toEqual(["a:ok", "b:ok", "a:error"])
@@ -38,7 +38,7 @@ describe("ToolCallLimit", () => {
     it("limits each tool on its own", async () => {
       ran.length = 0
       const driver = ScriptedDriver.make([calls("a", "a", "b", "b"), ScriptedDriver.text("done")])
-      const final = await AgentBuilder.make(UseDriver(driver), UseTools([tool("a"), tool("b")]), ToolCallLimit.use({ perTool: { a: 1 } })).run("go")
+      const final = await AgentBuilder.make(UseDriver(driver), UseTools([tool("a"), tool("b")]), UseToolCallLimit({ perTool: { a: 1 } })).run("go")
       expect(ran).toEqual(["a", "b", "b"])
       expect(toolMessages(final)).toEqual(["a:ok", "a:error", "b:ok", "b:ok"])
     })
@@ -50,7 +50,7 @@ describe("ToolCallLimit", () => {
         UseDriver(driver),
         UseTools([tool("a")]),
         UseGuards({ maxSteps: 10 }),
-        ToolCallLimit.use({ total: 1, onLimit: "stop" }),
+        UseToolCallLimit({ total: 1, onLimit: "stop" }),
       ).run("go")
       expect(final.execution.status).toBe("stopped")
       expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: ToolCallLimit.stopReason, source: ToolCallLimit.name })
@@ -63,7 +63,7 @@ describe("ToolCallLimit", () => {
       const agent = AgentBuilder.make(
         UseDriver(ScriptedDriver.make([calls("a"), ScriptedDriver.text("one"), calls("a"), ScriptedDriver.text("two")])),
         UseTools([tool("a")]),
-        ToolCallLimit.use({ total: 1 }),
+        UseToolCallLimit({ total: 1 }),
       )
       const first = await agent.run("go")
       await agent.run(first)
@@ -71,11 +71,11 @@ describe("ToolCallLimit", () => {
     })
 
     it("refuses bad options", () => {
-      expect(() => ToolCallLimit.use({})).toThrow(/total, perTool or both/)
-      expect(() => ToolCallLimit.use({ total: -1 })).toThrow(/options\.total/)
-      expect(() => ToolCallLimit.use({ perTool: { a: 1.5 } })).toThrow(/options\.perTool\.a/)
-      expect(() => ToolCallLimit.use({ total: 1, onLimit: "explode" as never })).toThrow(/options\.onLimit/)
-      expect(() => ToolCallLimit.use({ totl: 1 } as never)).toThrow(/options\.totl/)
+      expect(() => UseToolCallLimit({})).toThrow(/total, perTool or both/)
+      expect(() => UseToolCallLimit({ total: -1 })).toThrow(/options\.total/)
+      expect(() => UseToolCallLimit({ perTool: { a: 1.5 } })).toThrow(/options\.perTool\.a/)
+      expect(() => UseToolCallLimit({ total: 1, onLimit: "explode" as never })).toThrow(/options\.onLimit/)
+      expect(() => UseToolCallLimit({ totl: 1 } as never)).toThrow(/options\.totl/)
     })
   })
 

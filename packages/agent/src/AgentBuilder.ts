@@ -23,6 +23,7 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
 import * as Tool from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -40,6 +41,7 @@ export type Capability =
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
   | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
   | { readonly _tag: "UseLoader"; readonly load: Agent.Loader }
+  | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -108,6 +110,14 @@ export const UseAll = (...capabilities: ReadonlyArray<Capability>): Capability =
   Object.freeze({ _tag: "UseAll", capabilities: Object.freeze([...capabilities]) })
 /** How `agent.resume(runId)` loads a run (a store's capability gives it). @since 0.1.0 @category capabilities */
 export const UseLoader = (load: Agent.Loader): Capability => Object.freeze({ _tag: "UseLoader", load })
+/**
+ * A resource opened for each run and closed when it ends (an MCP connection: see
+ * `@hookline/mcp`); its tools join the agent's for that run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -207,7 +217,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader"])
+const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -246,10 +256,11 @@ export const build = (self: AgentBuilder): Agent.Agent => {
   let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
   let loader: Agent.Loader | undefined
+  const resources: Array<Resource.Resource> = []
 
   flatten(self.capabilities, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
+      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -310,6 +321,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
+      case "UseResource":
+        if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
+        resources.push(capability.resource)
+        return
       case "UseLoopOptions": {
         knownKeys(at, capability.options, loopKeys)
         if (isRecord(capability.options)) knownKeys(`${at}.modelOptions`, capability.options["modelOptions"], modelKeys)
@@ -354,7 +369,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
     }), false)
-  return Agent.make(loop, driver, loader)
+  return Agent.make(loop, driver, resources, loader)
 }
 
 /**

@@ -34,6 +34,8 @@ export interface Backoff {
  * @category models
  */
 export interface ModelRetryOptions extends Backoff {
+  /** Decides alone which failures are retried, in place of `retryable` and `statuses`. */
+  readonly when?: ((error: AgentError.InferenceFailed) => boolean) | undefined
   /** Retry a failure the driver marked retryable. Default true. */
   readonly retryable?: boolean | undefined
   /** Retry a failure with one of these HTTP statuses. Default 408, 409, 429, 500, 502, 503, 504. */
@@ -64,7 +66,7 @@ export interface ToolRetryOptions extends Backoff {
 }
 
 const backoffKeys = ["maxAttempts", "initialDelayMs", "factor", "maxDelayMs", "jitter"]
-const modelKeys = [...backoffKeys, "retryable", "statuses", "honorRetryAfter", "maxRetryAfterMs", "name", "priority"]
+const modelKeys = [...backoffKeys, "when", "retryable", "statuses", "honorRetryAfter", "maxRetryAfterMs", "name", "priority"]
 const toolKeys = [...backoffKeys, "tools", "timeouts", "name", "priority"]
 
 /**
@@ -125,8 +127,10 @@ export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceW
   const honor = O.boolean(`${at}.honorRetryAfter`, o["honorRetryAfter"], true)
   const maxRetryAfterMs = O.number(`${at}.maxRetryAfterMs`, o["maxRetryAfterMs"], 60_000, 0)
   O.placement(at, o, "", 0)
-  const worthRetrying = (e: AgentError.InferenceFailed) =>
-    (retryable && e.retryable) || (e.status !== undefined && statuses.has(e.status))
+  const when = o["when"]
+  if (when !== undefined && typeof when !== "function") O.invalid(`${at}.when`, "expected a function from the error to a boolean")
+  const worthRetrying = (when as ModelRetryOptions["when"]) ??
+    ((e: AgentError.InferenceFailed) => (retryable && e.retryable) || (e.status !== undefined && statuses.has(e.status)))
   return WrapHook.inference<never>((ctx, next) => {
     const attempt = (n: number): ReturnType<typeof next> =>
       Effect.catch(next(ctx), (error) => {

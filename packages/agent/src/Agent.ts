@@ -5,10 +5,11 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
+import * as FiberIterable from "./internal/fiberIterable.js"
 
 /**
  * @since 0.1.0
@@ -46,6 +47,12 @@ export const failure = (state: AgentState): AgentError.AgentError | undefined =>
   return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
 }
 
+const pushEvent = (event: AgentEvent, push: (event: AgentEvent) => void): void => push(event)
+// The state after each step, then the final state.
+const pushState = (event: AgentEvent, push: (state: AgentState) => void): void => {
+  if (event._tag === "StepEnded" || event._tag === "RunEnded") push(event.state)
+}
+
 /**
  * An agent from a loop and a driver.
  *
@@ -60,9 +67,18 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined)
   const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => provide(AgentLoop.run(loop, input, options))
   const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
-  const withDriver = <A>(stream: Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
+  // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
+  // a Promise per pull, for a few events each).
+  const observed = <A>(
+    input: AgentLoop.Input,
+    options: AgentLoop.RunOptions | undefined,
+    streaming: boolean,
+    pick: (event: AgentEvent, push: (a: A) => void) => void,
+  ): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
-    return Stream.toAsyncIterable(Stream.provideService(stream, Driver, driver))
+    return FiberIterable.make<A>((push) =>
+      Effect.provideService(AgentLoop.observe(loop, input, options, { streaming, emit: (event) => pick(event, push) }), Driver, driver)
+    )
   }
   return Object.freeze({
     _tag: "Agent",
@@ -75,8 +91,8 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined)
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.stream(loop, input, options)),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.iterate(loop, input, options)),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentEvent>(input, options, true, pushEvent),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentState>(input, options, false, pushState),
     runEffect,
   })
 }

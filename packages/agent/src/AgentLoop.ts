@@ -8,7 +8,7 @@ import { AgentError, AgentState, HookStack, HookTrigger, Message, type Inference
 import { Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
+import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
@@ -166,6 +166,19 @@ export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions
       Queue.end(queue),
     )
   )
+
+/**
+ * A run whose events go to `observer` as they happen: what `stream` and `iterate` are
+ * made of, for the Promise facade's iterables (Agent.ts).
+ *
+ * @internal
+ */
+export const observe = <R>(
+  loop: AgentLoop<R>,
+  input: Input,
+  options: RunOptions | undefined,
+  observer: Observer,
+): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
 
 /**
  * The state after each step, then the final state.

@@ -28,6 +28,8 @@ import { Cause, Clock, Effect, Exit, Stream } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import * as Driver_ from "../Driver.js"
 import { Driver, type DriverShape } from "../Driver.js"
+import { RunCallOptions } from "./callSignal.js"
+import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -183,11 +185,10 @@ const aborted: Outcome = { _tag: "Aborted" }
 // returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  // Made when a driver first reads the signal: an AbortController costs microseconds.
-  private controller: AbortController | undefined
-  private abortRequested = false
+  // What every model call of the run gets: one signal for the run, made when a driver
+  // first reads it (an AbortController costs microseconds).
+  private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
-  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
   private inBeforeStep = false
@@ -209,16 +210,6 @@ class Run<R> {
     private readonly streaming: boolean,
   ) {
     this.env = { sink, now }
-    const self = this
-    this.callOptions = {
-      get signal(): AbortSignal {
-        if (self.controller === undefined) {
-          self.controller = new AbortController()
-          if (self.abortRequested) self.controller.abort()
-        }
-        return self.controller.signal
-      },
-    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -228,8 +219,7 @@ class Run<R> {
   }
 
   private abortCalls(): void {
-    this.abortRequested = true
-    this.controller?.abort()
+    this.callOptions.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {
@@ -390,6 +380,16 @@ class Run<R> {
     if (!this.streaming) return driver.generate(request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.checkedText ? undefined : this.emit
+    // A stream derived from generate: the same call and the same delta, with no stream built.
+    const generate = DerivedStream.generateOf(this.driver.stream)
+    if (generate !== undefined) {
+      const answer = generate(request, options)
+      if (emit === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        return response
+      })
+    }
     let response: InferenceResponse | undefined
     let streamed = false
     return Stream.runForEach(driver.stream(request, options), (part) =>

@@ -71,6 +71,17 @@ describe("AgentLoop with wrap hooks", () => {
     expect(final.execution.steps.at(0)?.attempts?.map((a) => a.modelId)).toEqual([undefined, "backup"])
   })
 
+  it("streams from the model a wrap hook chose, a driver with only generate included", async () => {
+    const primary = Driver.make({ generate: () => Effect.fail(AgentError.inferenceFailed("down")) })
+    const backup = Driver.make({ generate: () => Effect.succeed(InferenceResponse.make({ text: "from backup", modelId: "backup" })) })
+    const fallback = WrapHook.inference((ctx, next) => Effect.catch(next(ctx), () => next(ctx, { model: backup })))
+    const loop = AgentLoop.make({ interceptor: HookStack.withWrap(HookStack.empty, fallback) })
+    const events = await Effect.runPromise(
+      Stream.runCollect(AgentLoop.stream(loop, "question")).pipe(Effect.provideService(Driver.Driver, primary)),
+    )
+    expect(events.filter(AgentEvent.is("TextDelta")).map((e) => e.text)).toEqual(["from backup"])
+  })
+
   it("fails the step with HookFailed when next gets a model that is not a driver", async () => {
     const bad = WrapHook.inference((ctx, next) => next(ctx, { model: { nope: 1 } }))
     const driver = ScriptedDriver.make([ScriptedDriver.text("x")])

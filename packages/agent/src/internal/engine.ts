@@ -381,7 +381,7 @@ class Run<R> {
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.checkedText ? undefined : this.emit
     // A stream derived from generate: the same call and the same delta, with no stream built.
-    const generate = DerivedStream.generateOf(this.driver.stream)
+    const generate = DerivedStream.generateOf(driver.stream)
     if (generate !== undefined) {
       const answer = generate(request, options)
       if (emit === undefined) return answer

@@ -16,6 +16,7 @@ import {
   Json,
   type InferenceRequest,
   type Interceptor,
+  type WrapHook,
 } from "@hookline/core"
 import { Result } from "effect"
 import { dual } from "effect/Function"
@@ -34,6 +35,7 @@ import * as Tools from "./Tools.js"
  */
 export type Capability =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
+  | { readonly _tag: "UseWrap"; readonly wrap: WrapHook.WrapHook<unknown, never>; readonly options: HookStack.WrapOptions }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
   | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
@@ -81,6 +83,15 @@ export interface AgentBuilder {
 /** @since 0.1.0 @category capabilities */
 export const UseHook = (hook: Hook.AnyHook<unknown, never>, options: HookStack.HookOptions): Capability =>
   Object.freeze({ _tag: "UseHook", hook, options })
+/**
+ * A wrap hook around each model call (`WrapHook.inference`) or each tool execution
+ * (`WrapHook.toolUse`); higher priority is outer.
+ *
+ * @since 0.2.0
+ * @category capabilities
+ */
+export const UseWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: HookStack.WrapOptions = {}): Capability =>
+  Object.freeze({ _tag: "UseWrap", wrap, options })
 /** Guards with DESIGN.md's defaults; without UseGuards an agent gets the defaults too. @since 0.1.0 @category capabilities */
 export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Object.freeze({ _tag: "UseGuards", options })
 /** @since 0.1.0 @category capabilities */
@@ -217,7 +228,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
+const capabilityTags = new Set(["UseHook", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -260,7 +271,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
 
   flatten(self.capabilities, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
+      return invalid(at, "expected a capability (UseHook, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -273,6 +284,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       case "UseHook":
         hooksAt ||= at
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
+        return
+      case "UseWrap":
+        hooksAt ||= at
+        stack = under(at, () => HookStack.withWrap(stack, capability.wrap, capability.options))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")

@@ -134,6 +134,9 @@ const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
   modelOptions: loop.modelOptions,
   textCheck: textCheck(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
+  wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
+    ? loop.interceptor as HookStack.HookStack<R>
+    : undefined,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.

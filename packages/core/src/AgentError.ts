@@ -44,6 +44,8 @@ export interface InferenceFailed {
   readonly message: string
   readonly status: number | undefined
   readonly retryable: boolean
+  /** How long the provider asked to wait before another call (its `Retry-After`), in ms. */
+  readonly retryAfterMs?: number | undefined
 }
 
 /**
@@ -207,9 +209,15 @@ export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffec
  */
 export const inferenceFailed = (
   message: string,
-  options: { readonly status?: number | undefined; readonly retryable?: boolean } = {},
+  options: { readonly status?: number | undefined; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined } = {},
 ): InferenceFailed =>
-  Object.freeze({ _tag: "InferenceFailed", message, status: options.status, retryable: options.retryable ?? false })
+  Object.freeze({
+    _tag: "InferenceFailed",
+    message,
+    status: options.status,
+    retryable: options.retryable ?? false,
+    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+  })
 
 /**
  * @since 0.1.0

@@ -24,6 +24,8 @@ export type LawName =
   | "blockStaysBlocked"
   | "commutes"
   | "idempotent"
+  /** A wrap hook pure apart from `next` (`HookLaws.checkWrap`). */
+  | "wrapPure"
 
 /**
  * A law of pure hooks.

@@ -33,7 +33,38 @@ export interface Agent {
   readonly iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentState>
   /** The Effect form of `run`, with this agent's driver provided. */
   readonly runEffect: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState>
+  /**
+   * Goes on with a stored run where its last checkpoint left it (a finished run is
+   * given back as it is, not run again). Needs a capability that loads runs
+   * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
+   */
+  readonly resume: (runId: string, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  /** The Effect form of `resume`. */
+  readonly resumeEffect: (runId: string, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState, ResumeError>
 }
+
+/**
+ * What a loader fails with: a tagged error (a store's `RunNotFound`, `DecodeFailed`...).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResumeError {
+  readonly _tag: string
+  readonly message: string
+}
+
+/**
+ * Loads the latest state of a stored run. The agent knows no store: a capability
+ * gives it this function.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Loader = (runId: string) => Effect.Effect<AgentState, ResumeError>
+
+const finished = (state: AgentState): boolean =>
+  state.execution.status === "completed" || state.execution.status === "stopped" || state.execution.status === "failed"
 
 const missingDriver = (): AgentError.HooklineError =>
   new AgentError.HooklineError(AgentError.invalidConfiguration("driver", "the agent has no driver: add UseDriver(driver)"))
@@ -86,6 +117,7 @@ export const make = (
   loop: AgentLoop.AgentLoop,
   driver: DriverShape | undefined,
   resources: ReadonlyArray<Resource.Resource> = [],
+  loader?: Loader | undefined,
 ): Agent => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
@@ -115,6 +147,10 @@ export const make = (
       )
     )
   }
+  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions): Effect.Effect<AgentState, ResumeError> =>
+    loader === undefined
+      ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
+      : Effect.flatMap(loader(runId), (state) => (finished(state) ? Effect.succeed(state) : runEffect(state, options)))
   return Object.freeze({
     _tag: "Agent",
     loop,
@@ -130,5 +166,8 @@ export const make = (
     stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentEvent>(input, options, true, pushEvent),
     iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentState>(input, options, false, pushState),
     runEffect,
+    resume: (runId: string, options?: AgentLoop.RunOptions) =>
+      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(runId, options)),
+    resumeEffect,
   })
 }

@@ -248,6 +248,9 @@ class Context implements Tool.ToolContext {
   constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
     Object.freeze(this)
   }
+  get idempotencyKey(): string {
+    return `${this.state.id}:${this.toolCall.id}`
+  }
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController()

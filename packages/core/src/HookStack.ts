@@ -383,6 +383,8 @@ export interface Explained {
     readonly priority: number
     readonly onError: OnError
     readonly effectful: boolean
+    /** Made with `Hook.observe`: it cannot change the context (a stream keeps text live past it). */
+    readonly observer: boolean
   }>
 }
 
@@ -398,14 +400,14 @@ export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> => [
     const list = self.resolved[trigger].registrations
     return list.length === 0 ? [] : [{
       trigger,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook) })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook), observer: Hook.isObserver(r.hook) })),
     }]
   }),
   ...WrapHook.points.flatMap((point) => {
     const list = self.wraps[point]
     return list.length === 0 ? [] : [{
       trigger: point,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: true })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: true, observer: false })),
     }]
   }),
 ]

@@ -35,8 +35,8 @@ export interface EngineConfig<R> {
   readonly tools: Tools.Tools
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly modelOptions: InferenceRequest.ModelOptions
-  /** A stream emits the model's text only after the AfterInference hooks ran. */
-  readonly checkedText: boolean
+  /** Set when a stream emits the model's text only after the AfterInference hooks ran: why. */
+  readonly textCheck: Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag"> | undefined
 /** Triggers with no hooks: the loop builds no context for them. */
   readonly silent: Readonly<Record<HookTrigger, boolean>>
 }
@@ -201,6 +201,8 @@ class Run<R> {
     this.state = AgentState.withStatus(this.state, "running", this.read())
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
+    const check = this.config.textCheck
+    if (this.streaming && check !== undefined) this.emit?.({ _tag: "TextChecked", ...check })
     const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
     this.signal = signal
     const outcome: Outcome = signal === undefined
@@ -307,7 +309,7 @@ class Run<R> {
     const after = yield* this.dispatch(point("AfterInference", this.state, this.at(), request, answered))
     const response = after.response ?? answered
     current.response = response
-    if (this.streaming && this.config.checkedText && response.text.length > 0) {
+    if (this.streaming && this.config.textCheck !== undefined && response.text.length > 0) {
       this.emit?.({ _tag: "TextDelta", step: index, text: response.text })
     }
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
@@ -333,7 +335,7 @@ class Run<R> {
     const options = this.callOptions
     if (!this.streaming) return this.driver.generate(request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
-    const emit = this.config.checkedText ? undefined : this.emit
+    const emit = this.config.textCheck !== undefined ? undefined : this.emit
     // A stream derived from generate: the same call and the same delta, with no stream built.
     const generate = DerivedStream.generateOf(this.driver.stream)
     if (generate !== undefined) {

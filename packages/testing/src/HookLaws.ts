@@ -14,7 +14,13 @@
  */
 import { HookStack, HookTrigger, type Hook, type HookContext } from "@hookline/core"
 import { isDeepFrozen as isDeepFrozen_ } from "./internal/inspect.js"
-import { deterministic as deterministic_, immutable as immutable_, keepsTrigger as keepsTrigger_, returnsFrozen as returnsFrozen_ } from "./laws/basic.js"
+import {
+  deterministic as deterministic_,
+  immutable as immutable_,
+  keepsTrigger as keepsTrigger_,
+  noHiddenState as noHiddenState_,
+  returnsFrozen as returnsFrozen_,
+} from "./laws/basic.js"
 import {
   blockStaysBlocked as blockStaysBlocked_,
   commutes as commutes_,
@@ -43,6 +49,7 @@ export const laws = Object.freeze({
   keepsTrigger: keepsTrigger_,
   returnsFrozen: returnsFrozen_,
   deterministic: deterministic_,
+  noHiddenState: noHiddenState_,
   blockStaysBlocked: blockStaysBlocked_,
   idempotent: idempotent_,
   guardStaysFired: guardStaysFired_,
@@ -55,7 +62,7 @@ export const laws = Object.freeze({
  * @since 0.1.0
  * @category laws
  */
-export const universal: ReadonlyArray<Law<any>> = Object.freeze([immutable_, keepsTrigger_, returnsFrozen_, deterministic_, blockStaysBlocked_])
+export const universal: ReadonlyArray<Law<any>> = Object.freeze([immutable_, keepsTrigger_, returnsFrozen_, deterministic_, noHiddenState_, blockStaysBlocked_])
 
 /**
  * Whether a value and everything reachable from it (AppendLog items included) is frozen.
@@ -104,12 +111,25 @@ const assertLaw = <X>(law: Law<X>, hook: Hook, options: Options): void => {
 }
 
 /**
- * Same input, equal output (no clock, no randomness, no state between calls).
+ * Same input, equal output (no clock, no randomness, no state between calls), also
+ * after the hook ran on other contexts (no state hidden in a closure).
  *
  * @since 0.1.0
  * @category laws
  */
-export const deterministic = (hook: Hook, options: Options = {}): void => assertLaw(deterministic_, hook, options)
+export const deterministic = (hook: Hook, options: Options = {}): void => {
+  assertLaw(deterministic_, hook, options)
+  assertLaw(noHiddenState_, hook, options)
+}
+
+/**
+ * The same context gives the same result after the hook ran on other contexts of its
+ * triggers: no cache or counter hidden in a closure. Part of `deterministic` and `check`.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const noHiddenState = (hook: Hook, options: Options = {}): void => assertLaw(noHiddenState_, hook, options)
 
 /**
  * Never mutates its input.

@@ -99,7 +99,8 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
   const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, options.arbitraries)
   let exercised = law.exercised === undefined
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
-  const property = fc.property(contexts, law.extra, (generated, extra) => {
+  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra
+  const property = fc.property(contexts, extras, (generated, extra) => {
     if (!law.appliesTo(generated.trigger)) return
     const ctx = prepare(generated, extra)
     const violation = law.check(hook, ctx, extra)
@@ -107,9 +108,10 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     if (!exercised && law.exercised?.(hook, ctx, extra) === true) exercised = true
   })
   const details = fc.check(property, {
-    ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
+    ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : law.defaultNumRuns !== undefined ? { numRuns: law.defaultNumRuns } : {}),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.path === undefined ? {} : { path: options.path, endOnFailure: true }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    ...(options.path !== undefined || law.shrinks === false ? { endOnFailure: true } : {}),
   })
   if (!details.failed) {
     return { failure: undefined, exercised: exercised || options.path !== undefined, numRuns: details.numRuns, seed: details.seed }

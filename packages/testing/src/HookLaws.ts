@@ -31,10 +31,11 @@ import {
   type GuardRun,
   type Progress,
 } from "./laws/declared.js"
+import { verifyEffect, type EffectfulHook } from "./laws/effect.js"
 import type { Law, LawName } from "./laws/Law.js"
 import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options } from "./laws/run.js"
 
-export type { GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
+export type { EffectfulHook, GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
 export { LawFailed, verify }
 
 /**
@@ -284,4 +285,31 @@ export const checkStack = <R>(stack: HookStack.HookStack<R>, options: CheckOptio
     throw neverExercised(guardLaw.name, options.name ?? "stack", checked.map((c) => c.trigger), guardRuns, guardSeed)
   }
   return { checked, skipped }
+}
+
+/**
+ * `check` for an effectful hook (`Hook.promise`, `Hook.effect`): the same laws, each
+ * case running the real hook (awaited) once per call a law makes, in order. A
+ * rejected promise or a failed Effect counts as a throw. Resolves with the report,
+ * rejects with the first `LawFailed`. The clock and random source are not controlled
+ * while the hook runs (use Effect's `Clock` with `TestClock` for time); `Hook.effect`
+ * hooks that need services get them with `Effect.provide` before the check.
+ *
+ * ```ts
+ * await HookLaws.checkEffect(Hook.promise(async (ctx) => ctx), { triggers: "BeforeToolUse", idempotent: true })
+ * ```
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const checkEffect = async (hook: EffectfulHook, options: CheckOptions = {}): Promise<Report> => {
+  const covered: Array<{ law: LawName; triggers: ReadonlyArray<HookTrigger> }> = []
+  for (const law of declaredLaws(options)) {
+    const triggers = triggersOf(options).filter(law.appliesTo)
+    if (triggers.length === 0) continue
+    const failure = await verifyEffect(law, hook, options)
+    if (failure !== undefined) throw failure
+    covered.push({ law: law.name, triggers })
+  }
+  return { laws: covered }
 }

@@ -77,7 +77,8 @@ const encodeForReport = (ctx: unknown): string => {
 
 const indent = (text: string) => text.replace(/\n/g, "\n  ")
 
-class Violation extends Error {}
+/** @internal what a failing case throws inside the property. */
+export class Violation extends Error {}
 
 /** @internal */
 export interface Run {
@@ -116,6 +117,18 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
   if (!details.failed) {
     return { failure: undefined, exercised: exercised || options.path !== undefined, numRuns: details.numRuns, seed: details.seed }
   }
+  const failure = failureOf(law, label, details, prepare)
+  return { failure, exercised, numRuns: details.numRuns, seed: details.seed }
+}
+
+/** @internal the `LawFailed` of a failed fast-check run of a law. */
+export const failureOf = <X>(
+  law: Law<X>,
+  label: string,
+  details: fc.RunDetails<[HookContext, X]>,
+  prepare: (ctx: HookContext, extra: X) => HookContext,
+  replay: string = law.name === "commutes" ? "HookLaws.commutes(hook, other, { %s })" : `HookLaws.${law.name}(hook, { %s })`,
+): LawFailed => {
   const [generated, extra] = (details.counterexample ?? [undefined, undefined]) as [HookContext | undefined, X]
   const context = generated === undefined ? undefined : prepare(generated, extra)
   const error = details.errorInstance
@@ -124,7 +137,7 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     : `the check itself threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
   const trigger = context?.trigger
   const seedAndPath = `seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)}`
-  const call = law.name === "commutes" ? `HookLaws.commutes(hook, other, { ${seedAndPath} })` : `HookLaws.${law.name}(hook, { ${seedAndPath} })`
+  const call = replay.replace("%s", seedAndPath)
   const lines = [
     `HookLaws.${law.name} failed for ${JSON.stringify(label)}${trigger === undefined ? "" : ` on ${trigger}`}: ${reason}`,
     `Property failed after ${details.numRuns} test(s), shrunk ${details.numShrinks} time(s).`,
@@ -133,7 +146,7 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     `  context: ${indent(encodeForReport(context))}`,
     ...(extra === undefined || law.prepare !== undefined ? [] : [`  extra: ${indent(fc.stringify(extra))}`]),
   ]
-  const failure = new LawFailed(
+  return new LawFailed(
     law.name,
     reason,
     trigger,
@@ -142,7 +155,6 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     details.counterexamplePath ?? undefined,
     lines.join("\n"),
   )
-  return { failure, exercised, numRuns: details.numRuns, seed: details.seed }
 }
 
 /** @internal the failure of a law that no case exercised (a guard that never fired). */

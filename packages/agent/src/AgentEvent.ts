@@ -13,6 +13,18 @@ import type { AgentError, AgentState, HookExecuted, Step, ToolCall, ToolExecutio
 export type AgentEvent =
   /** The run begins, with the state it starts from. */
   | { readonly _tag: "RunStarted"; readonly state: AgentState }
+  /**
+   * Streaming only, once, after `RunStarted`: the model's text is held back until the
+   * AfterInference hooks ran (one `TextDelta` per step), and why: the mode
+   * (`textDeltas`), the hooks that may rewrite the text (none named for a custom
+   * interceptor or an explicit `"checked"`), and a sentence for people.
+   */
+  | {
+    readonly _tag: "TextChecked"
+    readonly mode: "auto" | "checked"
+    readonly hooks: ReadonlyArray<string>
+    readonly reason: string
+  }
   /** A piece of the model's text: as the driver streams it, or, when the loop checks text (`textDeltas`), all of it after the AfterInference hooks. */
   | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
   /** A tool call of the committed assistant message (after AfterInference hooks). */

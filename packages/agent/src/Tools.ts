@@ -127,6 +127,53 @@ export const make = (tools: ReadonlyArray<Tool.Tool>, options: Options = {}): To
 }
 
 /**
+ * Tools that may change during a run: `base`, then the tools each source gives now,
+ * in order (a name already taken is left out: the agent's own tools win). Every read
+ * of `byName` or `definitions` asks the sources; the index is rebuilt only when a
+ * source returns a different array. A source that throws keeps its last list.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const live = (base: Tools, sources: ReadonlyArray<() => ReadonlyArray<Tool.Tool>>): Tools => {
+  let seen: ReadonlyArray<ReadonlyArray<Tool.Tool>> = []
+  let current: Tools = base
+  const read = (source: () => ReadonlyArray<Tool.Tool>, i: number): ReadonlyArray<Tool.Tool> => {
+    try {
+      const list = source()
+      return Array.isArray(list) ? list : seen[i] ?? []
+    } catch {
+      return seen[i] ?? []
+    }
+  }
+  const now = (): Tools => {
+    const lists = sources.map(read)
+    if (lists.length === seen.length && lists.every((list, i) => list === seen[i])) return current
+    seen = lists
+    const byName = new Map(base.byName)
+    const definitions = [...base.definitions]
+    for (const list of lists) {
+      for (const tool of list) {
+        if (!Tool.isTool(tool) || byName.has(tool.name)) continue
+        byName.set(tool.name, tool)
+        definitions.push(Tool.definition(tool))
+      }
+    }
+    current = Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength: base.maxOutputLength })
+    return current
+  }
+  return Object.freeze({
+    get byName() {
+      return now().byName
+    },
+    get definitions() {
+      return now().definitions
+    },
+    maxOutputLength: base.maxOutputLength,
+  })
+}
+
+/**
  * @since 0.1.0
  * @category guards
  */
@@ -200,6 +247,9 @@ class Context implements Tool.ToolContext {
   #aborted = false
   constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
     Object.freeze(this)
+  }
+  get idempotencyKey(): string {
+    return `${this.state.id}:${this.toolCall.id}`
   }
   get signal(): AbortSignal {
     if (this.#controller === undefined) {

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { HookTrigger } from "./HookTrigger.js"
+import type { WrapPoint } from "./WrapHook.js"
 
 /**
  * A hook threw (or its Effect failed) under `onError: 'fail'`.
@@ -16,7 +17,8 @@ import type { HookTrigger } from "./HookTrigger.js"
 export interface HookFailed {
   readonly _tag: "HookFailed"
   readonly hook: string
-  readonly trigger: HookTrigger
+  /** The trigger, or the wrap point of a wrap hook. */
+  readonly trigger: HookTrigger | WrapPoint
   readonly message: string
 }
 
@@ -184,7 +186,7 @@ export const messageOf = (cause: unknown): string => {
  * @since 0.1.0
  * @category constructors
  */
-export const hookFailed = (hook: string, trigger: HookTrigger, cause: unknown): HookFailed =>
+export const hookFailed = (hook: string, trigger: HookTrigger | WrapPoint, cause: unknown): HookFailed =>
   Object.freeze({ _tag: "HookFailed", hook, trigger, message: `hook "${hook}" failed on ${trigger}: ${messageOf(cause)}` })
 
 /**

@@ -25,7 +25,7 @@ export {
   Usage,
 } from "./codecs/inference.js"
 export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
-export { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./codecs/literals.js"
+export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
 export { AgentContext, AgentState, Execution, HookContext, Step, StopSignal, ToolExecution } from "./codecs/state.js"
 

@@ -25,6 +25,8 @@ import {
 import { Cause, Clock, Effect, Exit, Stream } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import { Driver, type DriverShape } from "../Driver.js"
+import { RunCallOptions } from "./callSignal.js"
+import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -33,8 +35,8 @@ export interface EngineConfig<R> {
   readonly tools: Tools.Tools
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly modelOptions: InferenceRequest.ModelOptions
-  /** A stream emits the model's text only after the AfterInference hooks ran. */
-  readonly checkedText: boolean
+  /** Set when a stream emits the model's text only after the AfterInference hooks ran: why. */
+  readonly textCheck: Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag"> | undefined
 /** Triggers with no hooks: the loop builds no context for them. */
   readonly silent: Readonly<Record<HookTrigger, boolean>>
 }
@@ -150,11 +152,10 @@ const aborted: Outcome = { _tag: "Aborted" }
 // returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  // Made when a driver first reads the signal: an AbortController costs microseconds.
-  private controller: AbortController | undefined
-  private abortRequested = false
+  // What every model call of the run gets: one signal for the run, made when a driver
+  // first reads it (an AbortController costs microseconds).
+  private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
-  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
   private inBeforeStep = false
@@ -176,16 +177,6 @@ class Run<R> {
     private readonly streaming: boolean,
   ) {
     this.env = { sink, now }
-    const self = this
-    this.callOptions = {
-      get signal(): AbortSignal {
-        if (self.controller === undefined) {
-          self.controller = new AbortController()
-          if (self.abortRequested) self.controller.abort()
-        }
-        return self.controller.signal
-      },
-    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -195,8 +186,7 @@ class Run<R> {
   }
 
   private abortCalls(): void {
-    this.abortRequested = true
-    this.controller?.abort()
+    this.callOptions.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {
@@ -211,6 +201,8 @@ class Run<R> {
     this.state = AgentState.withStatus(this.state, "running", this.read())
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
+    const check = this.config.textCheck
+    if (this.streaming && check !== undefined) this.emit?.({ _tag: "TextChecked", ...check })
     const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
     this.signal = signal
     const outcome: Outcome = signal === undefined
@@ -317,7 +309,7 @@ class Run<R> {
     const after = yield* this.dispatch(point("AfterInference", this.state, this.at(), request, answered))
     const response = after.response ?? answered
     current.response = response
-    if (this.streaming && this.config.checkedText && response.text.length > 0) {
+    if (this.streaming && this.config.textCheck !== undefined && response.text.length > 0) {
       this.emit?.({ _tag: "TextDelta", step: index, text: response.text })
     }
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
@@ -343,7 +335,17 @@ class Run<R> {
     const options = this.callOptions
     if (!this.streaming) return this.driver.generate(request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
-    const emit = this.config.checkedText ? undefined : this.emit
+    const emit = this.config.textCheck !== undefined ? undefined : this.emit
+    // A stream derived from generate: the same call and the same delta, with no stream built.
+    const generate = DerivedStream.generateOf(this.driver.stream)
+    if (generate !== undefined) {
+      const answer = generate(request, options)
+      if (emit === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        return response
+      })
+    }
     let response: InferenceResponse | undefined
     return Stream.runForEach(this.driver.stream(request, options), (part) =>
       Effect.sync(() => {

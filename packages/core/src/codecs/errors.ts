@@ -7,11 +7,11 @@
 import * as t from "io-ts"
 import * as AgentError_ from "../AgentError.js"
 import { finite, optional, struct, tagged } from "./combinators.js"
-import { HookTrigger } from "./literals.js"
+import { HookPoint, HookTrigger } from "./literals.js"
 
 const hookFailed = struct(
   "HookFailed",
-  { _tag: t.literal("HookFailed"), hook: t.string, trigger: HookTrigger, message: t.string },
+  { _tag: t.literal("HookFailed"), hook: t.string, trigger: HookPoint, message: t.string },
   ({ hook, trigger, message }): AgentError_.HookFailed => Object.freeze({ _tag: "HookFailed", hook, trigger, message }),
 )
 

@@ -11,23 +11,36 @@ import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
 
 /**
+ * The options argument of a run: optional when the agent reads no per-run context
+ * (`C` is `unknown`), required with its `context` when it does.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Agent {
+export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>]
+  : [options: AgentLoop.RunOptions<C> & { readonly context: C }]
+
+/**
+ * An agent whose hooks and tools read a per-run context of type `C`
+ * (`agent.run(input, { context })`); `C` is inferred from them by the builder.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent<C = unknown> {
   readonly _tag: "Agent"
-  readonly loop: AgentLoop.AgentLoop
+  readonly loop: AgentLoop.AgentLoop<never, C>
   readonly driver: DriverShape | undefined
   /** Resolves with the final state whatever happened; rejects only for a missing driver. */
-  readonly run: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly run: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** Like `run`, but rejects with a `HooklineError` carrying the error that ended a failed run. */
-  readonly runOrThrow: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly runOrThrow: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** The run's events; breaking out of the loop aborts the run. */
-  readonly stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentEvent>
+  readonly stream: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentEvent>
   /** The state after each step, then the final state. */
-  readonly iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentState>
+  readonly iterate: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentState>
   /** The Effect form of `run`, with this agent's driver provided. */
-  readonly runEffect: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState>
+  readonly runEffect: (input: AgentLoop.Input, ...options: RunArguments<C>) => Effect.Effect<AgentState>
 }
 
 const missingDriver = (): AgentError.HooklineError =>
@@ -52,13 +65,13 @@ export const failure = (state: AgentState): AgentError.AgentError | undefined =>
  * @since 0.1.0
  * @category constructors
  */
-export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined): Agent => {
+export const make = <C = unknown>(loop: AgentLoop.AgentLoop<never, C>, driver: DriverShape | undefined): Agent<C> => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
     return Effect.provideService(effect, Driver, driver)
   }
-  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => provide(AgentLoop.run(loop, input, options))
-  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => provide(AgentLoop.run(loop, input, options))
+  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
   const withDriver = <A>(stream: Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
@@ -69,14 +82,14 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined)
     loop,
     driver,
     run,
-    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => {
+    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => {
       const state = await run(input, options)
       const error = failure(state)
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.stream(loop, input, options)),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.iterate(loop, input, options)),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => withDriver(AgentLoop.stream(loop, input, options)),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => withDriver(AgentLoop.iterate(loop, input, options)),
     runEffect,
-  })
+  }) as Agent<C>
 }

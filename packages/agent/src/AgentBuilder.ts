@@ -28,10 +28,15 @@ import * as Tool from "./Tool.js"
 import * as Tools from "./Tools.js"
 
 /**
+ * What an agent is built from. `C` is the per-run context its hooks and tools read
+ * (type only): `AgentBuilder.make` infers the agent's from its capabilities.
+ *
  * @since 0.1.0
  * @category models
  */
-export type Capability =
+export type Capability<C = unknown> = CapabilityData & { readonly "~runContext"?: ((context: C) => void) | undefined }
+
+type CapabilityData =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
@@ -63,19 +68,25 @@ export interface ToolsOptions {
   readonly maxOutputLength?: number | undefined
 }
 
-type LoopOptions = Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]
+type LoopOptions = Extract<CapabilityData, { readonly _tag: "UseLoopOptions" }>["options"]
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface AgentBuilder {
+export interface AgentBuilder<C = unknown> {
   readonly _tag: "AgentBuilder"
-  readonly capabilities: ReadonlyArray<Capability>
+  readonly capabilities: ReadonlyArray<Capability<C>>
 }
 
-/** @since 0.1.0 @category capabilities */
-export const UseHook = (hook: Hook.AnyHook<unknown, never>, options: HookStack.HookOptions): Capability =>
+/**
+ * A hook with its registration options. A hook that reads the per-run context
+ * (`Hook<{ role: string }>`) makes the agent ask for that context on every run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseHook = <C = unknown>(hook: Hook.AnyHook<unknown, never, C>, options: HookStack.HookOptions): Capability<C> =>
   Object.freeze({ _tag: "UseHook", hook, options })
 /** Guards with DESIGN.md's defaults; without UseGuards an agent gets the defaults too. @since 0.1.0 @category capabilities */
 export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Object.freeze({ _tag: "UseGuards", options })
@@ -89,7 +100,7 @@ export const UseContextConfig = (config: ContextConfig.ContextConfig): Capabilit
  * @since 0.1.0
  * @category capabilities
  */
-export const UseTools = (tools: ReadonlyArray<Tool.Tool>, options: ToolsOptions = {}): Capability =>
+export const UseTools = <C = unknown>(tools: ReadonlyArray<Tool.Tool<any, C>>, options: ToolsOptions = {}): Capability<C> =>
   Object.freeze({ _tag: "UseTools", tools, options })
 /** @since 0.1.0 @category capabilities */
 export const UseDriver = (driver: DriverShape): Capability => Object.freeze({ _tag: "UseDriver", driver })
@@ -113,7 +124,7 @@ export const empty: AgentBuilder = Object.freeze({ _tag: "AgentBuilder", capabil
  * @since 0.1.0
  * @category constructors
  */
-export const of = (...capabilities: ReadonlyArray<Capability>): AgentBuilder =>
+export const of = <C = unknown>(...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C> =>
   Object.freeze({ _tag: "AgentBuilder", capabilities: Object.freeze([...capabilities]) })
 
 /**
@@ -123,11 +134,11 @@ export const of = (...capabilities: ReadonlyArray<Capability>): AgentBuilder =>
  * @category combinators
  */
 export const use: {
-  (...capabilities: ReadonlyArray<Capability>): (self: AgentBuilder) => AgentBuilder
-  (self: AgentBuilder, ...capabilities: ReadonlyArray<Capability>): AgentBuilder
+  <C>(...capabilities: ReadonlyArray<Capability<C>>): (self: AgentBuilder<C>) => AgentBuilder<C>
+  <C>(self: AgentBuilder<C>, ...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C>
 } = dual(
   (args) => typeof args[0] === "object" && args[0] !== null && (args[0] as { _tag?: unknown })._tag === "AgentBuilder",
-  (self: AgentBuilder, ...capabilities: ReadonlyArray<Capability>): AgentBuilder => of(...self.capabilities, ...capabilities),
+  <C>(self: AgentBuilder<C>, ...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C> => of(...self.capabilities, ...capabilities),
 )
 
 const invalid = (path: string, detail: string): never => {
@@ -208,7 +219,7 @@ const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "Use
  * @since 0.1.0
  * @category constructors
  */
-export const build = (self: AgentBuilder): Agent.Agent => {
+export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let stack: HookStack.HookStack = HookStack.empty
   let guards: HookStack.HookStack | undefined
   let driver: DriverShape | undefined
@@ -322,7 +333,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
     }), false)
-  return Agent.make(loop, driver)
+  return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver)
 }
 
 /**
@@ -331,7 +342,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (...capabilities: ReadonlyArray<Capability>): Agent.Agent => build(of(...capabilities))
+export const make = <C = unknown>(...capabilities: ReadonlyArray<Capability<C>>): Agent.Agent<C> => build(of(...capabilities))
 
 const definedOnly = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>

@@ -54,17 +54,26 @@ const point = (
   toolCall?: ToolCall,
   toolExecution?: ToolExecution,
   errors?: ReadonlyArray<AgentError.AgentError>,
-): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors })
+): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors, runContext: undefined })
 
 /** What a dispatch gives back: the context the hooks returned, or the input when there were none. */
 type Dispatched = DispatchInput | HookContext
 
-/** Per-run options. */
-export interface RunOptions {
+/**
+ * Per-run options: what the caller gives each run (a resumed run takes the same shape,
+ * given again).
+ */
+export interface RunOptions<C = unknown> {
   /** Aborts the run: it ends stopped with UserRequested, AfterExecution still fires. */
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /**
+   * The run's context (who asks: a role, a tenant; request-scoped services): hooks
+   * read it as `ctx.runContext`, tools as `context.runContext`. It is never put in
+   * the state, so never persisted or encoded: give it again on every run.
+   */
+  readonly context?: C | undefined
 }
 
 /** Where the run's events go (streaming), and whether the model is streamed. */
@@ -115,7 +124,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -174,6 +183,7 @@ class Run<R> {
     sink: HookExecuted.EventSink | undefined,
     private readonly emit: ((event: AgentEvent) => void) | undefined,
     private readonly streaming: boolean,
+    private readonly runContext: unknown,
   ) {
     this.env = { sink, now }
     const self = this
@@ -372,7 +382,7 @@ class Run<R> {
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined) {
-          const started = Tools.start(tools, toolCall, this.state, this.now, this.at())
+          const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
           if (Effect.isEffect(started)) {
             execution = yield* started
             this.stale = true
@@ -393,9 +403,10 @@ class Run<R> {
     }
     if (this.abortSeen()) return
     const state = this.state
+    const runContext = this.runContext
     const results = yield* Effect.forEach(
       prepared,
-      (p) => p.execution === undefined ? Tools.execute(tools, p.toolCall, { state }) : Effect.succeed(p.execution),
+      (p) => p.execution === undefined ? Tools.execute(tools, p.toolCall, { state, runContext }) : Effect.succeed(p.execution),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -441,6 +452,8 @@ class Run<R> {
   // hooks builds no context at all: its parts come back as they went in.
   private *dispatch(input: DispatchInput) {
     if (this.config.silent[input.trigger]) return input as Dispatched
+    // Every input has the field (one shape); it is filled here, not by each caller.
+    if (this.runContext !== undefined) (input as { runContext: unknown }).runContext = this.runContext
     const ctx = HookContext.make(input)
     const sync = this.config.interceptor.interceptSync
     if (sync !== undefined) {

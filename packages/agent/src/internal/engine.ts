@@ -562,6 +562,8 @@ class Run<R> {
       : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
+    // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.
+    state = AgentState.withStopReason(state, StopSignal.highest(state.execution.stopSignals)?.reason)
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.read()), false)
     const exit = yield* Effect.exit(
       Effect.gen(() => this.dispatch(point("AfterExecution", this.state, this.read()))),

@@ -38,6 +38,7 @@ export type Capability<C = unknown> = CapabilityData & { readonly "~runContext"?
 
 type CapabilityData =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
+  | { readonly _tag: "UseHooks"; readonly stack: HookStack.HookStack }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
   | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
@@ -88,6 +89,14 @@ export interface AgentBuilder<C = unknown> {
  */
 export const UseHook = <C = unknown>(hook: Hook.AnyHook<unknown, never, C>, options: HookStack.HookOptions): Capability<C> =>
   Object.freeze({ _tag: "UseHook", hook, options })
+/**
+ * A stack of hooks with their own options: a guard of your own (`Guards.make`), a
+ * ready-made set. Its hooks join the agent's stack in their order.
+ *
+ * @since 0.2.0
+ * @category capabilities
+ */
+export const UseHooks = (stack: HookStack.HookStack): Capability => Object.freeze({ _tag: "UseHooks", stack })
 /** Guards with DESIGN.md's defaults; without UseGuards an agent gets the defaults too. @since 0.1.0 @category capabilities */
 export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Object.freeze({ _tag: "UseGuards", options })
 /** @since 0.1.0 @category capabilities */
@@ -205,7 +214,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
 
 /**
  * Validates the capabilities and makes the agent. Throws
@@ -235,12 +244,17 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   self.capabilities.forEach((capability, i) => {
     const at = `capabilities[${i}]`
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
     }
     switch (capability._tag) {
       case "UseHook":
         hooksAt ||= at
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
+        return
+      case "UseHooks":
+        hooksAt ||= at
+        if (!HookStack.isHookStack(capability.stack)) return invalid(`${at}.stack`, "expected a HookStack (Guards.make, HookStack.with)")
+        stack = under(at, () => HookStack.concat(stack, capability.stack as HookStack.HookStack))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")

@@ -18,7 +18,7 @@ export type Agent<C = unknown> = Agent_.Agent<C>
 import * as AgentBuilder_ from "./AgentBuilder.js"
 export { AgentBuilder_ as AgentBuilder }
 export type AgentBuilder<C = unknown> = AgentBuilder_.AgentBuilder<C>
-export { UseContextConfig, UseDriver, UseGuards, UseHook, UseInterceptor, UseLoopOptions, UseTools } from "./AgentBuilder.js"
+export { UseContextConfig, UseDriver, UseGuards, UseHook, UseHooks, UseInterceptor, UseLoopOptions, UseTools } from "./AgentBuilder.js"
 import * as ContextConfig_ from "./ContextConfig.js"
 export { ContextConfig_ as ContextConfig }
 export type ContextConfig = ContextConfig_.ContextConfig

@@ -18,7 +18,7 @@ export type { RunOptions }
  * @since 0.1.0
  * @category models
  */
-export interface AgentLoop<R = never> {
+export interface AgentLoop<R = never, C = unknown> {
   readonly _tag: "AgentLoop"
   readonly interceptor: Interceptor<R>
   readonly tools: Tools.Tools
@@ -28,6 +28,8 @@ export interface AgentLoop<R = never> {
   readonly modelOptions: InferenceRequest.ModelOptions
   /** When `stream` emits the model's text: see {@link TextDeltas}. */
   readonly textDeltas: TextDeltas
+  /** Type only: the per-run context its hooks and tools read (`RunOptions.context`). */
+  readonly "~runContext"?: ((context: C) => void) | undefined
 }
 
 /**
@@ -76,13 +78,13 @@ export type Input = AgentState | string
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R = never>(options: {
+export const make = <R = never, C = unknown>(options: {
   readonly interceptor?: Interceptor<R> | undefined
   readonly tools?: Tools.Tools | ReadonlyArray<Tool> | undefined
   readonly toolConcurrency?: "sequential" | "concurrent" | undefined
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
   readonly textDeltas?: TextDeltas | undefined
-} = {}): AgentLoop<R> => {
+} = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
   if (toolConcurrency !== "sequential" && toolConcurrency !== "concurrent") {
@@ -118,7 +120,7 @@ export const initialState = (input: Input): AgentState =>
 // A loop is immutable: what the engine derives from it is made on its first run.
 const configs = new WeakMap<AgentLoop<any>, EngineConfig<any>>()
 
-const config = <R>(loop: AgentLoop<R>): EngineConfig<R> => {
+const config = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => {
   let made = configs.get(loop) as EngineConfig<R> | undefined
   if (made === undefined) {
     made = configOf(loop)
@@ -127,7 +129,7 @@ const config = <R>(loop: AgentLoop<R>): EngineConfig<R> => {
   return made
 }
 
-const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
+const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   interceptor: loop.interceptor,
   tools: loop.tools,
   toolConcurrency: loop.toolConcurrency,
@@ -153,7 +155,11 @@ const silentTriggers = (interceptor: Interceptor<unknown>): Readonly<Record<Hook
  * @since 0.1.0
  * @category running
  */
-export const run = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Effect.Effect<AgentState, never, R | Driver> =>
+export const run = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Effect.Effect<AgentState, never, R | Driver> =>
   runEngine(config(loop), initialState(input), options)
 
 /**
@@ -164,7 +170,11 @@ export const run = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): 
  * @since 0.1.0
  * @category running
  */
-export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentEvent, never, R | Driver> =>
+export const stream = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Stream.Stream<AgentEvent, never, R | Driver> =>
   Stream.callback<AgentEvent, never, R | Driver>((queue) =>
     Effect.andThen(
       runEngine(config(loop), initialState(input), options, {
@@ -183,10 +193,10 @@ export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions
  *
  * @internal
  */
-export const observe = <R>(
-  loop: AgentLoop<R>,
+export const observe = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
   input: Input,
-  options: RunOptions | undefined,
+  options: RunOptions<C> | undefined,
   observer: Observer,
 ): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
 
@@ -196,7 +206,11 @@ export const observe = <R>(
  * @since 0.1.0
  * @category running
  */
-export const iterate = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentState, never, R | Driver> =>
+export const iterate = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Stream.Stream<AgentState, never, R | Driver> =>
   Stream.callback<AgentState, never, R | Driver>((queue) =>
     Effect.andThen(
       runEngine(config(loop), initialState(input), options, {

@@ -245,7 +245,7 @@ const bounded = (error: ToolExecution.ToolError, limit: number): ToolExecution.T
 class Context implements Tool.ToolContext {
   #controller: AbortController | undefined
   #aborted = false
-  constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
+  constructor(readonly toolCall: ToolCall, readonly state: AgentState, readonly runContext: unknown) {
     Object.freeze(this)
   }
   get idempotencyKey(): string {
@@ -331,8 +331,9 @@ const invoke = (
   limit: number,
   startedAt: number,
   now: () => number,
+  runContext: unknown,
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
-  const context = new Context(toolCall, state)
+  const context = new Context(toolCall, state, runContext)
   if (tool.timeout !== undefined) return awaitOutput(tool, toolCall, context, tool.execute(args, context), limit, startedAt)
   let out: unknown
   try {
@@ -395,7 +396,8 @@ const unknownTool = (tools: Tools, toolCall: ToolCall): AgentError.UnknownTool =
  * Starts one tool call: a finished execution when everything was synchronous (the
  * validator answered at once and the tool returned a plain value), else the Effect
  * that finishes it. Never fails; interruption propagates. `now` reads the clock
- * (epoch ms) for `completedAt`, and for `startedAt` unless the caller has a reading.
+ * (epoch ms) for `completedAt`, and for `startedAt` unless the caller has a reading;
+ * `runContext` is the run's context, handed to the tool as `context.runContext`.
  *
  * @since 0.1.0
  * @category execution
@@ -406,6 +408,7 @@ export const start = (
   state: AgentState,
   now: () => number,
   startedAt: number = now(),
+  runContext?: unknown,
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
   const tool = tools.byName.get(toolCall.name)
   if (tool === undefined) return ToolExecution.failure(toolCall, unknownTool(tools, toolCall), startedAt, now())
@@ -417,7 +420,7 @@ export const start = (
   }
   const validated = tool.validate(toolCall.arguments)
   if (Exit.isExit(validated)) {
-    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, limit, startedAt, now)
+    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, limit, startedAt, now, runContext)
     const error = Cause.findError(validated.cause)
     if (Result.isSuccess(error)) return ToolExecution.failure(toolCall, invalidArguments(error.success), startedAt, now())
   }
@@ -425,7 +428,7 @@ export const start = (
   return Effect.matchCauseEffect(validated, {
     onSuccess: (args) =>
       Clock.clockWith((clock) => {
-        const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe())
+        const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe(), runContext)
         return Effect.isEffect(result) ? result : Effect.succeed(result)
       }),
     onFailure: onCause(toolCall, limit, startedAt, invalidArguments),
@@ -444,9 +447,10 @@ export const start = (
 export const execute = (
   tools: Tools,
   toolCall: ToolCall,
-  context: { readonly state: AgentState },
+  context: { readonly state: AgentState; readonly runContext?: unknown },
 ): Effect.Effect<ToolExecution.ToolExecution> =>
   Clock.clockWith((clock) => {
-    const result = start(tools, toolCall, context.state, () => clock.currentTimeMillisUnsafe())
+    const now = () => clock.currentTimeMillisUnsafe()
+    const result = start(tools, toolCall, context.state, now, now(), context.runContext)
     return Effect.isEffect(result) ? result : Effect.succeed(result)
   })

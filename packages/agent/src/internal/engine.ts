@@ -61,17 +61,26 @@ const point = (
   toolCall?: ToolCall,
   toolExecution?: ToolExecution,
   errors?: ReadonlyArray<AgentError.AgentError>,
-): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors })
+): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors, runContext: undefined })
 
 /** What a dispatch gives back: the context the hooks returned, or the input when there were none. */
 type Dispatched = DispatchInput | HookContext
 
-/** Per-run options. */
-export interface RunOptions {
+/**
+ * Per-run options: what the caller gives each run (a resumed run takes the same shape,
+ * given again).
+ */
+export interface RunOptions<C = unknown> {
   /** Aborts the run: it ends stopped with UserRequested, AfterExecution still fires. */
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /**
+   * The run's context (who asks: a role, a tenant; request-scoped services): hooks
+   * read it as `ctx.runContext`, tools as `context.runContext`. It is never put in
+   * the state, so never persisted or encoded: give it again on every run.
+   */
+  readonly context?: C | undefined
 }
 
 /** Where the run's events go (streaming), and whether the model is streamed. */
@@ -122,7 +131,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -208,6 +217,7 @@ class Run<R> {
     sink: HookExecuted.EventSink | undefined,
     private readonly emit: ((event: AgentEvent) => void) | undefined,
     private readonly streaming: boolean,
+    private readonly runContext: unknown,
   ) {
     this.env = { sink, now }
   }
@@ -470,7 +480,7 @@ class Run<R> {
     return HookStack.wrapToolUse(stack, ctx, (c) => {
       const call = c.toolCall ?? toolCall
       const startedAt = this.now()
-      return Effect.tap(Tools.execute(tools, call, { state }), (execution) =>
+      return Effect.tap(Tools.execute(tools, call, { state, runContext: this.runContext }), (execution) =>
         Effect.sync(() => {
           attempts.push(Step.toolAttempt({
             toolCallId: call.id,
@@ -502,7 +512,7 @@ class Run<R> {
           execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
           this.stale = true
         } else if (execution === undefined) {
-          const started = Tools.start(tools, toolCall, this.state, this.now, this.at())
+          const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
           if (Effect.isEffect(started)) {
             execution = yield* started
             this.stale = true
@@ -524,6 +534,7 @@ class Run<R> {
     if (this.abortSeen()) return
     const state = this.state
     const wrapped = this.hasToolWraps()
+    const runContext = this.runContext
     const results = yield* Effect.forEach(
       prepared,
       (p) =>
@@ -531,7 +542,7 @@ class Run<R> {
           ? Effect.succeed(p.execution)
           : wrapped
           ? this.wrappedTool(this.config.wraps!, p.before, p.toolCall, state, this.current!)
-          : Tools.execute(tools, p.toolCall, { state }),
+          : Tools.execute(tools, p.toolCall, { state, runContext }),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -577,6 +588,8 @@ class Run<R> {
   // hooks builds no context at all: its parts come back as they went in.
   private *dispatch(input: DispatchInput) {
     if (this.config.silent[input.trigger]) return input as Dispatched
+    // Every input has the field (one shape); it is filled here, not by each caller.
+    if (this.runContext !== undefined) (input as { runContext: unknown }).runContext = this.runContext
     const ctx = HookContext.make(input)
     const sync = this.config.interceptor.interceptSync
     if (sync !== undefined) {
@@ -686,6 +699,8 @@ class Run<R> {
       : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
+    // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.
+    state = AgentState.withStopReason(state, StopSignal.highest(state.execution.stopSignals)?.reason)
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.read()), false)
     const exit = yield* Effect.exit(
       Effect.gen(() => this.dispatch(point("AfterExecution", this.state, this.read()))),

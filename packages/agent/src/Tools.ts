@@ -10,6 +10,7 @@
  */
 import { AgentError, Json, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
+import * as Arguments from "./internal/toolArguments.js"
 import * as Tool from "./Tool.js"
 
 /**
@@ -334,6 +335,12 @@ export const start = (
   const tool = tools.byName.get(toolCall.name)
   if (tool === undefined) return ToolExecution.failure(toolCall, unknownTool(tools, toolCall), startedAt, now())
   const { id, name } = toolCall
+  // Arguments too deep or too large for any validator (or for the state's codec).
+  const refusal = Arguments.refusalOf(toolCall)
+  if (refusal !== undefined) {
+    const error = AgentError.toolArgumentsInvalid(id, name, refusal.path, refusal.message)
+    return ToolExecution.failure(refusal.toolCall, error, startedAt, now())
+  }
   const limit = tool.maxOutputLength ?? tools.maxOutputLength ?? defaultMaxOutputLength
   const invalidArguments = (e: unknown) => {
     const error = e as { readonly path: string; readonly message: string }

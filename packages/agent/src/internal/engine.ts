@@ -22,9 +22,9 @@ import {
   type InferenceResponse,
   type ToolCall,
 } from "@hookline/core"
-import { Cause, Clock, Effect, Exit, Stream } from "effect"
+import { Cause, Clock, Effect, Exit } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
-import { Driver, type DriverShape } from "../Driver.js"
+import { Driver, generateChecked, streamChecked, type DriverShape } from "../Driver.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -339,23 +339,14 @@ class Run<R> {
     return yield* this.shouldStop()
   }
 
+  // Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
+  // garbage, a throw or a defect of the driver is InferenceFailed, like a failed call.
   private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
     const options = this.callOptions
-    if (!this.streaming) return this.driver.generate(request, options)
+    if (!this.streaming) return generateChecked(this.driver, request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.checkedText ? undefined : this.emit
-    let response: InferenceResponse | undefined
-    return Stream.runForEach(this.driver.stream(request, options), (part) =>
-      Effect.sync(() => {
-        if (part._tag === "TextDelta") emit?.({ _tag: "TextDelta", step: index, text: part.text })
-        else if (part._tag === "Finish") response = part.response
-      })).pipe(
-        Effect.flatMap(() =>
-          response === undefined
-            ? Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
-            : Effect.succeed(response)
-        ),
-      )
+    return streamChecked(this.driver, request, options, emit === undefined ? undefined : (text) => emit({ _tag: "TextDelta", step: index, text }))
   }
 
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, Json, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
+import { AgentError, Json, Message, ToolExecution, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
 import * as Arguments from "./internal/toolArguments.js"
 import * as Tool from "./Tool.js"
@@ -75,6 +75,35 @@ export const truncation = (output: JsonValue): { readonly length: number; readon
   const match = markerPattern.exec(output.slice(-80))
   return match === null ? undefined : { length: Number(match[1]), limit: Number(match[2]) }
 }
+
+/**
+ * What the content of a cancellation marker begins with.
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const cancellationPrefix = "Cancelled: "
+
+/**
+ * The cancellation marker of a call that never ran: the tool message the loop commits
+ * for it (an error result, `Cancelled: <why>`) when the run or its step ended before
+ * the call was answered, so that every tool call the model made has exactly one tool
+ * message (providers reject a request with an unanswered call).
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const cancelled = (toolCall: ToolCall, why: string): Message.ToolMessage =>
+  Message.tool({ toolCallId: toolCall.id, toolName: toolCall.name, content: `${cancellationPrefix}${why}`, isError: true })
+
+/**
+ * Whether a message is a cancellation marker.
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const isCancelled = (message: Message.Message): boolean =>
+  message.role === "tool" && message.isError && message.content.startsWith(cancellationPrefix)
 
 /**
  * No tools.

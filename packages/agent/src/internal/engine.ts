@@ -165,6 +165,9 @@ class Run<R> {
   private stale = true
   // The step being run, for the record an error leaves.
   private current: { startedAt: number; response: InferenceResponse | undefined; executions: Array<ToolExecution> } | undefined
+  // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
+  // an error or an abort there still records them (settleTools).
+  private readonly unrecorded: Array<ToolExecution> = []
 
   constructor(
     private readonly config: EngineConfig<R>,
@@ -253,7 +256,7 @@ class Run<R> {
         if (result.success) return done
         continue
       }
-      this.recordFailedStep()
+      this.recordFailedStep(false, `its step failed before it ran (${result.failure._tag})`)
       this.inBeforeStep = false
       if (this.abortSeen()) return aborted
       const outcome = yield* this.onError([result.failure])
@@ -370,6 +373,7 @@ class Run<R> {
             execution = started
             this.lastReading = started.completedAt
           }
+          this.unrecorded.push(execution)
         }
         executions.push(yield* this.afterTool(toolCall, execution, index))
       }
@@ -384,7 +388,10 @@ class Run<R> {
     const state = this.state
     const results = yield* Effect.forEach(
       prepared,
-      (p) => p.execution === undefined ? Tools.execute(tools, p.toolCall, { state }) : Effect.succeed(p.execution),
+      (p) =>
+        p.execution === undefined
+          ? Effect.tap(Tools.execute(tools, p.toolCall, { state }), (e) => Effect.sync(() => void this.unrecorded.push(e)))
+          : Effect.succeed(p.execution),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -396,12 +403,47 @@ class Run<R> {
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
     const ctx = yield* this.dispatch(point("AfterToolUse", this.state, this.at(), undefined, undefined, toolCall, execution))
     const final = ctx.toolExecution ?? execution
+    const ran = this.unrecorded.indexOf(execution)
+    if (ran >= 0) this.unrecorded.splice(ran, 1)
+    this.commitExecution(toolCall, final, index)
+    return final
+  }
+
+  private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
     let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state
     this.emit?.({ _tag: "ToolResult", step: index, execution: final })
-    return final
+  }
+
+  // Every tool call of the last assistant message gets exactly one tool message before
+  // anything else is committed: a tool that ran and was not recorded (its AfterToolUse
+  // failed, or the run was aborted there) is recorded as it ran, in its step too; a
+  // call that never ran gets a cancellation marker (Tools.cancelled).
+  private settleTools(why: string): void {
+    const messages = this.state.context.messages
+    let i = messages.length - 1
+    while (i >= 0 && messages.at(i)?.role === "tool") i--
+    const last = messages.at(i)
+    if (last === undefined || last.role !== "assistant" || last.toolCalls.length === 0) {
+      this.unrecorded.length = 0
+      return
+    }
+    const answered: Array<string> = []
+    for (let j = i + 1; j < messages.length; j++) answered.push((messages.at(j) as Message.ToolMessage).toolCallId)
+    for (const call of last.toolCalls) {
+      if (answered.includes(call.id)) continue
+      const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)
+      if (k < 0) {
+        this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))
+        continue
+      }
+      const [execution] = this.unrecorded.splice(k, 1) as [ToolExecution]
+      this.current?.executions.push(execution)
+      this.commitExecution(execution.toolCall, execution, this.stepIndex)
+    }
+    this.unrecorded.length = 0
   }
 
   // The stop check: with stop signals, OnStop runs; a continuation resumes the loop
@@ -466,7 +508,8 @@ class Run<R> {
 
   // A step that an error ended still leaves its record (so the steps guard counts
   // retries).
-  private recordFailedStep(aborting = false): void {
+  private recordFailedStep(aborting = false, why = "its step failed before it ran"): void {
+    this.settleTools(why)
     const current = this.current
     if (current === undefined) return
     this.current = undefined
@@ -525,9 +568,10 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
+    this.settleTools(outcome._tag === "Aborted" ? "the run was aborted before it ran" : "the run ended before it ran")
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep(true)
+      this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
     } else if (outcome._tag === "Failed") {
       const first = outcome.errors[0] as AgentError.AgentError

@@ -211,6 +211,8 @@ const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "Use
 export const build = (self: AgentBuilder): Agent.Agent => {
   let stack: HookStack.HookStack = HookStack.empty
   let guards: HookStack.HookStack | undefined
+  // The time guard's limit also bounds the run's wall clock (AgentLoop.maxExecutionTime).
+  let maxExecutionTime: Guards.GuardOptions["maxExecutionTime"] = Guards.defaults.maxExecutionTime
   let driver: DriverShape | undefined
   let interceptor: Interceptor | undefined
   let interceptorAt = ""
@@ -236,6 +238,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         hooksAt ||= at
         if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
         guards = under(at, () => Guards.useGuards(capability.options))
+        if (capability.options?.maxExecutionTime !== undefined) maxExecutionTime = capability.options.maxExecutionTime
         return
       case "UseContextConfig": {
         knownKeys(at, capability.config, contextKeys)
@@ -321,6 +324,8 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       toolConcurrency: loopOptions.toolConcurrency,
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
+      // A custom interceptor has no guards: no time limit either.
+      maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
     }), false)
   return Agent.make(loop, driver)
 }

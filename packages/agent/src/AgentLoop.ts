@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { AgentError, AgentState, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
-import { Effect, Queue, Stream } from "effect"
+import { Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
@@ -28,6 +28,13 @@ export interface AgentLoop<R = never> {
   readonly modelOptions: InferenceRequest.ModelOptions
   /** When `stream` emits the model's text: see {@link TextDeltas}. */
   readonly textDeltas: TextDeltas
+  /**
+   * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
+   * work in flight (a model call, a tool, a hook) is interrupted and the run ends
+   * stopped with `TimeLimitReached`; AfterExecution still fires once. `AgentBuilder`
+   * sets it from the time guard's `maxExecutionTime` (`UseGuards`, default 300 s).
+   */
+  readonly maxExecutionTime: number | undefined
 }
 
 /**
@@ -72,6 +79,7 @@ export const make = <R = never>(options: {
   readonly toolConcurrency?: "sequential" | "concurrent" | undefined
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
   readonly textDeltas?: TextDeltas | undefined
+  readonly maxExecutionTime?: Duration.Input | null | undefined
 } = {}): AgentLoop<R> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -88,12 +96,26 @@ export const make = <R = never>(options: {
   }
   return Object.freeze({
     _tag: "AgentLoop",
+    maxExecutionTime: timeLimitOf(options.maxExecutionTime),
     interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
     tools,
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
   })
+}
+
+// A finite duration >= 0 in ms; null or undefined: no bound.
+const timeLimitOf = (input: Duration.Input | null | undefined): number | undefined => {
+  if (input === undefined || input === null) return undefined
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  if (!(Number.isFinite(ms) && ms >= 0)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("maxExecutionTime", `expected a finite duration >= 0 ("5 minutes", a number of ms), got ${String(input)}`),
+    )
+  }
+  return ms
 }
 
 /**
@@ -124,6 +146,7 @@ const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
   modelOptions: loop.modelOptions,
   checkedText: checksText(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
+  timeLimit: loop.maxExecutionTime,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.

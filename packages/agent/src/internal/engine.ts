@@ -8,6 +8,7 @@
 import {
   AgentError,
   AgentState,
+  Guards,
   HookContext,
   HookExecuted,
   HookStack,
@@ -37,6 +38,8 @@ export interface EngineConfig<R> {
   readonly checkedText: boolean
 /** Triggers with no hooks: the loop builds no context for them. */
   readonly silent: Readonly<Record<HookTrigger, boolean>>
+  /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
+  readonly timeLimit?: number | undefined
 }
 
 /** The parts of a context, as the loop has them. */
@@ -126,6 +129,7 @@ type Outcome =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly errors: ReadonlyArray<AgentError.AgentError> }
   | { readonly _tag: "Aborted" }
+  | { readonly _tag: "TimedOut" }
 
 // The state with the record of `raised` (its last entries, if untouched) replaced by `transformed`.
 const rerecord = (
@@ -141,6 +145,7 @@ const rerecord = (
 
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
+const timedOut: Outcome = { _tag: "TimedOut" }
 
 // The mutable heart of one run: `state` is always the last committed state, so an
 // abort or an error anywhere keeps everything committed before it.
@@ -214,7 +219,13 @@ class Run<R> {
     this.state = AgentState.withStatus(this.state, "running", this.read())
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
-    const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    const steps = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
+    // call or hook is interrupted when it passes.
+    const limit = this.config.timeLimit
+    const body = limit === undefined
+      ? steps
+      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, (this.state.execution.startedAt ?? this.lastReading) + limit - this.lastReading)), timedOut))
     this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
@@ -568,18 +579,33 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
-    this.settleTools(outcome._tag === "Aborted" ? "the run was aborted before it ran" : "the run ended before it ran")
+    this.settleTools(
+      outcome._tag === "Aborted"
+        ? "the run was aborted before it ran"
+        : outcome._tag === "TimedOut"
+        ? "the run reached its time limit before it ran"
+        : "the run ended before it ran",
+    )
     let state = this.state
     if (outcome._tag === "Aborted") {
       this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
+    } else if (outcome._tag === "TimedOut") {
+      this.recordFailedStep(true, "the run reached its time limit before it ran")
+      state = this.state
+      // The time guard's own signal, as it would have raised it at the next BeforeStep.
+      if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
+        const limit = this.config.timeLimit as number
+        const elapsed = this.read() - (state.execution.startedAt ?? this.lastReading)
+        state = AgentState.withStopSignal(state, StopSignal.make(StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limit} ms`, Guards.names.time))
+      }
     } else if (outcome._tag === "Failed") {
       const first = outcome.errors[0] as AgentError.AgentError
       state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
     }
     const status = outcome._tag === "Failed"
       ? "failed"
-      : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
+      : outcome._tag === "Aborted" || outcome._tag === "TimedOut" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.read()), false)

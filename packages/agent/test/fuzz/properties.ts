@@ -2,6 +2,7 @@
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
 import { AgentState, HookContext, StopSignal, ToolExecution, type HookExecuted, type Message } from "@hookline/core"
+import { Tools } from "@hookline/agent"
 import type { Entry, Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
 
@@ -480,7 +481,8 @@ export const blockedNeverRuns: Checker = (r) => {
   }
   if (final !== undefined) {
     for (const m of messagesOf(final)) {
-      if (m.role === "tool" && blocked.has(m.toolCallId) && (!m.isError || !m.content.startsWith("Blocked: "))) {
+      // A block the run never committed (its dispatch was cut short) leaves a cancellation marker (issue 12, item 6).
+      if (m.role === "tool" && blocked.has(m.toolCallId) && (!m.isError || !(m.content.startsWith("Blocked: ") || Tools.isCancelled(m)))) {
         v.push(`the result of the blocked call ${m.toolCallId} reached the model as ${JSON.stringify(m.content)} (isError ${m.isError})`)
       }
     }

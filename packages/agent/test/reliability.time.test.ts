@@ -1,7 +1,7 @@
 // Issue 12, item 7: the time guard's maxExecutionTime bounds the run's wall clock. A
 // hung model call or a hung Hook.promise is interrupted when it passes, the run ends
 // stopped with TimeLimitReached and AfterExecution fires once. Time is TestClock's.
-import { Effect, Fiber } from "effect"
+import { Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, ToolCall, type AgentState } from "@hookline/core"
@@ -31,7 +31,7 @@ const toolCallThenText = Driver.make({
 })
 
 /** Runs `agent` on the TestClock: the clock moves by `advance`, then the run must have ended. */
-const runFor = (agent: ReturnType<typeof AgentBuilder.make>, advance: string) =>
+const runFor = (agent: ReturnType<typeof AgentBuilder.make>, advance: Duration.Input) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(agent.runEffect("hi"), { startImmediately: true })

@@ -31,7 +31,7 @@ import {
 } from "@hookline/core"
 import { AgentLoop, Driver, Tool, type AgentEvent } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import type { AbortSpec, Behaviour, CallSpec, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
+import type { AbortSpec, Behaviour, CallSpec, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
 
 // -- the recording ----------------------------------------------------------------
 
@@ -54,6 +54,8 @@ export type Entry =
     readonly ctx: HookContext | undefined
     readonly unfrozen: string | undefined
   }
+  /** A tool's execute finished (returned, threw or its Effect ended). */
+  | { readonly _tag: "ToolDone"; readonly callId: string; readonly tool: string }
   /** A tool's execute ran; `unfrozen`: the first unfrozen path of the state it got. */
   | { readonly _tag: "ToolRun"; readonly callId: string; readonly tool: string; readonly args: unknown; readonly unfrozen: string | undefined }
   /** A model call; `turn` is the script entry it consumed (undefined: the script was exhausted). */
@@ -220,6 +222,11 @@ class Recorder {
     if (this.abort !== undefined && this.awaits === this.abort.at) this.fire(this.abort.via, this.abort.timing)
   }
 
+  /** A tool that aborts the run itself, synchronously (`quit`). */
+  quit(): void {
+    this.fire(this.abort?.via ?? (this.signalPassed ? "signal" : this.mode === "run" ? "interrupt" : "leave"), "now")
+  }
+
   /** Something that waits until the run is aborted: abort it (after it started waiting). */
   hang(): void {
     const via = this.abort?.via ?? (this.signalPassed ? "signal" : this.mode === "run" ? "interrupt" : "leave")
@@ -302,12 +309,30 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
         case "throw":
         case "die":
           throw new Error(`${name} throws`)
+        case "hostile":
+          throw hostileError(name)
+        case "proxy":
+          throw hostileProxy()
         case "undefined":
           return undefined
         case "wrongTrigger":
           return { ...ctx, trigger: ctx.trigger === "OnStop" ? "OnError" : "OnStop" }
       }
   }
+}
+
+// Thrown values whose every read throws (issue 12, item 5).
+const hostileError = (name: string): Error =>
+  Object.defineProperty(new Error(`${name} throws`), "message", {
+    get() {
+      throw new Error("the message getter throws")
+    },
+  })
+const hostileProxy = (): unknown => {
+  const trap = () => {
+    throw new Error("a proxy trap throws")
+  }
+  return new Proxy({}, { get: trap, has: trap, ownKeys: trap, getPrototypeOf: trap, getOwnPropertyDescriptor: trap })
 }
 
 const waitEffect = (w: Wait): Effect.Effect<void> => {
@@ -322,12 +347,15 @@ const waitEffect = (w: Wait): Effect.Effect<void> => {
       return Effect.promise(() => Promise.resolve())
     case "Macrotask":
       return Effect.promise(macrotask)
+    case "Hang":
+      return Effect.never
   }
 }
 
 const waitPromise = async (w: Wait): Promise<void> => {
   if (w._tag === "Microtask") await Promise.resolve()
   else if (w._tag === "Macrotask") await macrotask()
+  else if (w._tag === "Hang") await new Promise<void>(() => {})
 }
 
 const asksPermission = (spec: HookSpec, ctx: HookContext): ctx is HookContext & { readonly toolCall: ToolCall } =>
@@ -424,6 +452,17 @@ export const buildHook = (spec: HookSpec, rec: Recorder): Hook.AnyHook<unknown, 
       return out as HookContext
     }
     return pure
+  }
+
+  if (spec.lift === "asyncPure") {
+    // An async function registered as a pure hook: what it returns is a Promise.
+    const asyncPure = (ctx: HookContext): HookContext => {
+      enter(ctx)
+      const out = (async () => act(spec, b, ctx))()
+      exit(ctx, out)
+      return out as unknown as HookContext
+    }
+    return asyncPure
   }
 
   if (spec.lift === "promise") {
@@ -594,6 +633,7 @@ const ran = (ctx: Tool.ToolContext, args: unknown) => {
   rec.push({ _tag: "ToolRun", callId: ctx.toolCall.id, tool: ctx.toolCall.name, args, unfrozen: firstUnfrozen(ctx.state) })
   return rec
 }
+const done = (ctx: Tool.ToolContext) => recorder().push({ _tag: "ToolDone", callId: ctx.toolCall.id, tool: ctx.toolCall.name })
 
 const tools = [
   Tool.make({
@@ -601,6 +641,7 @@ const tools = [
     parameters: t.type({ a: t.number, b: t.number }),
     execute: (args, ctx) => {
       ran(ctx, args)
+      done(ctx)
       return args.a + args.b
     },
   }),
@@ -610,6 +651,7 @@ const tools = [
     execute: async (args, ctx) => {
       ran(ctx, args).awaitPoint()
       await macrotask()
+      done(ctx)
       return args.text
     },
   }),
@@ -619,7 +661,7 @@ const tools = [
     execute: (args, ctx) =>
       Effect.suspend(() => {
         ran(ctx, args).awaitPoint()
-        return Effect.as(Effect.sleep(args.ms), "slept")
+        return Effect.as(Effect.sleep(args.ms), "slept").pipe(Effect.tap(() => Effect.sync(() => done(ctx))))
       }),
   }),
   Tool.make({
@@ -627,6 +669,7 @@ const tools = [
     parameters: t.type({}),
     execute: (args, ctx) => {
       ran(ctx, args)
+      done(ctx)
       throw new Error("boom")
     },
   }),
@@ -651,11 +694,24 @@ const tools = [
         return Effect.as(Effect.sleep(50), "late")
       }),
   }),
+  Tool.make({
+    name: "quit",
+    parameters: t.type({}),
+    execute: (args, ctx) => {
+      const rec = ran(ctx, args)
+      rec.quit()
+      done(ctx)
+      return "quitting"
+    },
+  }),
 ]
+
+/** Tools whose run ends before the loop gets control back: once done, nothing can lose their result. */
+export const synchronousTools: ReadonlySet<string> = new Set(["add", "boom", "quit"])
 
 // -- the model ------------------------------------------------------------------------
 
-const validArguments: Record<ToolName, JsonValue> = { add: { a: 2, b: 3 }, echo: { text: "hi" }, sleepy: { ms: 5 }, boom: {}, stall: {}, slow: {} }
+const validArguments: Record<ToolName, JsonValue> = { add: { a: 2, b: 3 }, echo: { text: "hi" }, sleepy: { ms: 5 }, boom: {}, stall: {}, slow: {}, quit: {} }
 const invalidArguments: Record<ToolName, JsonValue> = {
   add: { a: "two", b: 3 },
   echo: { text: 42 },
@@ -663,6 +719,13 @@ const invalidArguments: Record<ToolName, JsonValue> = {
   boom: [],
   stall: [],
   slow: [],
+  quit: [],
+}
+
+const deepArguments = (): JsonValue => {
+  let value: JsonValue = 1
+  for (let i = 0; i < 2_000; i++) value = { a: value }
+  return value
 }
 
 const toCall = (c: CallSpec): ScriptedDriver.ScriptedToolCall => {
@@ -675,6 +738,8 @@ const toCall = (c: CallSpec): ScriptedDriver.ScriptedToolCall => {
       return { name: "no_such_tool", arguments: {} }
     case "Invalid":
       return { name: c.tool, arguments: invalidArguments[c.tool] }
+    case "Deep":
+      return { name: c.tool, arguments: deepArguments() }
   }
 }
 
@@ -694,6 +759,62 @@ const toTurn = (turn: TurnSpec): ScriptedDriver.Turn => {
       return ScriptedDriver.delay(turn.ms, toTurn(turn.turn))
     case "Hang":
       return ScriptedDriver.hang()
+    case "Stall":
+    case "Garbage":
+      // Placeholders: makeDriver answers these turns itself.
+      return ScriptedDriver.text("placeholder")
+  }
+}
+
+const good = InferenceResponse.make({ text: "ok", modelId: "garbage" })
+
+const garbageResponse = (kind: GarbageKind): unknown => {
+  const base = { text: "", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "garbage", metadata: {} }
+  switch (kind) {
+    case "undefined":
+      return undefined
+    case "null":
+    case "nullPart":
+      return null
+    case "nullCall":
+      return { ...base, toolCalls: [null] }
+    case "stringCalls":
+      return { ...base, toolCalls: "abc" }
+    case "emptyCall":
+      return { ...base, toolCalls: [{}] }
+    case "noToolCalls":
+      return { ...base, toolCalls: undefined }
+    case "numberText":
+    case "stringPart":
+      return { ...base, text: 42 }
+    case "nanUsage":
+      return { ...base, usage: NaN }
+    case "bananaFinish":
+      return { ...base, finishReason: "banana" }
+    case "circularMetadata": {
+      const metadata: Record<string, unknown> = {}
+      metadata["self"] = metadata
+      return { ...base, metadata }
+    }
+    case "otherText":
+      return { ...base, text: 7 }
+    case "afterFinish":
+      return good
+  }
+}
+
+const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
+  switch (kind) {
+    case "nullPart":
+      return [null]
+    case "stringPart":
+      return ["ok"]
+    case "otherText":
+      return [{ _tag: "TextDelta", text: "other" }, { _tag: "Finish", response: good }]
+    case "afterFinish":
+      return [{ _tag: "TextDelta", text: "ok" }, { _tag: "Finish", response: good }, null, { _tag: "Finish", response: InferenceResponse.make({ text: "never" }) }]
+    default:
+      return [{ _tag: "Finish", response: garbageResponse(kind) }]
   }
 }
 
@@ -707,10 +828,29 @@ const makeDriver = (script: ReadonlyArray<TurnSpec>, rec: Recorder): Driver.Driv
     rec.awaitPoint()
     if (turn?._tag === "Hang") rec.hang()
   }
-  return Driver.make({
-    generate: (request, options) => Effect.suspend(() => (begin(request), scripted.generate(request, options))),
-    stream: (request, options) => Stream.unwrap(Effect.sync(() => (begin(request), scripted.stream(request, options)))),
-  })
+  // A garbage or stalling turn still uses up its placeholder in the script.
+  const own = (turn: TurnSpec | undefined) => turn?._tag === "Garbage" || turn?._tag === "Stall" ? turn : undefined
+  return {
+    generate: (request, options) =>
+      Effect.suspend(() => {
+        const turn = own(script[calls])
+        begin(request)
+        const answer = scripted.generate(request, options)
+        if (turn === undefined) return answer
+        return Effect.flatMap(answer, () => turn._tag === "Stall" ? Effect.never : Effect.succeed(garbageResponse(turn.kind) as InferenceResponse))
+      }),
+    stream: (request, options) =>
+      Stream.unwrap(Effect.sync(() => {
+        const turn = own(script[calls])
+        begin(request)
+        const parts = scripted.stream(request, options)
+        if (turn === undefined) return parts
+        return Stream.unwrap(Effect.map(
+          Stream.runDrain(parts),
+          () => turn._tag === "Stall" ? Stream.never : Stream.fromIterable(garbageParts(turn.kind) as ReadonlyArray<Driver.StreamPart>),
+        ))
+      })),
+  }
 }
 
 // -- running ----------------------------------------------------------------------------
@@ -759,6 +899,8 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
     tools,
     toolConcurrency: s.toolConcurrency,
     textDeltas: s.textDeltas,
+    // The time guard's limit bounds the wall clock too, as AgentBuilder sets it.
+    maxExecutionTime: s.guards.maxExecutionTime,
   })
   const input = inputOf(s)
   const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink }
@@ -855,6 +997,8 @@ export const trace = (r: Recording, limit = 400): string => {
         return `${i} dispatch-end ${e.trigger} ${e.outcome}`
       case "ToolRun":
         return `${i} tool ${e.tool} ${e.callId}`
+      case "ToolDone":
+        return `${i} tool ${e.tool} ${e.callId} done`
       case "DriverCall":
         return `${i} model call #${e.index}: ${e.turn === undefined ? "(script exhausted)" : e.turn._tag}`
       case "Permission":

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as StopReason from "./StopReason.js"
+import { truncate } from "./Truncation.js"
 
 /**
  * @since 0.1.0
@@ -21,7 +22,7 @@ export interface StopSignal {
  * @category constructors
  */
 export const make = (reason: StopReason.StopReason, message: string, source: string): StopSignal =>
-  Object.freeze({ reason, message, source })
+  Object.freeze({ reason, message: truncate(message), source })
 
 /**
  * The signal with the highest-priority reason (the first of equals), if any.

@@ -15,7 +15,11 @@ export const unanswered = (messages: ReadonlyArray<Message>): ReadonlyArray<stri
   messages.forEach((m, i) => {
     if (m.role !== "assistant" || m.toolCalls.length === 0) return
     const results: Array<string> = []
-    for (let j = i + 1; j < messages.length && messages[j]?.role === "tool"; j++) results.push((messages[j] as Message.ToolMessage).toolCallId)
+    // Up to the next assistant message (a hook may add a user message in between).
+    for (let j = i + 1; j < messages.length && messages[j]?.role !== "assistant"; j++) {
+      const next = messages[j] as Message
+      if (next.role === "tool") results.push(next.toolCallId)
+    }
     for (const call of m.toolCalls) {
       const n = results.filter((id) => id === call.id).length
       if (n !== 1) problems.push(`${call.id} of message ${i} has ${n} tool messages`)

@@ -434,15 +434,18 @@ class Run<R> {
   // call that never ran gets a cancellation marker (Tools.cancelled).
   private settleTools(why: string): void {
     const messages = this.state.context.messages
+    // The last assistant message, and the tool messages after it (a hook may have
+    // added other messages in between).
     let i = messages.length - 1
-    while (i >= 0 && messages.at(i)?.role === "tool") i--
+    const answered: Array<string> = []
+    for (let m = messages.at(i); m !== undefined && m.role !== "assistant"; m = messages.at(--i)) {
+      if (m.role === "tool") answered.push(m.toolCallId)
+    }
     const last = messages.at(i)
     if (last === undefined || last.role !== "assistant" || last.toolCalls.length === 0) {
       this.unrecorded.length = 0
       return
     }
-    const answered: Array<string> = []
-    for (let j = i + 1; j < messages.length; j++) answered.push((messages.at(j) as Message.ToolMessage).toolCallId)
     for (const call of last.toolCalls) {
       if (answered.includes(call.id)) continue
       const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)

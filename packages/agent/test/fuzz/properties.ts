@@ -797,13 +797,17 @@ export const sameWhenStreamed: Checker = (r) => {
   return []
 }
 
-/** Where `messages` break the rule: a call without exactly one tool message right after its assistant message. */
+/** Where `messages` break the rule: a call without exactly one tool message after its assistant message (before the next one). */
 export const unansweredCalls = (messages: ReadonlyArray<Message>): ReadonlyArray<string> => {
   const problems: Array<string> = []
   messages.forEach((m, i) => {
     if (m.role !== "assistant" || m.toolCalls.length === 0) return
     const results: Array<string> = []
-    for (let j = i + 1; j < messages.length && messages[j]?.role === "tool"; j++) results.push((messages[j] as Message.ToolMessage).toolCallId)
+    // Up to the next assistant message (a hook may add a user message in between).
+    for (let j = i + 1; j < messages.length && messages[j]?.role !== "assistant"; j++) {
+      const next = messages[j] as Message
+      if (next.role === "tool") results.push(next.toolCallId)
+    }
     for (const call of m.toolCalls) {
       const n = results.filter((id) => id === call.id).length
       if (n !== 1) problems.push(`call ${call.id} of message ${i} has ${n} tool messages`)

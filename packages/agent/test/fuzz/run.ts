@@ -134,7 +134,13 @@ const EPOCH = 1_700_000_000_000
 export class VirtualClock implements Clock.Clock {
   private now = EPOCH
   private seq = 0
-  private readonly sleepers: Array<{ readonly at: number; readonly seq: number; readonly wake: () => void }> = []
+  private readonly sleepers: Array<{ readonly at: number; readonly seq: number; readonly ms: number; readonly wake: () => void }> = []
+  private deadlineWoken = false
+  /**
+   * `onDeadline` hears when the loop's deadline ends: the first sleep of `deadline` ms
+   * made at the start of the run (the loop sleeps from the run's start).
+   */
+  constructor(private readonly deadline?: number | null, private readonly onDeadline?: () => void) {}
   private scheduled = false
   currentTimeMillisUnsafe(): number {
     return this.now
@@ -153,7 +159,7 @@ export class VirtualClock implements Clock.Clock {
     if (ms <= 0) return Effect.yieldNow
     if (!Number.isFinite(ms)) return Effect.never
     return Effect.callback<void>((resume) => {
-      const entry = { at: this.now + ms, seq: this.seq++, wake: () => resume(Effect.void) }
+      const entry = { at: this.now + ms, seq: this.seq++, ms, wake: () => resume(Effect.void) }
       this.sleepers.push(entry)
       this.schedule()
       return Effect.sync(() => {
@@ -176,6 +182,10 @@ export class VirtualClock implements Clock.Clock {
       }
       const [next] = this.sleepers.splice(best, 1)
       this.now = Math.max(this.now, next!.at)
+      if (next!.ms === this.deadline && next!.at === EPOCH + next!.ms && !this.deadlineWoken) {
+        this.deadlineWoken = true
+        this.onDeadline?.()
+      }
       next!.wake()
       if (this.sleepers.length > 0) this.schedule()
     })
@@ -633,15 +643,15 @@ const ran = (ctx: Tool.ToolContext, args: unknown) => {
   rec.push({ _tag: "ToolRun", callId: ctx.toolCall.id, tool: ctx.toolCall.name, args, unfrozen: firstUnfrozen(ctx.state) })
   return rec
 }
-const done = (ctx: Tool.ToolContext) => recorder().push({ _tag: "ToolDone", callId: ctx.toolCall.id, tool: ctx.toolCall.name })
+// Into the recorder of the scenario the tool ran in (a later scenario's, once it ended, ignores it).
+const done = (rec: Recorder, ctx: Tool.ToolContext) => rec.push({ _tag: "ToolDone", callId: ctx.toolCall.id, tool: ctx.toolCall.name })
 
 const tools = [
   Tool.make({
     name: "add",
     parameters: t.type({ a: t.number, b: t.number }),
     execute: (args, ctx) => {
-      ran(ctx, args)
-      done(ctx)
+      done(ran(ctx, args), ctx)
       return args.a + args.b
     },
   }),
@@ -649,9 +659,10 @@ const tools = [
     name: "echo",
     parameters: t.type({ text: t.string }),
     execute: async (args, ctx) => {
-      ran(ctx, args).awaitPoint()
+      const rec = ran(ctx, args)
+      rec.awaitPoint()
       await macrotask()
-      done(ctx)
+      done(rec, ctx)
       return args.text
     },
   }),
@@ -660,16 +671,16 @@ const tools = [
     parameters: t.type({ ms: t.number }),
     execute: (args, ctx) =>
       Effect.suspend(() => {
-        ran(ctx, args).awaitPoint()
-        return Effect.as(Effect.sleep(args.ms), "slept").pipe(Effect.tap(() => Effect.sync(() => done(ctx))))
+        const rec = ran(ctx, args)
+        rec.awaitPoint()
+        return Effect.as(Effect.sleep(args.ms), "slept").pipe(Effect.tap(() => Effect.sync(() => done(rec, ctx))))
       }),
   }),
   Tool.make({
     name: "boom",
     parameters: t.type({}),
     execute: (args, ctx) => {
-      ran(ctx, args)
-      done(ctx)
+      done(ran(ctx, args), ctx)
       throw new Error("boom")
     },
   }),
@@ -700,7 +711,7 @@ const tools = [
     execute: (args, ctx) => {
       const rec = ran(ctx, args)
       rec.quit()
-      done(ctx)
+      done(rec, ctx)
       return "quitting"
     },
   }),
@@ -928,7 +939,8 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
   const exit = await Effect.runPromiseExit(
     program.pipe(
       Effect.provideService(Driver.Driver, makeDriver(s.script, rec)),
-      Effect.provideService(Clock.Clock, new VirtualClock()),
+      // The loop's deadline is the run's first sleep: when it ends, the time limit cut the run.
+      Effect.provideService(Clock.Clock, new VirtualClock(s.guards.maxExecutionTime, () => rec.push({ _tag: "Abort", via: "timeLimit", timing: "now" }))),
     ),
     { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
   )

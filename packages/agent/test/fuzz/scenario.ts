@@ -160,7 +160,8 @@ export interface Guards {
  */
 export interface AbortSpec {
   readonly at: number
-  readonly via: "signal" | "interrupt" | "leave"
+  /** `timeLimit` is never generated: the log records the loop's deadline that way. */
+  readonly via: "signal" | "interrupt" | "leave" | "timeLimit"
   readonly timing: "now" | "soon"
 }
 
@@ -195,16 +196,16 @@ const wait = (lift: Lift): fc.Arbitrary<Wait> =>
     ? fc.constant({ _tag: "None" } as const)
     : lift === "effect"
     ? fc.oneof(
-      fc.constant({ _tag: "None" } as const),
-      fc.constant({ _tag: "Yield" } as const),
-      fc.record({ _tag: fc.constant("Sleep" as const), ms: fc.constantFrom(1, 5, 20) }),
-      { weight: 0.3, arbitrary: fc.constant({ _tag: "Hang" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "None" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Yield" } as const) },
+      { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Sleep" as const), ms: fc.constantFrom(1, 5, 20) }) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
     )
     : fc.oneof(
-      fc.constant({ _tag: "None" } as const),
-      fc.constant({ _tag: "Microtask" } as const),
-      fc.constant({ _tag: "Macrotask" } as const),
-      { weight: 0.3, arbitrary: fc.constant({ _tag: "Hang" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "None" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Microtask" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Macrotask" } as const) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
     )
 
 const stopReason = fc.constantFrom<StopReason.StopReason>("StopRequested", "FinishReasonReceived", "ErrorForbade", "TokenLimitReached")
@@ -310,11 +311,11 @@ const hooks: fc.Arbitrary<ReadonlyArray<HookSpec>> = fc.integer({ min: 0, max: 6
 const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow", "quit")
 
 const callSpec: fc.Arbitrary<CallSpec> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ _tag: fc.constant("Valid" as const), tool: toolName }) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Malformed" as const), tool: toolName }) },
-  { weight: 1, arbitrary: fc.constant({ _tag: "Unknown" } as const) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Invalid" as const), tool: fc.constantFrom<ToolName>("add", "echo", "sleepy") }) },
-  { weight: 0.5, arbitrary: fc.record({ _tag: fc.constant("Deep" as const), tool: fc.constantFrom<ToolName>("add", "echo") }) },
+  { weight: 12, arbitrary: fc.record({ _tag: fc.constant("Valid" as const), tool: toolName }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Malformed" as const), tool: toolName }) },
+  { weight: 2, arbitrary: fc.constant({ _tag: "Unknown" } as const) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Invalid" as const), tool: fc.constantFrom<ToolName>("add", "echo", "sleepy") }) },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Deep" as const), tool: fc.constantFrom<ToolName>("add", "echo") }) },
 )
 
 const usage: fc.Arbitrary<Usage> = fc.record({ inputTokens: fc.integer({ min: 0, max: 40 }), outputTokens: fc.integer({ min: 0, max: 20 }) })
@@ -371,13 +372,16 @@ const onTrigger = (h: HookSpec, trigger: Trigger): boolean => h.triggers === "al
 
 /**
  * A failure the steps guard cannot see: a BeforeStep hook that runs before the guards
- * (priority >= 200) fails under 'fail'. The guard never runs in that dispatch, so the
+ * (priority >= 200) fails under 'fail' (it throws, or it is an async function registered
+ * as a pure hook, which always fails). The guard never runs in that dispatch, so the
  * failed attempt is recorded past the limit, and an OnError hook that handles every
  * error retries it forever, like a `catch` that always retries (docs/guarantees.md,
  * Known limits). The guarantees are checked for every other scenario.
  */
 export const failsBeforeGuards = (s: Pick<Scenario, "hooks">): boolean =>
-  s.hooks.some((h) => h.onError === "fail" && h.behaviour._tag === "Throw" && h.priority >= 200 && onTrigger(h, "BeforeStep"))
+  s.hooks.some((h) =>
+    h.onError === "fail" && (h.behaviour._tag === "Throw" || h.lift === "asyncPure") && h.priority >= 200 && onTrigger(h, "BeforeStep")
+  )
 
 export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]>("run", "run", "stream", "iterate").chain((mode) =>
   fc.record({

@@ -277,6 +277,8 @@ const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth 
 export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let stack: HookStack.HookStack = HookStack.empty
   let guards: HookStack.HookStack | undefined
+  // The time guard's limit also bounds the run's wall clock (AgentLoop.maxExecutionTime).
+  let maxExecutionTime: Guards.GuardOptions["maxExecutionTime"] = Guards.defaults.maxExecutionTime
   let driver: DriverShape | undefined
   let interceptor: Interceptor | undefined
   let interceptorAt = ""
@@ -319,6 +321,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         hooksAt ||= at
         if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
         guards = under(at, () => Guards.useGuards(capability.options))
+        if (capability.options?.maxExecutionTime !== undefined) maxExecutionTime = capability.options.maxExecutionTime
         return
       case "UseContextConfig": {
         knownKeys(at, capability.config, contextKeys)
@@ -408,6 +411,8 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       toolConcurrency: loopOptions.toolConcurrency,
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
+      // A custom interceptor has no guards: no time limit either.
+      maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader)
 }

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
-import { Effect, Queue, Stream } from "effect"
+import { Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
@@ -30,6 +30,13 @@ export interface AgentLoop<R = never, C = unknown> {
   readonly textDeltas: TextDeltas
   /** Type only: the per-run context its hooks and tools read (`RunOptions.context`). */
   readonly "~runContext"?: ((context: C) => void) | undefined
+  /**
+   * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
+   * work in flight (a model call, a tool, a hook) is interrupted and the run ends
+   * stopped with `TimeLimitReached`; AfterExecution still fires once. `AgentBuilder`
+   * sets it from the time guard's `maxExecutionTime` (`UseGuards`, default 300 s).
+   */
+  readonly maxExecutionTime: number | undefined
 }
 
 /**
@@ -84,6 +91,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly toolConcurrency?: "sequential" | "concurrent" | undefined
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
   readonly textDeltas?: TextDeltas | undefined
+  readonly maxExecutionTime?: Duration.Input | null | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -100,12 +108,26 @@ export const make = <R = never, C = unknown>(options: {
   }
   return Object.freeze({
     _tag: "AgentLoop",
+    maxExecutionTime: timeLimitOf(options.maxExecutionTime),
     interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
     tools,
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
   })
+}
+
+// A finite duration >= 0 in ms; null or undefined: no bound.
+const timeLimitOf = (input: Duration.Input | null | undefined): number | undefined => {
+  if (input === undefined || input === null) return undefined
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  if (!(Number.isFinite(ms) && ms >= 0)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("maxExecutionTime", `expected a finite duration >= 0 ("5 minutes", a number of ms), got ${String(input)}`),
+    )
+  }
+  return ms
 }
 
 /**
@@ -139,6 +161,7 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
     ? loop.interceptor as HookStack.HookStack<R>
     : undefined,
+  timeLimit: loop.maxExecutionTime,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.

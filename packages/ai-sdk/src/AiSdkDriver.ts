@@ -29,7 +29,9 @@ import {
   type LanguageModelUsage,
   type ModelMessage,
   type ToolSet,
+  wrapLanguageModel,
 } from "ai"
+import { heldArguments, holdBack } from "./internal/deepToolInput.js"
 
 /** The AI SDK's provider options: per provider, a JSON object. */
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]["providerOptions"]>
@@ -65,12 +67,11 @@ export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Dr
 const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>
   Driver.fromPromise({
     generate: async (request, { signal }) => {
-      const result = await callSafely(() => generateText({ ...callArguments(model, request, signal, options) }))
+      const held = new Map<string, string>()
+      const result = await callSafely(() => generateText({ ...callArguments(guarded(model, held), request, signal, options) }))
       return InferenceResponse.make({
         text: result.text,
-        toolCalls: result.toolCalls.map((call) =>
-          ToolCall.make({ id: call.toolCallId, name: call.toolName, arguments: toJson(call.input) })
-        ),
+        toolCalls: result.toolCalls.map((call) => toolCallOf(call.toolCallId, call.toolName, call.input, held)),
         usage: usageOf(result.usage),
         finishReason: finishReasonOf(result.finishReason),
         modelId: result.response.modelId,
@@ -86,8 +87,9 @@ async function* streamParts(
   signal: AbortSignal,
   options: AiSdkDriverOptions,
 ): AsyncGenerator<Driver.StreamPart> {
+  const held = new Map<string, string>()
   const result = streamText({
-    ...callArguments(model, request, signal, options),
+    ...callArguments(guarded(model, held), request, signal, options),
     // Errors come back as `error` parts (thrown below); the SDK's default logs them.
     onError: () => {},
   })
@@ -109,7 +111,7 @@ async function* streamParts(
           }
           break
         case "tool-call": {
-          const toolCall = ToolCall.make({ id: part.toolCallId, name: part.toolName, arguments: toJson(part.input) })
+          const toolCall = toolCallOf(part.toolCallId, part.toolName, part.input, held)
           toolCalls.push(toolCall)
           yield { _tag: "ToolCall", toolCall }
           break
@@ -147,6 +149,18 @@ async function* streamParts(
       metadata: metadataOf(responseId, providerMetadata),
     }),
   }
+}
+
+// The model behind a middleware that keeps inputs too deep for the SDK away from it
+// (deepToolInput.ts). A model given by its id (a string) is resolved by the SDK itself.
+const guarded = (model: LanguageModel, held: Map<string, string>): LanguageModel =>
+  typeof model === "object" && model.specificationVersion === "v3" ? wrapLanguageModel({ model, middleware: holdBack(held) }) : model
+
+// A held-back input goes to the loop as the model sent it: the loop's boundary answers
+// it with ToolArgumentsInvalid.
+const toolCallOf = (id: string, name: string, input: unknown, held: ReadonlyMap<string, string>): ToolCall => {
+  const text = held.get(id)
+  return ToolCall.make({ id, name, arguments: (text === undefined ? toJson(input) : heldArguments(text)) as JsonValue })
 }
 
 // The arguments generateText and streamText share.

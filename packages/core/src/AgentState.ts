@@ -7,7 +7,7 @@
  */
 import { dual } from "effect/Function"
 import type { Draft } from "immer"
-import type { AgentError } from "./AgentError.js"
+import { bounded, type AgentError } from "./AgentError.js"
 import * as AppendLog from "./AppendLog.js"
 import type { ResponseFormat } from "./InferenceRequest.js"
 import type { JsonValue, Metadata } from "./Json.js"
@@ -307,7 +307,8 @@ export const withStopSignal: {
     : patchExecution(self, { stopSignals: Object.freeze([...self.execution.stopSignals, deepFreeze(signal)]) }))
 
 /**
- * Records an error in the state's error list.
+ * Records an error in the state's error list; a message longer than
+ * `Truncation.defaultMaxLength` is cut (`AgentError.bounded`).
  *
  * @since 0.1.0
  * @category combinators
@@ -316,7 +317,7 @@ export const addError: {
   (error: AgentError): (self: AgentState) => AgentState
   (self: AgentState, error: AgentError): AgentState
 } = dual(2, (self: AgentState, error: AgentError): AgentState =>
-  patchExecution(self, { errors: Object.freeze([...self.execution.errors, deepFreeze(error)]) }))
+  patchExecution(self, { errors: Object.freeze([...self.execution.errors, deepFreeze(bounded(error))]) }))
 
 /**
  * Appends a finished step in O(1) and adds its usage to the run's.

@@ -65,6 +65,8 @@ export type ToolCall = ToolCall_.ToolCall
 import * as ToolExecution_ from "./ToolExecution.js"
 export { ToolExecution_ as ToolExecution }
 export type ToolExecution = ToolExecution_.ToolExecution
+import * as Truncation_ from "./Truncation.js"
+export { Truncation_ as Truncation }
 import * as Usage_ from "./Usage.js"
 export { Usage_ as Usage }
 export type Usage = Usage_.Usage

@@ -8,6 +8,7 @@
 import {
   AgentError,
   AgentState,
+  Guards,
   HookContext,
   HookExecuted,
   HookStack,
@@ -24,10 +25,10 @@ import {
   type InferenceResponse,
   type ToolCall,
 } from "@hookline/core"
-import { Cause, Clock, Effect, Exit, Stream } from "effect"
+import { Cause, Clock, Effect, Exit } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import * as Driver_ from "../Driver.js"
-import { Driver, type DriverShape } from "../Driver.js"
+import { Driver, generateChecked, streamChecked, type DriverShape } from "../Driver.js"
 import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
@@ -44,6 +45,8 @@ export interface EngineConfig<R> {
   readonly silent: Readonly<Record<HookTrigger, boolean>>
   /** The stack, when it has wrap hooks around model calls or tool executions. */
   readonly wraps?: HookStack.HookStack<R> | undefined
+  /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
+  readonly timeLimit?: number | undefined
 }
 
 /** The parts of a context, as the loop has them. */
@@ -142,6 +145,7 @@ type Outcome =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly errors: ReadonlyArray<AgentError.AgentError> }
   | { readonly _tag: "Aborted" }
+  | { readonly _tag: "TimedOut" }
 
 // The state with the record of `raised` (its last entries, if untouched) replaced by `transformed`.
 const rerecord = (
@@ -185,6 +189,7 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
 
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
+const timedOut: Outcome = { _tag: "TimedOut" }
 
 // The mutable heart of one run: `state` is always the last committed state, so an
 // abort or an error anywhere keeps everything committed before it.
@@ -208,6 +213,9 @@ class Run<R> {
   private stale = true
   // The step being run, for the record an error leaves.
   private current: Current | undefined
+  // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
+  // an error or an abort there still records them (settleTools).
+  private readonly unrecorded: Array<ToolExecution> = []
 
   constructor(
     private readonly config: EngineConfig<R>,
@@ -246,7 +254,13 @@ class Run<R> {
     this.emit?.({ _tag: "RunStarted", state: this.state })
     const check = this.config.textCheck
     if (this.streaming && check !== undefined) this.emit?.({ _tag: "TextChecked", ...check })
-    const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    const steps = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
+    // call or hook is interrupted when it passes.
+    const limit = this.config.timeLimit
+    const body = limit === undefined
+      ? steps
+      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, (this.state.execution.startedAt ?? this.lastReading) + limit - this.lastReading)), timedOut))
     this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
@@ -288,7 +302,7 @@ class Run<R> {
         if (result.success) return done
         continue
       }
-      this.recordFailedStep()
+      this.recordFailedStep(false, `its step failed before it ran (${result.failure._tag})`)
       this.inBeforeStep = false
       if (this.abortSeen()) return aborted
       const outcome = yield* this.onError([result.failure])
@@ -383,44 +397,35 @@ class Run<R> {
     return yield* this.shouldStop()
   }
 
+  // Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
+  // garbage, a throw or a defect of the driver is InferenceFailed, like a failed call.
   private callDriver(
     request: InferenceRequest,
     index: number,
     driver: DriverShape = this.driver,
   ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
     const options = this.callOptions
-    if (!this.streaming) return driver.generate(request, options)
+    if (!this.streaming) return generateChecked(driver, request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.textCheck !== undefined ? undefined : this.emit
     // A stream derived from generate: the same call and the same delta, with no stream built.
-    const generate = DerivedStream.generateOf(driver.stream)
-    if (generate !== undefined) {
-      const answer = generate(request, options)
+    if (DerivedStream.generateOf(driver.stream) !== undefined) {
+      const answer = generateChecked(driver, request, options)
       if (emit === undefined) return answer
       return Effect.map(answer, (response) => {
         if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
         return response
       })
     }
-    let response: InferenceResponse | undefined
     let streamed = false
-    return Stream.runForEach(driver.stream(request, options), (part) =>
-      Effect.sync(() => {
-        if (part._tag === "TextDelta") {
-          if (emit !== undefined) {
-            streamed = true
-            emit({ _tag: "TextDelta", step: index, text: part.text })
-          }
-        } else if (part._tag === "Finish") response = part.response
-      })).pipe(
-        Effect.flatMap(() =>
-          response === undefined
-            ? Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
-            : Effect.succeed(response)
-        ),
-        // The consumer drops the text of an attempt that failed after streaming some.
-        Effect.tapError(() => Effect.sync(() => streamed && emit?.({ _tag: "TextReset", step: index }))),
-      )
+    const onText = emit === undefined ? undefined : (text: string) => {
+      streamed = true
+      emit({ _tag: "TextDelta", step: index, text })
+    }
+    return streamChecked(driver, request, options, onText).pipe(
+      // The consumer drops the text of an attempt that failed after streaming some.
+      Effect.tapError(() => Effect.sync(() => streamed && emit?.({ _tag: "TextReset", step: index }))),
+    )
   }
 
   // The model call held by the WrapInference hooks: each call of the innermost `next`
@@ -508,19 +513,22 @@ class Run<R> {
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
-        if (execution === undefined && this.hasToolWraps()) {
-          execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
-          this.stale = true
-        } else if (execution === undefined) {
-          const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
-          if (Effect.isEffect(started)) {
-            execution = yield* started
+        if (execution === undefined) {
+          if (this.hasToolWraps()) {
+            execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
             this.stale = true
           } else {
-            // A synchronous tool's end is the last reading.
-            execution = started
-            this.lastReading = started.completedAt
+            const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
+            if (Effect.isEffect(started)) {
+              execution = yield* started
+              this.stale = true
+            } else {
+              // A synchronous tool's end is the last reading.
+              execution = started
+              this.lastReading = started.completedAt
+            }
           }
+          this.unrecorded.push(execution)
         }
         executions.push(yield* this.afterTool(toolCall, execution, index))
       }
@@ -541,8 +549,8 @@ class Run<R> {
         p.execution !== undefined
           ? Effect.succeed(p.execution)
           : wrapped
-          ? this.wrappedTool(this.config.wraps!, p.before, p.toolCall, state, this.current!)
-          : Tools.execute(tools, p.toolCall, { state, runContext }),
+          ? Effect.tap(this.wrappedTool(this.config.wraps!, p.before, p.toolCall, state, this.current!), (e) => Effect.sync(() => void this.unrecorded.push(e)))
+          : Effect.tap(Tools.execute(tools, p.toolCall, { state, runContext }), (e) => Effect.sync(() => void this.unrecorded.push(e))),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -554,12 +562,50 @@ class Run<R> {
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
     const ctx = yield* this.dispatch(point("AfterToolUse", this.state, this.at(), undefined, undefined, toolCall, execution))
     const final = ctx.toolExecution ?? execution
+    const ran = this.unrecorded.indexOf(execution)
+    if (ran >= 0) this.unrecorded.splice(ran, 1)
+    this.commitExecution(toolCall, final, index)
+    return final
+  }
+
+  private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
     let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state
     this.emit?.({ _tag: "ToolResult", step: index, execution: final })
-    return final
+  }
+
+  // Every tool call of the last assistant message gets exactly one tool message before
+  // anything else is committed: a tool that ran and was not recorded (its AfterToolUse
+  // failed, or the run was aborted there) is recorded as it ran, in its step too; a
+  // call that never ran gets a cancellation marker (Tools.cancelled).
+  private settleTools(why: string): void {
+    const messages = this.state.context.messages
+    // The last assistant message, and the tool messages after it (a hook may have
+    // added other messages in between).
+    let i = messages.length - 1
+    const answered: Array<string> = []
+    for (let m = messages.at(i); m !== undefined && m.role !== "assistant"; m = messages.at(--i)) {
+      if (m.role === "tool") answered.push(m.toolCallId)
+    }
+    const last = messages.at(i)
+    if (last === undefined || last.role !== "assistant" || last.toolCalls.length === 0) {
+      this.unrecorded.length = 0
+      return
+    }
+    for (const call of last.toolCalls) {
+      if (answered.includes(call.id)) continue
+      const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)
+      if (k < 0) {
+        this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))
+        continue
+      }
+      const [execution] = this.unrecorded.splice(k, 1) as [ToolExecution]
+      this.current?.executions.push(execution)
+      this.commitExecution(execution.toolCall, execution, this.stepIndex)
+    }
+    this.unrecorded.length = 0
   }
 
   // The stop check: with stop signals, OnStop runs; a continuation resumes the loop
@@ -626,7 +672,8 @@ class Run<R> {
 
   // A step that an error ended still leaves its record (so the steps guard counts
   // retries).
-  private recordFailedStep(aborting = false): void {
+  private recordFailedStep(aborting = false, why = "its step failed before it ran"): void {
+    this.settleTools(why)
     const current = this.current
     if (current === undefined) return
     this.current = undefined
@@ -686,17 +733,33 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
+    this.settleTools(
+      outcome._tag === "Aborted"
+        ? "the run was aborted before it ran"
+        : outcome._tag === "TimedOut"
+        ? "the run reached its time limit before it ran"
+        : "the run ended before it ran",
+    )
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep(true)
+      this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
+    } else if (outcome._tag === "TimedOut") {
+      this.recordFailedStep(true, "the run reached its time limit before it ran")
+      state = this.state
+      // The time guard's own signal, as it would have raised it at the next BeforeStep.
+      if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
+        const limit = this.config.timeLimit as number
+        const elapsed = this.read() - (state.execution.startedAt ?? this.lastReading)
+        state = AgentState.withStopSignal(state, StopSignal.make(StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limit} ms`, Guards.names.time))
+      }
     } else if (outcome._tag === "Failed") {
       const first = outcome.errors[0] as AgentError.AgentError
       state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
     }
     const status = outcome._tag === "Failed"
       ? "failed"
-      : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
+      : outcome._tag === "Aborted" || outcome._tag === "TimedOut" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
     // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.

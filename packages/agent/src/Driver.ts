@@ -139,7 +139,9 @@ export const fromPromise = (impl: {
     stream: stream === undefined ? undefined : (request, options) =>
       Stream.unwrap(Effect.map(
         Effect.acquireRelease(Effect.sync(() => callOf(options)), (call, exit) =>
-          Effect.sync(() => (Exit.hasInterrupts(exit) ? interrupt(call) : end(call)))),
+          Effect.sync(() => {
+            if (Exit.hasInterrupts(exit)) interrupt(call)
+          })),
         (call) => Stream.fromAsyncIterable(stream(request, call), inferenceFailed),
       )),
   } as Parameters<typeof make>[0])
@@ -151,9 +153,6 @@ export const fromPromise = (impl: {
 type Call = RunCallOptions | CallSignal
 
 const callOf = (options: CallOptions): Call => (options instanceof RunCallOptions ? options : new CallSignal(options))
-const end = (call: Call): void => {
-  if (call instanceof CallSignal) call.end()
-}
 const interrupt = (call: Call): void => {
   if (call instanceof CallSignal) call.interrupt()
   else call.abortCall()
@@ -165,17 +164,10 @@ const promised = <A>(options: CallOptions, start: (options: CallOptions) => Prom
     const call = callOf(options)
     try {
       start(call).then(
-        (a) => {
-          end(call)
-          resume(Effect.succeed(a))
-        },
-        (e) => {
-          end(call)
-          resume(Effect.fail(inferenceFailed(e)))
-        },
+        (a) => resume(Effect.succeed(a)),
+        (e) => resume(Effect.fail(inferenceFailed(e))),
       )
     } catch (e) {
-      end(call)
       resume(Effect.fail(inferenceFailed(e)))
       return
     }

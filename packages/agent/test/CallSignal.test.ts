@@ -141,25 +141,18 @@ describe("CallSignal", () => {
       expect(grown).toBeLessThan(20_000 * 50)
     }, 120_000)
 
-    it("gains no listeners and no heap over 20,000 direct calls of a driver that reads it", async () => {
-      const collect = gc()
-      const kept = new AbortController().signal
-      let live = 0
+    it("gains no listeners over 20,000 direct calls of a driver that reads it, whose signals follow it", async () => {
+      const kept = new AbortController()
+      const seen: Array<AbortSignal> = []
       const driver = model(1, (signal) => {
-        if (!signal.aborted && signal !== kept) live++
+        if (seen.length < 3) seen.push(signal)
       })
-      const calls = async (n: number): Promise<void> => {
-        for (let i = 0; i < n; i++) await Effect.runPromise(driver.generate(request, { signal: kept }))
-      }
-      await calls(2_000)
-      collect()
-      const before = process.memoryUsage().heapUsed
-      await calls(20_000)
-      collect()
-      const grown = process.memoryUsage().heapUsed - before
-      expect(live).toBe(22_000)
-      expect(getEventListeners(kept, "abort")).toHaveLength(0)
-      expect(grown).toBeLessThan(20_000 * 50)
+      for (let i = 0; i < 20_000; i++) await Effect.runPromise(driver.generate(request, { signal: kept.signal }))
+      expect(getEventListeners(kept.signal, "abort")).toHaveLength(0)
+      // A driver may hand its signal on: it follows the given one after the call, as before.
+      expect(seen.map((s) => s.aborted)).toEqual([false, false, false])
+      kept.abort()
+      expect(seen.map((s) => s.aborted)).toEqual([true, true, true])
     }, 120_000)
   })
 })

@@ -8,8 +8,7 @@
 //   user's driver) aborts the signal it may have read, and the next call reads a new one.
 // - `CallSignal`: options for one call made with other options (a driver called
 //   directly): its signal, made on first read, follows the given signal and aborts when
-//   the call is interrupted; the listener it adds to the given signal is removed when
-//   the call ends.
+//   the call is interrupted.
 import type { CallOptions } from "../Driver.js"
 
 export class RunCallOptions implements CallOptions {
@@ -41,38 +40,23 @@ export class RunCallOptions implements CallOptions {
 
 export class CallSignal implements CallOptions {
   #controller: AbortController | undefined = undefined
-  #onAbort: (() => void) | undefined = undefined
-  #ended = false
+  #signal: AbortSignal | undefined = undefined
 
   constructor(private readonly given: CallOptions) {}
 
+  // As before this module: the given signal, or the call's own on interruption. It
+  // keeps following the given signal after the call (a driver may hand it on), through
+  // AbortSignal.any's weak references, not a listener on the given signal.
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      const controller = new AbortController()
-      this.#controller = controller
-      const outer = this.given.signal
-      if (outer.aborted) controller.abort(outer.reason)
-      else if (!this.#ended) {
-        const onAbort = () => controller.abort(outer.reason)
-        this.#onAbort = onAbort
-        outer.addEventListener("abort", onAbort, { once: true })
-      }
+    if (this.#signal === undefined) {
+      this.#controller = new AbortController()
+      this.#signal = AbortSignal.any([this.given.signal, this.#controller.signal])
     }
-    return this.#controller.signal
-  }
-
-  /** The call ended: stop following the given signal. */
-  end(): void {
-    this.#ended = true
-    const onAbort = this.#onAbort
-    if (onAbort === undefined) return
-    this.#onAbort = undefined
-    this.given.signal.removeEventListener("abort", onAbort)
+    return this.#signal
   }
 
   /** The call was interrupted: its signal aborts. */
   interrupt(): void {
-    this.end()
     this.#controller?.abort()
   }
 }

@@ -409,8 +409,10 @@ class Run<R> {
     // Checked text is emitted after the AfterInference hooks, not as it streams.
     const emit = this.config.textCheck !== undefined ? undefined : this.emit
     // A stream derived from generate: the same call and the same delta, with no stream built.
-    if (DerivedStream.generateOf(driver.stream) !== undefined) {
-      const answer = generateChecked(driver, request, options)
+    // (The generate the stream calls: a driver spread with another generate keeps its stream's.)
+    const generate = DerivedStream.generateOf(driver.stream)
+    if (generate !== undefined) {
+      const answer = generateChecked(generate === driver.generate ? driver : { generate, stream: driver.stream }, request, options)
       if (emit === undefined) return answer
       return Effect.map(answer, (response) => {
         if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })

@@ -14,33 +14,47 @@ import type * as Resource from "./Resource.js"
 import * as Tools from "./Tools.js"
 
 /**
+ * The options argument of a run: optional when the agent reads no per-run context
+ * (`C` is `unknown`), required with its `context` when it does.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Agent {
+export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>]
+  : [options: AgentLoop.RunOptions<C> & { readonly context: C }]
+
+/**
+ * An agent whose hooks and tools read a per-run context of type `C`
+ * (`agent.run(input, { context })`); `C` is inferred from them by the builder.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent<C = unknown> {
   readonly _tag: "Agent"
-  readonly loop: AgentLoop.AgentLoop
+  readonly loop: AgentLoop.AgentLoop<never, C>
   readonly driver: DriverShape | undefined
   /** Opened for each run, closed when it ends. */
   readonly resources: ReadonlyArray<Resource.Resource>
   /** Resolves with the final state whatever happened; rejects only for a missing driver. */
-  readonly run: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly run: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** Like `run`, but rejects with a `HooklineError` carrying the error that ended a failed run. */
-  readonly runOrThrow: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly runOrThrow: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** The run's events; breaking out of the loop aborts the run. */
-  readonly stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentEvent>
+  readonly stream: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentEvent>
   /** The state after each step, then the final state. */
-  readonly iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentState>
+  readonly iterate: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentState>
   /** The Effect form of `run`, with this agent's driver provided. */
-  readonly runEffect: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState>
+  readonly runEffect: (input: AgentLoop.Input, ...options: RunArguments<C>) => Effect.Effect<AgentState>
   /**
    * Goes on with a stored run where its last checkpoint left it (a finished run is
    * given back as it is, not run again). Needs a capability that loads runs
    * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
+   * The per-run context is given again by the caller: it is never stored.
    */
-  readonly resume: (runId: string, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly resume: (runId: string, ...options: RunArguments<C>) => Promise<AgentState>
   /** The Effect form of `resume`. */
-  readonly resumeEffect: (runId: string, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState, ResumeError>
+  readonly resumeEffect: (runId: string, ...options: RunArguments<C>) => Effect.Effect<AgentState, ResumeError>
 }
 
 /**
@@ -113,28 +127,30 @@ const opened = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  loop: AgentLoop.AgentLoop,
+export const make = <C = unknown>(
+  loop: AgentLoop.AgentLoop<never, C>,
   driver: DriverShape | undefined,
   resources: ReadonlyArray<Resource.Resource> = [],
   loader?: Loader | undefined,
-): Agent => {
+): Agent<C> => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
     return Effect.provideService(effect, Driver, driver)
   }
   // A run over the agent's loop, or over this run's loop once its resources are open.
-  const withLoop = <A, R>(f: (loop: AgentLoop.AgentLoop) => Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
-    resources.length === 0 ? f(loop) : Effect.scoped(Effect.flatMap(opened(loop, resources), f))
-  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+  const withLoop = <A, R>(f: (loop: AgentLoop.AgentLoop<never, C>) => Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+    resources.length === 0
+      ? f(loop)
+      : Effect.scoped(Effect.flatMap(opened(loop as AgentLoop.AgentLoop, resources), (l) => f(l as AgentLoop.AgentLoop<never, C>)))
+  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     provide(withLoop((l) => AgentLoop.run(l, input, options)))
-  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
   // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
   // a Promise per pull, for a few events each).
   const observed = <A>(
     input: AgentLoop.Input,
-    options: AgentLoop.RunOptions | undefined,
+    options: AgentLoop.RunOptions<C> | undefined,
     streaming: boolean,
     pick: (event: AgentEvent, push: (a: A) => void) => void,
   ): AsyncIterable<A> => {
@@ -147,7 +163,7 @@ export const make = (
       )
     )
   }
-  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions): Effect.Effect<AgentState, ResumeError> =>
+  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions<C>): Effect.Effect<AgentState, ResumeError> =>
     loader === undefined
       ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
       : Effect.flatMap(loader(runId), (state) => (finished(state) ? Effect.succeed(state) : runEffect(state, options)))
@@ -157,17 +173,17 @@ export const make = (
     driver,
     resources: Object.freeze([...resources]),
     run,
-    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => {
+    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => {
       const state = await run(input, options)
       const error = failure(state)
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentEvent>(input, options, true, pushEvent),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentState>(input, options, false, pushState),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentEvent>(input, options, true, pushEvent),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-    resume: (runId: string, options?: AgentLoop.RunOptions) =>
+    resume: (runId: string, options?: AgentLoop.RunOptions<C>) =>
       driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(runId, options)),
     resumeEffect,
-  })
+  }) as Agent<C>
 }

@@ -112,7 +112,8 @@ describe("security", () => {
       expect(ran).toEqual([])
       expect(signal?.aborted).toBe(true)
       expect(final.execution.status).toBe("stopped")
-      expect(toolResults(final)).toEqual([])
+      // Answered only by a cancellation marker (issue 12, item 6), never by a result.
+      expect(toolResults(final)).toEqual(["Cancelled: the run was aborted before it ran"])
     })
   })
 

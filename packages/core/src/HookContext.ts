@@ -314,8 +314,12 @@ export const markErrorsHandled = (self: HookContext): HookContext => withErrors(
 export const stampUpdatedAt = (self: HookContext, at: number): HookContext =>
   self.updatedAt === at ? self : patch(self, { updatedAt: at })
 
-/** @internal restores a block a hook tried to lift by building a context by hand. */
+/**
+ * @internal restores a block a hook tried to lift or rewrite by building a context by
+ * hand: the first block's execution (and so its reason) and the blocked call stay.
+ */
 export const keepBlock = (before: HookContext, after: HookContext): HookContext =>
-  before.toolExecutionBlocked && (!after.toolExecutionBlocked || after.toolExecution?.status !== "blocked")
-    ? patch(after, { toolExecutionBlocked: true, toolExecution: before.toolExecution })
+  before.toolExecutionBlocked
+    && (!after.toolExecutionBlocked || after.toolExecution !== before.toolExecution || after.toolCall !== before.toolCall)
+    ? patch(after, { toolExecutionBlocked: true, toolExecution: before.toolExecution, toolCall: before.toolCall })
     : after

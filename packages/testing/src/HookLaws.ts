@@ -37,6 +37,7 @@ import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options } f
 
 export type { EffectfulHook, GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
 export { LawFailed, verify }
+export { checkWrap } from "./laws/wrap.js"
 
 /**
  * The laws as data, to run one case inside any test:

@@ -26,6 +26,8 @@ export type LawName =
   | "blockStaysBlocked"
   | "commutes"
   | "idempotent"
+  /** A wrap hook pure apart from `next` (`HookLaws.checkWrap`). */
+  | "wrapPure"
 
 /**
  * What a law is checked on: the hook's triggers and the sizes of generated values.

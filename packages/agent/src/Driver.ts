@@ -47,12 +47,25 @@ export interface DriverShape {
 }
 
 /**
- * The driver service.
+ * The driver service: the Effect `Context` key under which the loop finds the model
+ * (`Driver.layer(shape)` provides it). The driver itself, the value users make and
+ * pass to `UseDriver`, is a `Driver.DriverShape`.
  *
  * @since 0.1.0
  * @category services
  */
 export class Driver extends Context.Service<Driver, DriverShape>()("@hookline/agent/Driver") {}
+
+/**
+ * The driver service key, by a name that says so: `Driver.Service` is `Driver.Driver`
+ * (`yield* Driver.Service` in an Effect gives the `DriverShape`).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const Service = Driver
+/** @since 0.1.0 @category services */
+export type Service = Driver
 
 /**
  * Anything thrown or failed by a model call, as `InferenceFailed` (kept as is when it
@@ -64,6 +77,8 @@ export class Driver extends Context.Service<Driver, DriverShape>()("@hookline/ag
 export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
   AgentError.isAgentError(cause) && cause._tag === "InferenceFailed"
     ? cause
+    : cause instanceof AgentError.HooklineError && cause.error._tag === "InferenceFailed"
+    ? cause.error // what toPromise throws: a fallback that rethrows keeps the fields
     : AgentError.inferenceFailed(AgentError.messageOf(cause))
 
 /**
@@ -332,3 +347,57 @@ const consume = (
         }),
       )
   })
+
+/**
+ * A driver's calls as a Promise user makes them: `generate` resolves with the
+ * response, `stream` is an `AsyncIterable` of parts (breaking out of the loop ends
+ * the call); a failure is a thrown `HooklineError` whose `.error` is the
+ * `InferenceFailed`. The signal, if given, aborts the call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseDriver {
+  readonly generate: (request: InferenceRequest, options?: Partial<CallOptions>) => Promise<InferenceResponse>
+  readonly stream: (request: InferenceRequest, options?: Partial<CallOptions>) => AsyncIterable<StreamPart>
+}
+
+const noSignal = new AbortController().signal
+
+/**
+ * The Promise form of a driver, to call a second model from a hook or to wrap a
+ * driver without Effect; `fromPromise(toPromise(d))` behaves as `d`.
+ *
+ * ```ts
+ * const primary = Driver.toPromise(main)
+ * const backup = Driver.toPromise(spare)
+ * const withFallback = Driver.fromPromise({
+ *   generate: (request, options) => primary.generate(request, options).catch(() => backup.generate(request, options)),
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toPromise = (driver: DriverShape): PromiseDriver =>
+  Object.freeze({
+    generate: async (request: InferenceRequest, options?: Partial<CallOptions>) => {
+      const signal = options?.signal ?? noSignal
+      const exit = await Effect.runPromiseExit(driver.generate(request, { signal }), { signal })
+      if (Exit.isSuccess(exit)) return exit.value
+      throw failureOf(exit.cause)
+    },
+    stream: (request: InferenceRequest, options?: Partial<CallOptions>) =>
+      Stream.toAsyncIterable(
+        driver.stream(request, { signal: options?.signal ?? noSignal }).pipe(
+          Stream.mapError((error) => new AgentError.HooklineError(error)),
+        ),
+      ),
+  })
+
+const failureOf = (cause: Cause.Cause<AgentError.InferenceFailed>): AgentError.HooklineError => {
+  const error = Cause.squash(cause)
+  return error instanceof AgentError.HooklineError
+    ? error
+    : new AgentError.HooklineError(inferenceFailed(error))
+}

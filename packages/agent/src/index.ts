@@ -5,6 +5,13 @@
  */
 import * as Driver_ from "./Driver.js"
 export { Driver_ as Driver }
+/**
+ * A driver value (what `UseDriver` takes): `Driver.DriverShape`. The namespace
+ * `Driver` holds the constructors (`make`, `fromPromise`, `toPromise`), the shape
+ * types and `Driver.Service`, the Effect service key.
+ *
+ * @deprecated Write `Driver.DriverShape`; this alias of the same name as the namespace confused users.
+ */
 export type Driver = Driver_.DriverShape
 import * as AgentEvent_ from "./AgentEvent.js"
 export { AgentEvent_ as AgentEvent }

@@ -35,6 +35,8 @@ import { heldArguments, holdBack } from "./internal/deepToolInput.js"
 
 /** The AI SDK's provider options: per provider, a JSON object. */
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]["providerOptions"]>
+/** The AI SDK's telemetry settings (OpenTelemetry spans of each call). */
+type TelemetrySettings = NonNullable<Parameters<typeof generateText>[0]["experimental_telemetry"]>
 
 /**
  * @since 0.1.0
@@ -51,6 +53,10 @@ export interface AiSdkDriverOptions {
    * hooks own retries, and each SDK retry would be invisible to them.
    */
   readonly maxRetries?: number | undefined
+  /** HTTP headers sent with every call, as the AI SDK's `headers` call setting. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined
+  /** The AI SDK's telemetry settings (`experimental_telemetry`), passed through as given. */
+  readonly telemetry?: TelemetrySettings | undefined
 }
 
 
@@ -185,6 +191,8 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
     ...(o.stopSequences === undefined ? {} : { stopSequences: [...o.stopSequences] }),
     ...(providerOptions === undefined ? {} : { providerOptions }),
     maxRetries: options.maxRetries ?? 0,
+    ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
+    ...(options.telemetry === undefined ? {} : { experimental_telemetry: options.telemetry }),
     abortSignal: signal,
   }
 }

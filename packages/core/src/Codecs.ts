@@ -11,6 +11,8 @@ import type * as t from "io-ts"
 import { Result } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
+import type * as AgentState_ from "./AgentState.js"
+import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./internal/decode.js"
 
@@ -121,3 +123,33 @@ export const fromJson = <A>(codec: t.Decoder<unknown, A>, text: string): Result.
   }
   return decode(codec, parsed)
 }
+
+/**
+ * Parses and decodes JSON text, or throws a `HooklineError` carrying `DecodeFailed`
+ * (the Promise-side form of `fromJson`: no Effect `Result` to unwrap).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const fromJsonUnsafe = <A>(codec: t.Decoder<unknown, A>, text: string): A => {
+  const result = fromJson(codec, text)
+  if (Result.isFailure(result)) throw new AgentError_.HooklineError(result.failure)
+  return result.success
+}
+
+/**
+ * A stored state (JSON text from `stringifyState`) back as an `AgentState`; throws a
+ * `HooklineError` whose `.error` is `DecodeFailed{ path }` naming the first bad value.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const parseStateUnsafe = (text: string): AgentState_.AgentState => fromJsonUnsafe(AgentStateCodec, text)
+
+/**
+ * A state as JSON text, to store between runs (`parseStateUnsafe` reads it back).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const stringifyState = (state: AgentState_.AgentState): string => toJson(AgentStateCodec, state)

@@ -30,8 +30,8 @@ export interface Options {
 }
 
 /**
- * After business hooks that add messages (0–99), before logging (below -99), so a
- * log sees the request as sent (docs/ordering.md).
+ * After business hooks that add messages (0–99), before logging (−101 to −199), so
+ * a log sees the request as sent (docs/ordering.md).
  *
  * @since 0.1.0
  * @category constants

@@ -233,7 +233,10 @@ describe("security", () => {
         Stream.runCollect(AgentLoop.stream(loop, "what is the key?")).pipe(Effect.provide(ScriptedDriver.make(script()).layer)),
       )
       const leaked = events.filter((e) => JSON.stringify(e).includes(SECRET)).map((e) => e._tag)
-      expect(new Set(leaked)).toEqual(new Set(["TextDelta", "ToolResult", "StepEnded", "RunEnded"]))
+      expect(new Set(leaked)).toEqual(new Set(["ToolResult", "StepEnded", "RunEnded"]))
+      // An observer cannot rewrite the text, so it streams live: the secret leaks in pieces.
+      expect(events.some((e) => e._tag === "TextChecked")).toBe(false)
+      expect(events.flatMap((e) => (e._tag === "TextDelta" ? [e.text] : [])).join("")).toContain(SECRET)
     })
   })
 })

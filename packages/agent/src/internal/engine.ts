@@ -80,6 +80,11 @@ export interface RunOptions<C = unknown> {
 export interface Observer {
   readonly emit: (event: AgentEvent) => void
   readonly streaming: boolean
+  /**
+   * Holds until the consumer has taken every event emitted so far: the loop waits on
+   * it before tools run, so what a consumer sees follows what happened.
+   */
+  readonly settled?: Effect.Effect<void> | undefined
 }
 
 /** The source name of the loop's own stop signals. */
@@ -125,6 +130,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
   const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
+  run.settled = observer?.settled
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -165,6 +171,8 @@ class Run<R> {
   private signal: AbortSignal | undefined
   private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
+  /** The consumer's barrier (streaming): see `Observer.settled`. */
+  settled: Effect.Effect<void> | undefined
   private stepIndex = 0
   private inBeforeStep = false
   // The clock is read again only after something that takes time (the model, a tool,
@@ -335,6 +343,8 @@ class Run<R> {
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
     if (this.emit !== undefined) {
       for (const toolCall of response.toolCalls) this.emit({ _tag: "ToolCallRequested", step: index, toolCall })
+      // The consumer sees the calls before any tool hook or tool acts on them.
+      if (this.settled !== undefined && response.toolCalls.length > 0) yield* this.settled
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
@@ -382,6 +392,7 @@ class Run<R> {
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined) {
+          if (this.settled !== undefined) yield* this.settled
           const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
           if (Effect.isEffect(started)) {
             execution = yield* started
@@ -402,6 +413,7 @@ class Run<R> {
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
     }
     if (this.abortSeen()) return
+    if (this.settled !== undefined) yield* this.settled
     const state = this.state
     const runContext = this.runContext
     const results = yield* Effect.forEach(

@@ -27,6 +27,11 @@ export type AgentEvent =
   }
   /** A piece of the model's text: as the driver streams it, or, when the loop checks text (`textDeltas`), all of it after the AfterInference hooks. */
   | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
+  /**
+   * Drop the text streamed so far in this step: the model call that streamed it failed
+   * and a wrap hook (a retry, a fallback) may call the model again.
+   */
+  | { readonly _tag: "TextReset"; readonly step: number }
   /** A tool call of the committed assistant message (after AfterInference hooks). */
   | { readonly _tag: "ToolCallRequested"; readonly step: number; readonly toolCall: ToolCall }
   /** A tool call's execution, as committed (after AfterToolUse hooks). */

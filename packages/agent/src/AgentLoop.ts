@@ -8,7 +8,7 @@ import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type Inf
 import { Channel, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
+import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
 import * as EventFeed from "./internal/eventFeed.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -137,6 +137,9 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   modelOptions: loop.modelOptions,
   textCheck: textCheck(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
+  wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
+    ? loop.interceptor as HookStack.HookStack<R>
+    : undefined,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.
@@ -186,6 +189,19 @@ export const stream = <R, C = unknown>(
       return feed.pull
     })
   ))
+
+/**
+ * A run whose events go to `observer` as they happen: what `stream` and `iterate` are
+ * made of, for the Promise facade's iterables (Agent.ts).
+ *
+ * @internal
+ */
+export const observe = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options: RunOptions<C> | undefined,
+  observer: Observer,
+): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
 
 /**
  * The state after each step, then the final state.

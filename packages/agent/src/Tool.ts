@@ -38,6 +38,12 @@ export interface ToolContext<C = unknown> {
   readonly signal: AbortSignal
   /** The caller's per-run context; `undefined` when none was given. Never persisted. */
   readonly runContext: C
+  /**
+   * `runId:toolCallId`, the same on every attempt of this call (a resumed run that
+   * executes a call again gives the same key): pass it to the API the tool calls, so
+   * that a side effect repeated after a crash is recognised there.
+   */
+  readonly idempotencyKey: string
 }
 
 /**

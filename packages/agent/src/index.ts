@@ -18,7 +18,7 @@ export type Agent<C = unknown> = Agent_.Agent<C>
 import * as AgentBuilder_ from "./AgentBuilder.js"
 export { AgentBuilder_ as AgentBuilder }
 export type AgentBuilder<C = unknown> = AgentBuilder_.AgentBuilder<C>
-export { UseContextConfig, UseDriver, UseGuards, UseHook, UseHooks, UseInterceptor, UseLoopOptions, UseTools } from "./AgentBuilder.js"
+export { UseAll, UseContextConfig, UseDriver, UseGuards, UseHook, UseHooks, UseInterceptor, UseLoader, UseLoopOptions, UseResource, UseTools, UseWrap } from "./AgentBuilder.js"
 import * as ContextConfig_ from "./ContextConfig.js"
 export { ContextConfig_ as ContextConfig }
 export type ContextConfig = ContextConfig_.ContextConfig
@@ -29,3 +29,6 @@ export type Tool<A = any, C = any> = Tool_.Tool<A, C>
 import * as Tools_ from "./Tools.js"
 export { Tools_ as Tools }
 export type Tools = Tools_.Tools
+import * as Resource_ from "./Resource.js"
+export { Resource_ as Resource }
+export type Resource = Resource_.Resource

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { HookTrigger } from "./HookTrigger.js"
+import type { WrapPoint } from "./WrapHook.js"
 
 /**
  * A hook threw (or its Effect failed) under `onError: 'fail'`.
@@ -16,7 +17,8 @@ import type { HookTrigger } from "./HookTrigger.js"
 export interface HookFailed {
   readonly _tag: "HookFailed"
   readonly hook: string
-  readonly trigger: HookTrigger
+  /** The trigger, or the wrap point of a wrap hook. */
+  readonly trigger: HookTrigger | WrapPoint
   readonly message: string
 }
 
@@ -42,6 +44,8 @@ export interface InferenceFailed {
   readonly message: string
   readonly status: number | undefined
   readonly retryable: boolean
+  /** How long the provider asked to wait before another call (its `Retry-After`), in ms. */
+  readonly retryAfterMs?: number | undefined
 }
 
 /**
@@ -184,7 +188,7 @@ export const messageOf = (cause: unknown): string => {
  * @since 0.1.0
  * @category constructors
  */
-export const hookFailed = (hook: string, trigger: HookTrigger, cause: unknown): HookFailed =>
+export const hookFailed = (hook: string, trigger: HookTrigger | WrapPoint, cause: unknown): HookFailed =>
   Object.freeze({ _tag: "HookFailed", hook, trigger, message: `hook "${hook}" failed on ${trigger}: ${messageOf(cause)}` })
 
 /**
@@ -205,9 +209,15 @@ export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffec
  */
 export const inferenceFailed = (
   message: string,
-  options: { readonly status?: number | undefined; readonly retryable?: boolean } = {},
+  options: { readonly status?: number | undefined; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined } = {},
 ): InferenceFailed =>
-  Object.freeze({ _tag: "InferenceFailed", message, status: options.status, retryable: options.retryable ?? false })
+  Object.freeze({
+    _tag: "InferenceFailed",
+    message,
+    status: options.status,
+    retryable: options.retryable ?? false,
+    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+  })
 
 /**
  * @since 0.1.0

@@ -17,7 +17,7 @@ import * as Tools from "./Tools.js"
  * The options argument of a run: optional when the agent reads no per-run context
  * (`C` is `unknown`), required with its `context` when it does.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>]
@@ -25,7 +25,7 @@ export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOption
 
 /**
  * An agent whose hooks and tools read a per-run context of type `C`
- * (`agent.run(input, { context })`); `C` is inferred from them by the builder.
+ * (`agent.run(input, { context })`); the builder infers `C` from them.
  *
  * @since 0.1.0
  * @category models
@@ -156,9 +156,12 @@ export const make = <C = unknown>(
     pick: (event: AgentEvent, push: (a: A) => void) => void,
   ): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
-    return FiberIterable.make<A>((push) =>
+    // A stream waits, before tools run, until the consumer took every event so far.
+    return FiberIterable.make<A>((push, settled) =>
       Effect.provideService(
-        withLoop((l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push) })),
+        withLoop((l) =>
+          AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push), settled: streaming ? settled : undefined })
+        ),
         Driver,
         driver,
       )

@@ -5,10 +5,11 @@
  * @since 0.1.0
  */
 import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
-import { Duration, Effect, Queue, Stream } from "effect"
+import { Channel, Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
+import * as EventFeed from "./internal/eventFeed.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
@@ -198,17 +199,19 @@ export const stream = <R, C = unknown>(
   input: Input,
   options?: RunOptions<C>,
 ): Stream.Stream<AgentEvent, never, R | Driver> =>
-  Stream.callback<AgentEvent, never, R | Driver>((queue) =>
-    Effect.andThen(
-      runEngine(config(loop), initialState(input), options, {
-        streaming: true,
-        emit: (event) => {
-          Queue.offerUnsafe(queue, event)
-        },
-      }),
-      Queue.end(queue),
-    )
-  )
+  Stream.fromChannel(Channel.fromTransform((_, scope) =>
+    Effect.gen(function*() {
+      const feed = EventFeed.make<AgentEvent>()
+      // The consumer pulls; before a tool runs the loop waits until it took every
+      // event so far (events follow what happened). Leaving the stream closes the
+      // scope, which interrupts the run (AfterExecution still fires).
+      yield* runEngine(config(loop), initialState(input), options, { streaming: true, emit: feed.push, settled: feed.settled }).pipe(
+        Effect.ensuring(Effect.sync(feed.end)),
+        Effect.forkIn(scope, { startImmediately: true }),
+      )
+      return feed.pull
+    })
+  ))
 
 /**
  * A run whose events go to `observer` as they happen: what `stream` and `iterate` are

@@ -238,6 +238,7 @@ describe("security", () => {
       const leaked = events.filter((e) => e._tag !== "TextDelta" && JSON.stringify(e).includes(SECRET)).map((e) => e._tag)
       expect(streamed).toContain(SECRET)
       expect(new Set(leaked)).toEqual(new Set(["ToolResult", "StepEnded", "RunEnded"]))
+      expect(events.some((e) => e._tag === "TextChecked")).toBe(false)
     })
   })
 })

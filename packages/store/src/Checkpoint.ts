@@ -171,14 +171,17 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.continuationRequested = e1.continuationRequested
     changed = true
   }
+  if (e0 === undefined || e0.usage !== e1.usage) (delta.usage = e1.usage), (changed = true)
+  const errors = e0 === undefined ? { from: 0, items: e1.errors } : arrayTailOf(e0.errors, e1.errors)
+  if (errors !== undefined) (delta.errors = errors), (changed = true)
   if (e0 === undefined ? e1.stopReason !== undefined : e0.stopReason !== e1.stopReason) {
     delta.stopReason = orNull(e1.stopReason)
     changed = true
   }
-  if (e0 === undefined || e0.metadata !== e1.metadata) (delta.executionMetadata = e1.metadata), (changed = true)
-  if (e0 === undefined || e0.usage !== e1.usage) (delta.usage = e1.usage), (changed = true)
-  const errors = e0 === undefined ? { from: 0, items: e1.errors } : arrayTailOf(e0.errors, e1.errors)
-  if (errors !== undefined) (delta.errors = errors), (changed = true)
+  if (e0 === undefined ? e1.metadata !== AgentState.emptyExecution.metadata : e0.metadata !== e1.metadata) {
+    delta.executionMetadata = e1.metadata
+    changed = true
+  }
   return changed ? delta : undefined
 }
 
@@ -281,10 +284,10 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     completedAt: undefined,
     stopSignals: [],
     continuationRequested: false,
-    stopReason: undefined,
-    executionMetadata: {},
     usage: AgentState.emptyExecution.usage,
     errors: [],
+    stopReason: undefined,
+    executionMetadata: AgentState.emptyExecution.metadata,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row

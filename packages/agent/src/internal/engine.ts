@@ -90,6 +90,11 @@ export interface RunOptions<C = unknown> {
 export interface Observer {
   readonly emit: (event: AgentEvent) => void
   readonly streaming: boolean
+  /**
+   * Holds until the consumer has taken every event emitted so far: the loop waits on
+   * it before tools run, so what a consumer sees follows what happened.
+   */
+  readonly settled?: Effect.Effect<void> | undefined
 }
 
 /** The source name of the loop's own stop signals. */
@@ -135,6 +140,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
   const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
+  run.settled = observer?.settled
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -204,6 +210,8 @@ class Run<R> {
   private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
   private afterExecutionRan = false
+  /** The consumer's barrier (streaming): see `Observer.settled`. */
+  settled: Effect.Effect<void> | undefined
   private stepIndex = 0
   private inBeforeStep = false
   // The clock is read again only after something that takes time (the model, a tool,
@@ -374,6 +382,8 @@ class Run<R> {
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
     if (this.emit !== undefined) {
       for (const toolCall of response.toolCalls) this.emit({ _tag: "ToolCallRequested", step: index, toolCall })
+      // The consumer sees the calls before any tool hook or tool acts on them.
+      if (this.settled !== undefined && response.toolCalls.length > 0) yield* this.settled
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
@@ -441,7 +451,7 @@ class Run<R> {
   ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed | AgentError.HookFailed, R> {
     const ctx = HookContext.isHookContext(before) && before.request === request
       ? before
-      : HookContext.make(point("BeforeInference", this.state, this.at(), request))
+      : HookContext.make({ ...point("BeforeInference", this.state, this.at(), request), runContext: this.runContext })
     const attempts: Array<AttemptRecord> = (current.attempts = [])
     const call = (c: HookContext, options: WrapHook.CallOptions | undefined) => {
       const driver = options?.model === undefined ? this.driver : options.model
@@ -481,7 +491,7 @@ class Run<R> {
   ): Effect.Effect<ToolExecution, AgentError.HookFailed, R> {
     const ctx = HookContext.isHookContext(before) && before.toolCall === toolCall
       ? before
-      : HookContext.make(point("BeforeToolUse", state, this.at(), undefined, undefined, toolCall))
+      : HookContext.make({ ...point("BeforeToolUse", state, this.at(), undefined, undefined, toolCall), runContext: this.runContext })
     const attempts = (current.toolAttempts ??= [])
     const tools = this.config.tools
     return HookStack.wrapToolUse(stack, ctx, (c) => {
@@ -515,6 +525,7 @@ class Run<R> {
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
+        if (execution === undefined && this.settled !== undefined) yield* this.settled
         if (execution === undefined) {
           if (this.hasToolWraps()) {
             execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
@@ -542,6 +553,7 @@ class Run<R> {
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
     }
     if (this.abortSeen()) return
+    if (this.settled !== undefined) yield* this.settled
     const state = this.state
     const wrapped = this.hasToolWraps()
     const runContext = this.runContext

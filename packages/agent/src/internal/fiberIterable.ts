@@ -18,8 +18,27 @@ class FiberIterator<A> implements AsyncIterator<A> {
   private exit: Exit.Exit<unknown> | undefined = undefined
   private waiter: { readonly resolve: (r: IteratorResult<A>) => void; readonly reject: (e: unknown) => void } | undefined = undefined
   private closing: Promise<IteratorResult<A>> | undefined = undefined
+  // Who waits until the consumer took everything pushed so far (see `make`).
+  private settledWaiters: Array<() => void> = []
 
-  constructor(private readonly start: (push: (a: A) => void) => Effect.Effect<unknown>) {}
+  constructor(private readonly start: (push: (a: A) => void, settled: Effect.Effect<void>) => Effect.Effect<unknown>) {}
+
+  // Succeeds once every pushed value was taken and the consumer asks for the next one
+  // (a `for await` body has finished with the last), or the iterator is closing.
+  private readonly settled: Effect.Effect<void> = Effect.callback<void>((resume) => {
+    if (this.closing !== undefined || (this.waiter !== undefined && this.head >= this.buffer.length)) return resume(Effect.void)
+    const waiter = () => resume(Effect.void)
+    this.settledWaiters.push(waiter)
+    return Effect.sync(() => {
+      this.settledWaiters = this.settledWaiters.filter((w) => w !== waiter)
+    })
+  })
+
+  private releaseSettled(): void {
+    const released = this.settledWaiters
+    this.settledWaiters = []
+    for (const resume of released) resume()
+  }
 
   next(): Promise<IteratorResult<A>> {
     if (this.closing !== undefined) return this.closing
@@ -28,6 +47,7 @@ class FiberIterator<A> implements AsyncIterator<A> {
     if (this.exit !== undefined) return this.end(this.exit)
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject }
+      this.releaseSettled()
     })
   }
 
@@ -45,11 +65,12 @@ class FiberIterator<A> implements AsyncIterator<A> {
     const waiter = this.waiter
     this.waiter = undefined
     waiter?.resolve(done)
+    this.releaseSettled()
     return this.closing
   }
 
   private run(): void {
-    const fiber = Effect.runFork(this.start((a) => this.push(a)))
+    const fiber = Effect.runFork(this.start((a) => this.push(a), this.settled))
     this.fiber = fiber
     fiber.addObserver((exit) => {
       this.exit = exit
@@ -90,7 +111,11 @@ class FiberIterator<A> implements AsyncIterator<A> {
   }
 }
 
-/** The values `start` pushes while its fiber runs, for `for await`. */
-export const make = <A>(start: (push: (a: A) => void) => Effect.Effect<unknown>): AsyncIterable<A> => ({
+/**
+ * The values `start` pushes while its fiber runs, for `for await`. `settled` holds
+ * until the consumer has taken every value pushed so far and asks for the next: a run
+ * waits on it before a tool runs, so the consumer sees the call before the tool acts.
+ */
+export const make = <A>(start: (push: (a: A) => void, settled: Effect.Effect<void>) => Effect.Effect<unknown>): AsyncIterable<A> => ({
   [Symbol.asyncIterator]: () => new FiberIterator(start),
 })

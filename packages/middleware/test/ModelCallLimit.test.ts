@@ -42,7 +42,7 @@ describe("ModelCallLimit", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks", () => {
+    it("obeys the laws of hooks", { timeout: 120_000 }, () => {
       HookLaws.check(ModelCallLimit.make({ max: 1 }), { name: ModelCallLimit.name, triggers: ["BeforeExecution", "BeforeStep", "BeforeInference"] })
       HookLaws.check(ModelCallLimit.make({ max: 0, onLimit: "answer" }), { name: ModelCallLimit.name, triggers: ["BeforeInference"] })
     })

@@ -80,7 +80,7 @@ describe("ToolCallLimit", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks", () => {
+    it("obeys the laws of hooks", { timeout: 120_000 }, () => {
       HookLaws.check(ToolCallLimit.make({ total: 2, perTool: { a: 1 } }), { name: ToolCallLimit.name, triggers: ["BeforeExecution", "BeforeToolUse"] })
       HookLaws.check(ToolCallLimit.make({ total: 0, onLimit: "stop" }), { name: ToolCallLimit.name, triggers: ["BeforeToolUse"] })
     })

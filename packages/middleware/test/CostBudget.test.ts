@@ -65,7 +65,7 @@ describe("CostBudget", () => {
         name: CostBudget.name,
         triggers: "BeforeStep",
         idempotent: true,
-        guard: { source: CostBudget.name, reason: CostBudget.stopReason },
+        guard: { source: CostBudget.name },
       })
     })
   })

@@ -53,7 +53,7 @@ describe("ToolCallLimit", () => {
         UseToolCallLimit({ total: 1, onLimit: "stop" }),
       ).run("go")
       expect(final.execution.status).toBe("stopped")
-      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: ToolCallLimit.stopReason, source: ToolCallLimit.name })
+      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: "ToolCallLimitReached", source: ToolCallLimit.name })
       expect(ran).toEqual(["a"])
       expect(driver.requests).toHaveLength(2)
     })

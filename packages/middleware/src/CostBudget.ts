@@ -48,7 +48,7 @@ export const name = "guard:cost_budget"
 export const priority = 200
 
 /** The reason of its signal. @since 0.1.0 @category constants */
-export const stopReason = StopReason.custom({ name: "CostBudgetReached", priority: 450, kind: "hard" })
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "CostBudgetReached", priority: 450, kind: "hard" })
 
 const checkPrice = (path: string, u: unknown): Price => {
   const p = O.record(path, u, ["input", "output", "cachedInput"])

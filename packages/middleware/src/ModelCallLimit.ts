@@ -41,7 +41,7 @@ export const name = "limit:model_calls"
 export const priority = -100
 
 /** The stop reason of `onLimit: "stop"`: hard, just above the steps limit (500). @since 0.1.0 @category constants */
-export const stopReason = StopReason.custom({ name: "ModelCallLimitReached", priority: 520, kind: "hard" })
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "ModelCallLimitReached", priority: 520, kind: "hard" })
 
 const check = (options: unknown) => {
   const o = O.record("options", options, ["max", "onLimit", "message"])

@@ -65,7 +65,7 @@ export interface Output<A> {
 export const name = "output:structured"
 
 /** The reason the run stops with: hard, above StopRequested (700), below ErrorForbade (800). @since 0.1.0 @category constants */
-export const stopReason = StopReason.custom({ name: "OutputInvalid", priority: 750, kind: "hard" })
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "OutputInvalid", priority: 750, kind: "hard" })
 
 /** The longest answer decoded, in characters. @since 0.1.0 @category constants */
 export const maxAnswerLength = 1_000_000

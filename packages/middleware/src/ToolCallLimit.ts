@@ -38,7 +38,7 @@ export const priority = -100
  * @since 0.1.0
  * @category constants
  */
-export const stopReason = StopReason.custom({ name: "ToolCallLimitReached", priority: 510, kind: "hard" })
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "ToolCallLimitReached", priority: 510, kind: "hard" })
 
 // A type alias, so it is JSON for the metadata.
 type Counts = {

@@ -118,6 +118,7 @@ const opened = (
         toolConcurrency: loop.toolConcurrency,
         modelOptions: loop.modelOptions,
         textDeltas: loop.textDeltas,
+        maxExecutionTime: loop.maxExecutionTime,
       }),
   )
 

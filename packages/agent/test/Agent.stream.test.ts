@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { InferenceResponse, ToolCall, type HookExecuted } from "@hookline/core"
-import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseLoopOptions, UseTools } from "@hookline/agent"
+import { InferenceResponse, ToolCall, type AgentState, type HookExecuted, type Interceptor } from "@hookline/core"
+import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseInterceptor, UseLoopOptions, UseTools } from "@hookline/agent"
 import { add } from "./support.js"
 
 // The Promise facade's iterables (internal/fiberIterable.ts) and the streamed run of a
@@ -82,10 +82,20 @@ describe("Agent", () => {
     })
 
     it("rejects the iteration with the defect when the run dies", async () => {
+      // A driver's defect is the model call's failure (checked at the boundary); a custom
+      // interceptor that dies is a defect of the run itself.
+      const dying: Interceptor = { intercept: () => Effect.die(new Error("interceptor bug")) }
+      const agent = AgentBuilder.make(UseDriver(generateOnly()), UseInterceptor(dying))
+      await expect(collect(agent.stream("hi"))).rejects.toThrow("interceptor bug")
+      await expect(collect(agent.iterate("hi"))).rejects.toThrow("interceptor bug")
+    })
+
+    it("ends the run failed, not the iteration, when the driver dies", async () => {
       const dying = Driver.make({ generate: () => Effect.die(new Error("driver bug")) })
-      const agent = AgentBuilder.make(UseDriver(dying))
-      await expect(collect(agent.stream("hi"))).rejects.toThrow("driver bug")
-      await expect(collect(agent.iterate("hi"))).rejects.toThrow("driver bug")
+      const states = await collect(AgentBuilder.make(UseDriver(dying)).iterate("hi"))
+      const final = states.at(-1) as AgentState
+      expect(final.execution.status).toBe("failed")
+      expect(final.execution.errors[0]).toMatchObject({ _tag: "InferenceFailed", message: expect.stringContaining("driver bug") })
     })
   })
 })

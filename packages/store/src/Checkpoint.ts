@@ -83,7 +83,7 @@ const finite = t.refinement(t.number, Number.isFinite, "finite number")
  * @since 0.1.0
  * @category codecs
  */
-export const DeltaCodec = t.intersection([
+export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
   t.type({ v: t.literal(version), id: t.string }),
   t.partial({
     parentId: nullable(t.string),

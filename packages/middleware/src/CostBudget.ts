@@ -4,9 +4,8 @@
  * reaches the budget the guard raises a stop signal (a hard stop: a continuation
  * cannot lift it). Like every guard, it only adds the signal; the loop stops.
  *
- * Custom stop reasons are not in the core yet (they are being added on branch
- * api-run): until then the signal's reason is `TokenLimitReached`, the closest
- * built-in one, and its source `guard:cost_budget` tells it apart.
+ * Its signal has its own reason, `CostBudgetReached` (hard, ranked between the token
+ * limit, 400, and the steps limit, 500).
  *
  * @since 0.1.0
  */
@@ -48,8 +47,8 @@ export const name = "guard:cost_budget"
 /** With the other guards. @since 0.1.0 @category constants */
 export const priority = 200
 
-/** The reason of its signal until custom stop reasons land. @since 0.1.0 @category constants */
-export const stopReason = StopReason.TokenLimitReached
+/** The reason of its signal. @since 0.1.0 @category constants */
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "CostBudgetReached", priority: 450, kind: "hard" })
 
 const checkPrice = (path: string, u: unknown): Price => {
   const p = O.record(path, u, ["input", "output", "cachedInput"])

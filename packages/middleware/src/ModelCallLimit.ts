@@ -40,8 +40,8 @@ export const name = "limit:model_calls"
 /** Low, so a cache hook answers first (and is not counted). @since 0.1.0 @category constants */
 export const priority = -100
 
-/** The stop reason of `onLimit: "stop"`, the closest built-in one until custom reasons land. @since 0.1.0 @category constants */
-export const stopReason = StopReason.StepsLimitReached
+/** The stop reason of `onLimit: "stop"`: hard, just above the steps limit (500). @since 0.1.0 @category constants */
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "ModelCallLimitReached", priority: 520, kind: "hard" })
 
 const check = (options: unknown) => {
   const o = O.record("options", options, ["max", "onLimit", "message"])

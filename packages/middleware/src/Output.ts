@@ -64,6 +64,9 @@ export interface Output<A> {
 /** @since 0.1.0 @category constants */
 export const name = "output:structured"
 
+/** The reason the run stops with: hard, above StopRequested (700), below ErrorForbade (800). @since 0.1.0 @category constants */
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "OutputInvalid", priority: 750, kind: "hard" })
+
 /** The longest answer decoded, in characters. @since 0.1.0 @category constants */
 export const maxAnswerLength = 1_000_000
 
@@ -156,7 +159,7 @@ export const make = <A>(schema: Tool.Parameters<A>, options: Options = {}): Outp
         const invalid = HookContext.withState(ctx, AgentState.withMetadata(ctx.state, { [name]: { status: "invalid", error: { ...error } } }))
         return HookContext.withStopSignal(
           invalid,
-          StopSignal.make(StopReason.ErrorForbade, `OutputInvalid${path === "" ? "" : ` at ${path}`}: ${message}`, name),
+          StopSignal.make(stopReason, `OutputInvalid${path === "" ? "" : ` at ${path}`}: ${message}`, name),
         )
       },
     })

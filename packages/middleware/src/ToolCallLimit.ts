@@ -32,13 +32,13 @@ export const name = "limit:tool_calls"
 export const priority = -100
 
 /**
- * The stop reason of `onLimit: "stop"`: until custom stop reasons land, the closest
- * hard built-in one (a continuation cannot lift it).
+ * The stop reason of `onLimit: "stop"`: hard (a continuation cannot lift it), ranked
+ * just above the steps limit (500).
  *
  * @since 0.1.0
  * @category constants
  */
-export const stopReason = StopReason.StepsLimitReached
+export const stopReason: StopReason.Custom = StopReason.custom({ name: "ToolCallLimitReached", priority: 510, kind: "hard" })
 
 // A type alias, so it is JSON for the metadata.
 type Counts = {

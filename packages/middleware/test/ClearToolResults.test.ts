@@ -41,7 +41,7 @@ describe("ClearToolResults", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks and is idempotent", () => {
+    it("obeys the laws of hooks and is idempotent", { timeout: 120_000 }, () => {
       HookLaws.check(ClearToolResults.make({ keep: 1 }), { name: ClearToolResults.name, triggers: "BeforeInference", idempotent: true })
       HookLaws.check(ClearToolResults.make({ keep: 0 }), { name: ClearToolResults.name, triggers: "BeforeInference", idempotent: true })
     })

@@ -60,12 +60,12 @@ describe("CostBudget", () => {
   })
 
   describe("make", () => {
-    it("is a guard that stays fired and obeys the laws of hooks", () => {
+    it("is a guard that stays fired and obeys the laws of hooks", { timeout: 120_000 }, () => {
       HookLaws.check(CostBudget.make({ maxCost: 0.001, prices: { unknown: { input: 1, output: 1 } }, unknownModel: "free" }), {
         name: CostBudget.name,
         triggers: "BeforeStep",
         idempotent: true,
-        guard: { source: CostBudget.name, reason: CostBudget.stopReason },
+        guard: { source: CostBudget.name },
       })
     })
   })

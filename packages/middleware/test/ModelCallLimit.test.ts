@@ -19,7 +19,7 @@ describe("ModelCallLimit", () => {
       const final = await AgentBuilder.make(UseDriver(driver), UseGuards({ maxSteps: 10 }), keepGoing, UseModelCallLimit({ max: 2 })).run("go")
       expect(driver.requests).toHaveLength(2)
       expect(final.execution.status).toBe("stopped")
-      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: ModelCallLimit.stopReason, source: ModelCallLimit.name })
+      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: "ModelCallLimitReached", source: ModelCallLimit.name })
     })
 
     it("answers the call past the limit without the model with onLimit: answer", async () => {
@@ -42,7 +42,7 @@ describe("ModelCallLimit", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks", () => {
+    it("obeys the laws of hooks", { timeout: 120_000 }, () => {
       HookLaws.check(ModelCallLimit.make({ max: 1 }), { name: ModelCallLimit.name, triggers: ["BeforeExecution", "BeforeStep", "BeforeInference"] })
       HookLaws.check(ModelCallLimit.make({ max: 0, onLimit: "answer" }), { name: ModelCallLimit.name, triggers: ["BeforeInference"] })
     })

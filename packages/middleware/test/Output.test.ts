@@ -3,6 +3,7 @@ import * as t from "io-ts"
 import { AgentBuilder, UseDriver } from "@hookline/agent"
 import { Output } from "@hookline/middleware"
 import { ScriptedDriver } from "@hookline/testing"
+import { StopSignal } from "@hookline/core"
 
 const City = t.type({ city: t.string, population: t.number })
 
@@ -42,6 +43,7 @@ describe("Output", () => {
       const final = await AgentBuilder.make(UseDriver(driver), answer.use).run("Largest city?")
       expect(driver.requests).toHaveLength(2)
       expect(final.execution.status).toBe("stopped")
+      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: "OutputInvalid", source: Output.name })
       expect(answer.error(final)).toEqual({ _tag: "OutputInvalid", path: "city", message: expect.any(String), attempts: 2 })
       expect(await answer.value(final)).toBeUndefined()
     })

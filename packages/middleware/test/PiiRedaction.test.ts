@@ -72,7 +72,7 @@ describe("PiiRedaction", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks and is idempotent", () => {
+    it("obeys the laws of hooks and is idempotent", { timeout: 120_000 }, () => {
       HookLaws.check(PiiRedaction.make(), { name: PiiRedaction.name, triggers: ["AfterToolUse", "AfterInference"], idempotent: true })
     })
   })

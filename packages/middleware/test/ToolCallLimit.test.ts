@@ -53,7 +53,7 @@ describe("ToolCallLimit", () => {
         UseToolCallLimit({ total: 1, onLimit: "stop" }),
       ).run("go")
       expect(final.execution.status).toBe("stopped")
-      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: ToolCallLimit.stopReason, source: ToolCallLimit.name })
+      expect(StopSignal.highest(final.execution.stopSignals)).toMatchObject({ reason: "ToolCallLimitReached", source: ToolCallLimit.name })
       expect(ran).toEqual(["a"])
       expect(driver.requests).toHaveLength(2)
     })
@@ -80,7 +80,7 @@ describe("ToolCallLimit", () => {
   })
 
   describe("make", () => {
-    it("obeys the laws of hooks", () => {
+    it("obeys the laws of hooks", { timeout: 120_000 }, () => {
       HookLaws.check(ToolCallLimit.make({ total: 2, perTool: { a: 1 } }), { name: ToolCallLimit.name, triggers: ["BeforeExecution", "BeforeToolUse"] })
       HookLaws.check(ToolCallLimit.make({ total: 0, onLimit: "stop" }), { name: ToolCallLimit.name, triggers: ["BeforeToolUse"] })
     })

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
+import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
@@ -34,9 +35,23 @@ export interface Agent {
    * given back as it is, not run again). Needs a capability that loads runs
    * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
    */
-  readonly resume: (runId: string, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  /**
+   * A suspended run (by id or as a state) goes on with `decisions` (`Decision.approve`,
+   * `edit`, `reject`); with decisions for only some of its calls it runs those and stays
+   * suspended on the rest; with none it is given back as it is. A decision for a call the
+   * run does not wait on, or two for one call, is a `DecisionInvalid`.
+   */
+  readonly resume: (
+    run: string | AgentState,
+    decisions?: ReadonlyArray<Decision.Decision>,
+    options?: AgentLoop.RunOptions,
+  ) => Promise<AgentState>
   /** The Effect form of `resume`. */
-  readonly resumeEffect: (runId: string, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState, ResumeError>
+  readonly resumeEffect: (
+    run: string | AgentState,
+    decisions?: ReadonlyArray<Decision.Decision>,
+    options?: AgentLoop.RunOptions,
+  ) => Effect.Effect<AgentState, ResumeError>
 }
 
 /**
@@ -111,10 +126,23 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined,
       Effect.provideService(AgentLoop.observe(loop, input, options, { streaming, emit: (event) => pick(event, push) }), Driver, driver)
     )
   }
-  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions): Effect.Effect<AgentState, ResumeError> =>
-    loader === undefined
+  const load = (run: string | AgentState): Effect.Effect<AgentState, ResumeError> =>
+    typeof run !== "string"
+      ? Effect.succeed(run)
+      : loader === undefined
       ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
-      : Effect.flatMap(loader(runId), (state) => (finished(state) ? Effect.succeed(state) : runEffect(state, options)))
+      : loader(run)
+  const resumeEffect = (
+    run: string | AgentState,
+    decisions: ReadonlyArray<Decision.Decision> = [],
+    options?: AgentLoop.RunOptions,
+  ): Effect.Effect<AgentState, ResumeError> =>
+    Effect.flatMap(load(run), (state) => {
+      const checked = Decision.validate(state, decisions)
+      if (Result.isFailure(checked)) return Effect.fail(checked.failure)
+      if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0)) return Effect.succeed(state)
+      return runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
+    })
   return Object.freeze({
     _tag: "Agent",
     loop,
@@ -129,8 +157,8 @@ export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined,
     stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentEvent>(input, options, true, pushEvent),
     iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-    resume: (runId: string, options?: AgentLoop.RunOptions) =>
-      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(runId, options)),
+    resume: (run: string | AgentState, decisions?: ReadonlyArray<Decision.Decision>, options?: AgentLoop.RunOptions) =>
+      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(run, decisions, options)),
     resumeEffect,
   })
 }

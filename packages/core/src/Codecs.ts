@@ -27,7 +27,7 @@ export {
 export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
 export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
-export { AgentContext, AgentState, Execution, HookContext, Step, StopSignal, ToolExecution } from "./codecs/state.js"
+export { AgentContext, AgentState, Execution, HookContext, PendingCall, Step, StopSignal, ToolExecution } from "./codecs/state.js"
 
 /**
  * The encoded (JSON-safe) form of a codec's values.

@@ -5,3 +5,5 @@
  */
 export * as SlidingWindow from "./SlidingWindow.js"
 export { UseSlidingWindow } from "./SlidingWindow.js"
+export * as Approval from "./Approval.js"
+export { UseApproval } from "./Approval.js"

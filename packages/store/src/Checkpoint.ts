@@ -58,6 +58,7 @@ export interface Delta {
   readonly continuationRequested?: boolean | undefined
   readonly usage?: Usage.Usage | undefined
   readonly errors?: Tail<AgentError.AgentError> | undefined
+  readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
 }
 
 const tail = <A, O>(item: t.Type<A, O, unknown>) =>
@@ -98,6 +99,7 @@ export const DeltaCodec = t.intersection([
     continuationRequested: t.boolean,
     usage: Codecs.Usage,
     errors: tail(Codecs.AgentError),
+    pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
   }),
 ])
 
@@ -170,6 +172,10 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
   if (e0 === undefined || e0.usage !== e1.usage) (delta.usage = e1.usage), (changed = true)
   const errors = e0 === undefined ? { from: 0, items: e1.errors } : arrayTailOf(e0.errors, e1.errors)
   if (errors !== undefined) (delta.errors = errors), (changed = true)
+  if (e0 === undefined ? e1.pendingCalls !== undefined : e0.pendingCalls !== e1.pendingCalls) {
+    delta.pendingCalls = orNull(e1.pendingCalls)
+    changed = true
+  }
   return changed ? delta : undefined
 }
 
@@ -209,6 +215,7 @@ interface Acc {
   continuationRequested: boolean
   usage: Usage.Usage
   errors: Array<AgentError.AgentError>
+  pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
 }
 
 const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
@@ -272,6 +279,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     continuationRequested: false,
     usage: AgentState.emptyExecution.usage,
     errors: [],
+    pendingCalls: undefined,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
@@ -298,6 +306,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.stopSignals !== undefined) acc.stopSignals = d.stopSignals
     if (d.continuationRequested !== undefined) acc.continuationRequested = d.continuationRequested
     if (d.usage !== undefined) acc.usage = d.usage
+    if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
   }
   const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
   const state = AgentState.withExecution(
@@ -316,6 +325,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       continuationRequested: acc.continuationRequested,
       usage: acc.usage,
       errors: Object.freeze([...acc.errors]),
+      ...(acc.pendingCalls === undefined ? {} : { pendingCalls: acc.pendingCalls }),
     },
   )
   return Result.succeed(state)

@@ -20,13 +20,14 @@ import {
   type HookTrigger,
   type Interceptor,
   type InferenceResponse,
-  type ToolCall,
+  ToolCall,
 } from "@hookline/core"
 import { Cause, Clock, Effect, Exit, Stream } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import { Driver, type DriverShape } from "../Driver.js"
 import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
+import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -67,6 +68,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /** A suspended run's decisions, by call id (checked by `Decision.validate`). */
+  readonly decisions?: ReadonlyMap<string, Decision> | undefined
 }
 
 /** Where the run's events go (streaming), and whether the model is streamed. */
@@ -92,11 +95,11 @@ const combineSinks = (
 
 /**
  * A state to run: a finished state starts a new execution on the same conversation;
- * a pending or running state (a checkpoint) goes on where it was.
+ * a pending, running or suspended state (a checkpoint) goes on where it was.
  */
 export const startingState = (input: AgentState): AgentState => {
   const status = input.execution.status
-  return status === "pending" || status === "running" ? input : AgentState.withExecution(input, AgentState.emptyExecution)
+  return status === "pending" || status === "running" || status === "suspended" ? input : AgentState.withExecution(input, AgentState.emptyExecution)
 }
 
 export const runEngine = <R>(
@@ -117,7 +120,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.decisions)
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -175,6 +178,7 @@ class Run<R> {
     sink: HookExecuted.EventSink | undefined,
     private readonly emit: ((event: AgentEvent) => void) | undefined,
     private readonly streaming: boolean,
+    private readonly decisions: ReadonlyMap<string, Decision> | undefined = undefined,
   ) {
     this.env = { sink, now }
   }
@@ -224,6 +228,9 @@ class Run<R> {
   }
 
   // BeforeExecution, then steps until a stop or an error nobody handled.
+  // Set when a BeforeToolUse hook suspended a call: the run ends `suspended`.
+  private suspended = false
+
   private *bodyGen() {
     const first = yield* Effect.result(Effect.gen(() => this.beforeExecutionGen()))
     if (first._tag === "Failure") {
@@ -235,10 +242,15 @@ class Run<R> {
       return done
     }
     const step = Effect.gen(() => this.stepGen())
+    // A suspended run first finishes the step it was suspended in, with the decisions.
+    let decided = this.state.execution.pendingCalls !== undefined && this.decisions !== undefined
+      ? Effect.gen(() => this.decidedStepGen(this.decisions as ReadonlyMap<string, Decision>))
+      : undefined
     while (true) {
       this.current = undefined
       if (this.abortSeen()) return aborted
-      const result = yield* Effect.result(step)
+      const result = yield* Effect.result(decided ?? step)
+      decided = undefined
       if (result._tag === "Success") {
         if (result.success) return done
         continue
@@ -316,6 +328,7 @@ class Run<R> {
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
 
     const step = Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at() })
     this.state = AgentState.appendStep(this.state, step)
@@ -327,6 +340,57 @@ class Run<R> {
     yield* this.dispatch(point("AfterStep", this.state, this.at()))
     this.emit?.({ _tag: "StepEnded", step, state: this.state })
     return yield* this.shouldStop()
+  }
+
+  // The run ends at once, `suspended`; the step stays open until the decisions come.
+  private suspend(): boolean {
+    this.suspended = true
+    this.current = undefined
+    return true
+  }
+
+  // The step a suspended run was left in: the decided calls run (an approved call goes
+  // through BeforeToolUse, where a block still holds), a rejected one is answered with
+  // the person's message; then the step ends as any step does, unless calls still wait.
+  private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
+    const startedAt = this.at()
+    const index = this.stepIndex
+    const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
+    this.current = current
+    const pending = this.state.execution.pendingCalls ?? []
+    const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
+    this.state = AgentState.withPendingCalls(this.state, waiting)
+    for (const { toolCall } of pending) {
+      const decision = decisions.get(toolCall.id)
+      if (decision === undefined) continue
+      if (decision._tag === "Reject") {
+        const rejected = ToolExecution.blocked(toolCall, decision.message, this.at())
+        current.executions.push(yield* this.afterTool(toolCall, rejected, index))
+        continue
+      }
+      const call = decision._tag === "Edit"
+        ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments })
+        : toolCall
+      yield* this.runTools([call], index, current.executions, true)
+    }
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
+    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
+    this.state = AgentState.appendStep(this.state, step)
+    this.stepIndex++
+    this.current = undefined
+    yield* this.dispatch(point("AfterStep", this.state, this.at()))
+    this.emit?.({ _tag: "StepEnded", step, state: this.state })
+    return yield* this.shouldStop()
+  }
+
+  // After BeforeToolUse: whether the call waits for a decision (and so does not run).
+  // An approved call that a hook suspends again (the approval hook) runs.
+  private waits(call: ToolCall, approved: boolean): boolean {
+    if (!AgentState.isPendingCall(this.state, call.id)) return false
+    if (!approved) return true
+    const rest = (this.state.execution.pendingCalls ?? []).filter((p) => p.toolCall.id !== call.id)
+    this.state = AgentState.withPendingCalls(this.state, rest)
+    return false
   }
 
   private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
@@ -361,12 +425,13 @@ class Run<R> {
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
   // in call order. Concurrently, the tools themselves run together between the two
   // hook phases, and results are committed in call order.
-  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>) {
+  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>, approved = false) {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
         if (this.abortSeen()) return
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
+        if (before.toolExecution === undefined && this.waits(call, approved)) continue
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined) {
@@ -387,6 +452,7 @@ class Run<R> {
     const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
     for (const call of calls) {
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
+      if (before.toolExecution === undefined && this.waits(call, approved)) continue
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
     }
     if (this.abortSeen()) return
@@ -546,6 +612,8 @@ class Run<R> {
       ? "failed"
       : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
+      : this.suspended
+      ? "suspended"
       : "completed"
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.read()), false)
     const exit = yield* Effect.exit(
@@ -557,6 +625,10 @@ class Run<R> {
       else if (!Cause.hasInterruptsOnly(exit.cause)) {
         this.reportHookFailure(AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
       }
+    }
+    const pendingCalls = this.state.execution.pendingCalls
+    if (this.state.execution.status === "suspended" && pendingCalls !== undefined) {
+      this.emit?.({ _tag: "Suspended", pendingCalls, state: this.state })
     }
     this.emit?.({ _tag: "RunEnded", state: this.state })
     return this.state

@@ -98,6 +98,19 @@ export const AgentContext = struct(
 )
 
 /**
+ * A call waiting for a decision.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingCall = struct(
+  "PendingCall",
+  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue) },
+  ({ toolCall, reason, payload }): AgentState_.PendingCall =>
+    Object.freeze(payload === undefined ? { toolCall, reason } : { toolCall, reason, payload }),
+)
+
+/**
  * The execution record of a state; its steps decode into an `AppendLog`.
  *
  * @since 0.1.0
@@ -114,6 +127,7 @@ export const Execution = struct(
     continuationRequested: t.boolean,
     usage: Usage,
     errors: array(AgentError),
+    pendingCalls: optional(array(PendingCall)),
   },
   (fields): AgentState_.Execution =>
     Object.freeze({
@@ -125,6 +139,7 @@ export const Execution = struct(
       continuationRequested: fields.continuationRequested,
       usage: fields.usage,
       errors: fields.errors,
+      ...(fields.pendingCalls === undefined ? {} : { pendingCalls: fields.pendingCalls }),
     }),
 )
 

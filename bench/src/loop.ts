@@ -28,6 +28,7 @@ import {
   StopReason,
   StopSignal,
   ToolCall,
+  WrapHook,
   type Hook,
   type HookTrigger,
 } from "@hookline/core"
@@ -140,14 +141,22 @@ interface Fixture {
   readonly stored: AgentState
 }
 
-const fixture = (K: number, H: number, steps: number): Fixture => {
+/** One pass-through wrap hook around each model call and each tool execution. */
+export const withOneWrapPerCall = (stack: HookStack): HookStack =>
+  HookStack.withWrap(
+    HookStack.withWrap(stack, WrapHook.inference<never>((ctx, next) => next(ctx)), { name: "bench:wrap_model" }),
+    WrapHook.toolUse<never>((ctx, next) => next(ctx)),
+    { name: "bench:wrap_tool" },
+  )
+
+const fixture = (K: number, H: number, steps: number, wrapped = false): Fixture => {
   // W1 starts from one user message (H = 1); W2 from H messages.
   const seed = history(H)
   return {
     K,
     H,
     steps,
-    loop: AgentLoop.make({ interceptor: stackOf(K), tools }),
+    loop: AgentLoop.make({ interceptor: wrapped ? withOneWrapPerCall(stackOf(K)) : stackOf(K), tools }),
     driver: fakeModel(responses(steps), seed.length),
     seed,
     stored: AgentState.make({ id: "stored", messages: seed }),
@@ -460,6 +469,12 @@ const loopCases = async (): Promise<ReadonlyArray<LoopCase>> => {
     }
   }
   for (const K of w1Ks) await add("w1", K, 1, w1Steps)
+  {
+    // W1, K = 0, with one wrap hook around each model call and each tool execution.
+    const f = fixture(0, 1, w1Steps, true)
+    await validateHookline(`hookline wrap ${key("w1", 0, 1)}`, f)
+    out.push(hooklineCase(`hookline wrap ${key("w1", 0, 1)}`, f))
+  }
   for (const H of w2Hs) await add("w2", w2K, H, w2Steps)
   for (const K of w1Ks) {
     const f = fixture(K, 1, w1Steps)
@@ -510,6 +525,8 @@ export interface UserRow {
 
 export interface LoopReport {
   readonly w1: ReadonlyArray<LoopRow>
+  /** W1, K = 0, with one pass-through wrap hook per model call and per tool execution. */
+  readonly wrapped: RunSummary
   readonly w2: ReadonlyArray<LoopRow>
   readonly user: ReadonlyArray<UserRow>
   readonly verdicts: ReadonlyArray<Verdict>
@@ -580,7 +597,8 @@ const report = (results: ReadonlyMap<string, RunSummary>): LoopReport => {
     userVerdicts.push({ met, text: `target (user path): streamed within ${streamTarget}x of the Promise facade, K=${row.K}: ${met ? "met" : "missed"} (${x.toFixed(2)}x)` })
   }
   const minRuns = Math.min(...[...results.values()].map((s) => s.runs))
-  return { w1, w2, user, verdicts, userVerdicts, minRuns }
+  const wrapped = need(results, `hookline wrap ${key("w1", 0, 1)}`)
+  return { w1, wrapped, w2, user, verdicts, userVerdicts, minRuns }
 }
 
 /** Validates, warms up and times every loop case. */

@@ -88,7 +88,7 @@ const dispatchBench = async (): Promise<void> => {
 const loopBench = async (): Promise<void> => {
   const loopSettings = Loop.loopSettingsFromEnv()
   const started = performance.now()
-  const { w1, w2, user, verdicts, userVerdicts, minRuns } = await Loop.runLoop(loopSettings, progress)
+  const { w1, wrapped, w2, user, verdicts, userVerdicts, minRuns } = await Loop.runLoop(loopSettings, progress)
   const loopSeconds = (performance.now() - started) / 1000
   const partResults = await Loop.measureParts(settings, progress)
   const seconds = (performance.now() - started) / 1000
@@ -146,6 +146,14 @@ const loopBench = async (): Promise<void> => {
   console.log("")
   for (const verdict of verdicts.slice(0, Loop.stepTargets.length)) console.log(verdict.text)
   console.log("")
+  {
+    const none = w1.find((r) => r.K === 0)
+    console.log(
+      `W1, K = 0, one pass-through wrap hook around each model call and each tool execution: ${perStepSpread(wrapped)} µs/step` +
+        (none === undefined ? "" : ` (without: ${perStepSpread(none.hookline)}; ${formatRatio(wrapped.p50 / none.hookline.p50)})`),
+    )
+    console.log("")
+  }
 
   console.log(
     `W2 (internal path): one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a fresh pending state over a history of H messages stored once; ` +

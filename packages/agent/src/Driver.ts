@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import { AgentError, InferenceResponse, type InferenceRequest, type ToolCall } from "@hookline/core"
-import { Context, Effect, Exit, Layer, Stream } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Stream } from "effect"
 import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
 import * as DerivedStream from "./internal/derivedStream.js"
+import * as DriverAnswer from "./internal/driverAnswer.js"
 
 /**
  * What a driver gets besides the request: the signal that aborts the call.
@@ -21,8 +22,9 @@ export interface CallOptions {
 }
 
 /**
- * One part of a streamed answer. A stream ends with exactly one `Finish`, which
- * carries the whole response (the same response `generate` would give).
+ * One part of a streamed answer. A stream ends at its first `Finish`, which carries
+ * the whole response (the same response `generate` would give); parts after it are
+ * not read. The text deltas, joined, must be the response's text.
  *
  * @since 0.1.0
  * @category models
@@ -74,7 +76,7 @@ export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
 export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] =>
   DerivedStream.remember((request, options) =>
     Stream.unwrap(
-      Effect.map(generate(request, options), (response): Stream.Stream<StreamPart> =>
+      Effect.map(Effect.flatMap(generate(request, options), checked), (response): Stream.Stream<StreamPart> =>
         Stream.fromIterable<StreamPart>([
           ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
           ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
@@ -83,20 +85,14 @@ export const streamFromGenerate = (generate: DriverShape["generate"]): DriverSha
     ), generate)
 
 /**
- * The response a stream ends with; fails if the stream ended without one.
+ * The response a stream ends with (its first `Finish`), checked like every answer;
+ * fails if the stream ended without one.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const generateFromStream = (stream: DriverShape["stream"]): DriverShape["generate"] => (request, options) =>
-  Effect.flatMap(
-    Stream.runFold(stream(request, options), () => undefined as InferenceResponse | undefined, (last, part) =>
-      part._tag === "Finish" ? part.response : last),
-    (response) =>
-      response === undefined
-        ? Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
-        : Effect.succeed(response),
-  )
+  consume(stream(request, options), undefined)
 
 /**
  * A driver from Effect functions; either form may be left out and is derived from
@@ -117,10 +113,47 @@ export const make = (
 
 type ResponseInput = Parameters<typeof InferenceResponse.make>[0]
 
+// A field of an answer the driver may leave out, read once (a getter may throw: the
+// check reports it).
+const field = (u: object, key: string): unknown => (u as Record<string, unknown>)[key]
+
+/**
+ * A full response from the fields a Promise driver gave (absent ones take
+ * `InferenceResponse.make`'s defaults), checked.
+ */
+const fromFields = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return checked(u)
+  if (DriverAnswer.isChecked(u)) return Effect.succeed(u as InferenceResponse)
+  try {
+    const toolCalls = field(u, "toolCalls")
+    const filled = {
+      text: field(u, "text") ?? "",
+      toolCalls: toolCalls ?? [],
+      usage: field(u, "usage") ?? { inputTokens: 0, outputTokens: 0 },
+      finishReason: field(u, "finishReason") ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool-calls" : "stop"),
+      modelId: field(u, "modelId") ?? "unknown",
+      metadata: field(u, "metadata") ?? {},
+    }
+    return checked(filled)
+  } catch (cause) {
+    return Effect.fail(AgentError.inferenceFailed(`the model's answer is invalid: reading it threw: ${AgentError.messageOf(cause)}`))
+  }
+}
+
+const checked = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  const out = DriverAnswer.response(u)
+  return DriverAnswer.isFailure(out) ? Effect.fail(out) : Effect.succeed(out)
+}
+
+const isAsyncIterable = (u: unknown): u is AsyncIterable<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
+
 /**
  * Lifts a Promise-based driver. `generate` may return a full response or the fields
- * of one; `stream`, if given, yields parts and must end with a `Finish`. Whatever they
- * throw becomes `InferenceFailed`; the signal aborts with the run.
+ * of one; `stream`, if given, yields parts and ends at its first `Finish`. Whatever
+ * they throw becomes `InferenceFailed`, and so does an answer that is not a response
+ * (checked at this boundary, naming the path of the first bad value); the signal
+ * aborts with the run.
  *
  * @since 0.1.0
  * @category constructors
@@ -135,12 +168,17 @@ export const fromPromise = (impl: {
   }
   return make({
     generate: generate === undefined ? undefined : (request, options) =>
-      promised(options, (callOptions) => generate(request, callOptions)).pipe(Effect.map(InferenceResponse.make)),
+      promised(options, (callOptions) => generate(request, callOptions)).pipe(Effect.flatMap(fromFields)),
     stream: stream === undefined ? undefined : (request, options) =>
-      Stream.unwrap(Effect.map(
+      Stream.unwrap(Effect.flatMap(
         Effect.acquireRelease(Effect.sync(() => callOf(options)), (call, exit) =>
           Effect.sync(() => (Exit.hasInterrupts(exit) ? interrupt(call) : end(call)))),
-        (call) => Stream.fromAsyncIterable(stream(request, call), inferenceFailed),
+        (call) =>
+          Effect.try({ try: () => stream(request, call), catch: inferenceFailed }).pipe(Effect.flatMap((parts) =>
+            isAsyncIterable(parts)
+              ? Effect.succeed(Stream.fromAsyncIterable(parts as AsyncIterable<StreamPart>, inferenceFailed))
+              : Effect.fail(AgentError.inferenceFailed("the model's stream is not an async iterable"))
+          )),
       )),
   } as Parameters<typeof make>[0])
 }
@@ -164,7 +202,8 @@ const promised = <A>(options: CallOptions, start: (options: CallOptions) => Prom
   Effect.callback<A, AgentError.InferenceFailed>((resume) => {
     const call = callOf(options)
     try {
-      start(call).then(
+      // A driver that returns a value, not a Promise, still answers (the answer is checked next).
+      Promise.resolve(start(call)).then(
         (a) => {
           end(call)
           resume(Effect.succeed(a))
@@ -189,3 +228,107 @@ const promised = <A>(options: CallOptions, start: (options: CallOptions) => Prom
  * @category layers
  */
 export const layer = (driver: DriverShape): Layer.Layer<Driver> => Layer.succeed(Driver, driver)
+
+// A failure or defect of a model call as InferenceFailed; interruption (an abort)
+// propagates.
+const settle = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, AgentError.InferenceFailed> =>
+  Effect.catchCause(effect, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const error = cause.reasons.find(Cause.isFailReason)
+    return Effect.fail(inferenceFailed(error === undefined ? Cause.squash(cause) : error.error))
+  })
+
+const callThrew = (what: string, cause: unknown) =>
+  Effect.fail(AgentError.inferenceFailed(`the driver's ${what} threw: ${AgentError.messageOf(cause)}`))
+
+/**
+ * One model call through `generate`, as the loop makes it: whatever the driver does
+ * (throws, returns something that is not an Effect, fails, dies, answers garbage)
+ * ends as a checked response or `InferenceFailed`; interruption propagates.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const generateChecked = (
+  driver: DriverShape,
+  request: InferenceRequest,
+  options: CallOptions,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  let call: unknown
+  try {
+    call = driver.generate(request, options)
+  } catch (cause) {
+    return callThrew("generate", cause)
+  }
+  if (!Effect.isEffect(call)) return Effect.fail(AgentError.inferenceFailed("the driver's generate did not return an Effect"))
+  return settle(Effect.flatMap(call as Effect.Effect<unknown, unknown>, checked))
+}
+
+/**
+ * One model call through `stream`, as the loop makes it: each part is checked, the
+ * stream ends at its first `Finish` (later parts are not read), `onText` gets each
+ * text delta, and the deltas must add up to the response's text (a stream with no
+ * delta gives `onText` the whole text at its end). A bad part, a stream without a
+ * `Finish` or text that disagrees is `InferenceFailed`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const streamChecked = (
+  driver: DriverShape,
+  request: InferenceRequest,
+  options: CallOptions,
+  onText: ((text: string) => void) | undefined,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  let parts: unknown
+  try {
+    parts = driver.stream(request, options)
+  } catch (cause) {
+    return callThrew("stream", cause)
+  }
+  if (!Stream.isStream(parts)) return Effect.fail(AgentError.inferenceFailed("the driver's stream did not return a Stream"))
+  return settle(consume(parts as Stream.Stream<unknown, unknown>, onText))
+}
+
+const consume = (
+  parts: Stream.Stream<unknown, unknown>,
+  onText: ((text: string) => void) | undefined,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> =>
+  Effect.suspend(() => {
+    let index = 0
+    let streamed = ""
+    let deltas = 0
+    let response: InferenceResponse | undefined
+    let bad: AgentError.InferenceFailed | undefined
+    return Stream.runForEachWhile(parts, (u) =>
+      Effect.sync(() => {
+        const part = DriverAnswer.part(u, index++)
+        if (DriverAnswer.isFailure(part)) {
+          bad = part
+          return false
+        }
+        if (part._tag === "TextDelta") {
+          streamed += part.text
+          deltas++
+          onText?.(part.text)
+        } else if (part._tag === "Finish") {
+          response = part.response
+          return false
+        }
+        return true
+      })).pipe(
+        settle,
+        Effect.flatMap(() => {
+          if (bad !== undefined) return Effect.fail(bad)
+          if (response === undefined) return Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
+          if (deltas === 0) {
+            if (response.text !== "") onText?.(response.text)
+          } else if (streamed !== response.text) {
+            return Effect.fail(AgentError.inferenceFailed(
+              `the model's stream is invalid: its text deltas (${streamed.length} characters) are not the text of its Finish (${response.text.length} characters)`,
+            ))
+          }
+          return Effect.succeed(response)
+        }),
+      )
+  })

@@ -8,6 +8,7 @@
  */
 import type { HookTrigger } from "./HookTrigger.js"
 import type { WrapPoint } from "./WrapHook.js"
+import { truncate } from "./Truncation.js"
 
 /**
  * A hook threw (or its Effect failed) under `onError: 'fail'`.
@@ -44,6 +45,8 @@ export interface InferenceFailed {
   readonly message: string
   readonly status: number | undefined
   readonly retryable: boolean
+  /** How long the provider asked to wait before another call (its `Retry-After`), in ms. */
+  readonly retryAfterMs?: number | undefined
 }
 
 /**
@@ -164,22 +167,65 @@ export type AgentError =
  */
 export type AgentErrorTag = AgentError["_tag"]
 
+// One read of a thrown value's `message`: a getter may throw, or answer differently
+// each time; a Proxy (revoked or not) may throw from any trap.
+const readMessage = (cause: object): unknown => {
+  try {
+    return (cause as { readonly message?: unknown }).message
+  } catch {
+    return undefined
+  }
+}
+
+const render = (cause: unknown): string => {
+  if (typeof cause === "string") return cause
+  if ((typeof cause === "object" && cause !== null) || typeof cause === "function") {
+    const message = readMessage(cause)
+    if (typeof message === "string") return message
+  }
+  if (typeof cause === "bigint") return `${cause}`
+  try {
+    const json = JSON.stringify(cause)
+    if (typeof json === "string") return json
+  } catch {
+    // A cycle, a throwing toJSON or getter, a proxy: try its string form.
+  }
+  try {
+    return String(cause)
+  } catch {
+    // A throwing toString or Symbol.toPrimitive, a revoked proxy.
+    return "a thrown value that cannot be read"
+  }
+}
+
 /**
- * The text of anything thrown.
+ * The text of anything thrown, at most `Truncation.defaultMaxLength` characters
+ * (`Truncation.truncate`). Total: a `message` getter that throws, a Proxy (even a
+ * revoked one), a throwing `toString` or `Symbol.toPrimitive` give a text, never a throw.
  * @since 0.1.0
  * @category getters
  */
-export const messageOf = (cause: unknown): string => {
-  if (cause instanceof Error) return cause.message
-  if (typeof cause === "object" && cause !== null && "message" in cause && typeof cause.message === "string") {
-    return cause.message
-  }
-  if (typeof cause === "string") return cause
+export const messageOf = (cause: unknown): string => truncate(textOf(cause))
+
+// The whole text (the constructors cut their whole message once, so the marker counts
+// all of it).
+const textOf = (cause: unknown): string => {
   try {
-    return JSON.stringify(cause) ?? String(cause)
+    return render(cause)
   } catch {
-    return String(cause)
+    return "a thrown value that cannot be read"
   }
+}
+
+/**
+ * `error` with its message cut to `Truncation.defaultMaxLength` characters (the same
+ * error when it is short enough), so that no error carries megabytes into the state.
+ * @since 0.1.0
+ * @category combinators
+ */
+export const bounded = <E extends AgentError>(error: E): E => {
+  const message = truncate(error.message)
+  return message === error.message ? error : (Object.freeze({ ...error, message }) as unknown as E)
 }
 
 /**
@@ -187,7 +233,7 @@ export const messageOf = (cause: unknown): string => {
  * @category constructors
  */
 export const hookFailed = (hook: string, trigger: HookTrigger | WrapPoint, cause: unknown): HookFailed =>
-  Object.freeze({ _tag: "HookFailed", hook, trigger, message: `hook "${hook}" failed on ${trigger}: ${messageOf(cause)}` })
+  Object.freeze({ _tag: "HookFailed", hook, trigger, message: truncate(`hook "${hook}" failed on ${trigger}: ${textOf(cause)}`) })
 
 /**
  * @since 0.1.0
@@ -207,16 +253,22 @@ export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffec
  */
 export const inferenceFailed = (
   message: string,
-  options: { readonly status?: number | undefined; readonly retryable?: boolean } = {},
+  options: { readonly status?: number | undefined; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined } = {},
 ): InferenceFailed =>
-  Object.freeze({ _tag: "InferenceFailed", message, status: options.status, retryable: options.retryable ?? false })
+  Object.freeze({
+    _tag: "InferenceFailed",
+    message: truncate(message),
+    status: options.status,
+    retryable: options.retryable ?? false,
+    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+  })
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const toolFailed = (toolCallId: string, toolName: string, cause: unknown): ToolFailed =>
-  Object.freeze({ _tag: "ToolFailed", toolCallId, toolName, message: `tool "${toolName}" failed: ${messageOf(cause)}` })
+  Object.freeze({ _tag: "ToolFailed", toolCallId, toolName, message: truncate(`tool "${toolName}" failed: ${textOf(cause)}`) })
 
 /**
  * @since 0.1.0
@@ -235,8 +287,10 @@ export const toolTimedOut = (toolCallId: string, toolName: string, timeoutMs: nu
  * @since 0.1.0
  * @category constructors
  */
-export const toolBlocked = (toolCallId: string, toolName: string, reason: string): ToolBlocked =>
-  Object.freeze({ _tag: "ToolBlocked", toolCallId, toolName, reason, message: `tool "${toolName}" was blocked: ${reason}` })
+export const toolBlocked = (toolCallId: string, toolName: string, reason: string): ToolBlocked => {
+  const cut = truncate(reason)
+  return Object.freeze({ _tag: "ToolBlocked", toolCallId, toolName, reason: cut, message: `tool "${toolName}" was blocked: ${cut}` })
+}
 
 /**
  * @since 0.1.0

@@ -24,7 +24,15 @@ import { decodeOptions } from "./internal/decode.js"
 import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./internal/wrapChain.js"
-import { contextAtFailure as contextAtFailure_, dispatchPure, emit, failedAt, settle, type DispatchEnv } from "./internal/dispatch.js"
+import {
+  contextAtFailure as contextAtFailure_,
+  disarm,
+  dispatchPure,
+  emit,
+  failedAt,
+  settle,
+  type DispatchEnv,
+} from "./internal/dispatch.js"
 
 /**
  * What to do when a hook throws: fail the dispatch with `HookFailed`, or report it
@@ -383,6 +391,8 @@ export interface Explained {
     readonly priority: number
     readonly onError: OnError
     readonly effectful: boolean
+    /** Made with `Hook.observe`: it cannot change the context (a stream keeps text live past it). */
+    readonly observer: boolean
   }>
 }
 
@@ -398,14 +408,14 @@ export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> => [
     const list = self.resolved[trigger].registrations
     return list.length === 0 ? [] : [{
       trigger,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook) })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook), observer: Hook.isObserver(r.hook) })),
     }]
   }),
   ...WrapHook.points.flatMap((point) => {
     const list = self.wraps[point]
     return list.length === 0 ? [] : [{
       trigger: point,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: true })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: true, observer: false })),
     }]
   }),
 ]
@@ -511,6 +521,16 @@ const interceptResolved = <R>(
   )
 }
 
+// What an effectful hook returned, checked; a check that throws (a hostile Proxy) is
+// that hook's failure, not the dispatch's crash.
+const settleGuarded = (before: HookContext, output: unknown): HookContext | string => {
+  try {
+    return settle(before, output)
+  } catch (cause) {
+    return `returned a context that cannot be read: ${AgentError.messageOf(cause)}`
+  }
+}
+
 // Runs a list with effectful hooks: pure stretches run as plain calls, effect hooks
 // through the runtime. Interruption is never turned into a skip: it propagates.
 const runMixed = <R>(
@@ -540,7 +560,9 @@ const runMixed = <R>(
       return Effect.matchCauseEffect(Effect.suspend(() => hook.run(before)), {
         onFailure: (cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-          const detail = AgentError.messageOf(Cause.squash(cause))
+          const squashed = Cause.squash(cause)
+          disarm(squashed)
+          const detail = AgentError.messageOf(squashed)
           const outcome = registration.onError === "skip" ? "skipped" : "failed"
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
           return outcome === "skipped"
@@ -548,7 +570,7 @@ const runMixed = <R>(
             : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before))
         },
         onSuccess: (output) => {
-          const settled = output === before ? before : settle(before, output)
+          const settled = output === before ? before : settleGuarded(before, output)
           if (typeof settled === "string") {
             const outcome = registration.onError === "skip" ? "skipped" : "failed"
             if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)

@@ -18,10 +18,10 @@ import * as Guards_ from "./Guards.js"
 export { Guards_ as Guards }
 import * as Hook_ from "./Hook.js"
 export { Hook_ as Hook }
-export type Hook = Hook_.Hook
+export type Hook<C = unknown> = Hook_.Hook<C>
 import * as HookContext_ from "./HookContext.js"
 export { HookContext_ as HookContext }
-export type HookContext = HookContext_.HookContext
+export type HookContext<C = unknown> = HookContext_.HookContext<C>
 import * as HookExecuted_ from "./HookExecuted.js"
 export { HookExecuted_ as HookExecuted }
 export type HookExecuted = HookExecuted_.HookExecuted
@@ -65,6 +65,8 @@ export type ToolCall = ToolCall_.ToolCall
 import * as ToolExecution_ from "./ToolExecution.js"
 export { ToolExecution_ as ToolExecution }
 export type ToolExecution = ToolExecution_.ToolExecution
+import * as Truncation_ from "./Truncation.js"
+export { Truncation_ as Truncation }
 import * as Usage_ from "./Usage.js"
 export { Usage_ as Usage }
 export type Usage = Usage_.Usage

@@ -107,9 +107,9 @@ describe("WrapHook", () => {
       expect(HookStack.explain(stack)).toEqual([{
         trigger: "WrapInference",
         hooks: [
-          { name: "a", priority: 5, onError: "fail", effectful: true },
-          { name: "b", priority: 5, onError: "fail", effectful: true },
-          { name: "low", priority: -1, onError: "fail", effectful: true },
+          { name: "a", priority: 5, onError: "fail", effectful: true, observer: false },
+          { name: "b", priority: 5, onError: "fail", effectful: true, observer: false },
+          { name: "low", priority: -1, onError: "fail", effectful: true, observer: false },
         ],
       }])
     })

@@ -56,6 +56,8 @@ export interface Delta {
   readonly completedAt?: number | null | undefined
   readonly stopSignals?: ReadonlyArray<StopSignal> | undefined
   readonly continuationRequested?: boolean | undefined
+  readonly stopReason?: string | null | undefined
+  readonly executionMetadata?: Json.Metadata | undefined
   readonly usage?: Usage.Usage | undefined
   readonly errors?: Tail<AgentError.AgentError> | undefined
   readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
@@ -97,6 +99,8 @@ export const DeltaCodec = t.intersection([
     completedAt: nullable(finite),
     stopSignals: t.readonlyArray(Codecs.StopSignal),
     continuationRequested: t.boolean,
+    stopReason: nullable(t.string),
+    executionMetadata: Codecs.Metadata,
     usage: Codecs.Usage,
     errors: tail(Codecs.AgentError),
     pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
@@ -169,6 +173,11 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.continuationRequested = e1.continuationRequested
     changed = true
   }
+  if (e0 === undefined ? e1.stopReason !== undefined : e0.stopReason !== e1.stopReason) {
+    delta.stopReason = orNull(e1.stopReason)
+    changed = true
+  }
+  if (e0 === undefined || e0.metadata !== e1.metadata) (delta.executionMetadata = e1.metadata), (changed = true)
   if (e0 === undefined || e0.usage !== e1.usage) (delta.usage = e1.usage), (changed = true)
   const errors = e0 === undefined ? { from: 0, items: e1.errors } : arrayTailOf(e0.errors, e1.errors)
   if (errors !== undefined) (delta.errors = errors), (changed = true)
@@ -213,6 +222,8 @@ interface Acc {
   completedAt: number | undefined
   stopSignals: ReadonlyArray<StopSignal>
   continuationRequested: boolean
+  stopReason: string | undefined
+  executionMetadata: Json.Metadata
   usage: Usage.Usage
   errors: Array<AgentError.AgentError>
   pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
@@ -277,6 +288,8 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     completedAt: undefined,
     stopSignals: [],
     continuationRequested: false,
+    stopReason: undefined,
+    executionMetadata: {},
     usage: AgentState.emptyExecution.usage,
     errors: [],
     pendingCalls: undefined,
@@ -305,6 +318,8 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.completedAt !== undefined) acc.completedAt = d.completedAt ?? undefined
     if (d.stopSignals !== undefined) acc.stopSignals = d.stopSignals
     if (d.continuationRequested !== undefined) acc.continuationRequested = d.continuationRequested
+    if (d.stopReason !== undefined) acc.stopReason = d.stopReason ?? undefined
+    if (d.executionMetadata !== undefined) acc.executionMetadata = d.executionMetadata
     if (d.usage !== undefined) acc.usage = d.usage
     if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
   }
@@ -323,6 +338,8 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       steps: AppendLog.fromIterable(acc.steps),
       stopSignals: Object.freeze([...acc.stopSignals]),
       continuationRequested: acc.continuationRequested,
+      stopReason: acc.stopReason,
+      metadata: acc.executionMetadata,
       usage: acc.usage,
       errors: Object.freeze([...acc.errors]),
       ...(acc.pendingCalls === undefined ? {} : { pendingCalls: acc.pendingCalls }),

@@ -23,8 +23,8 @@ const hookIsEffectful = struct(
 
 const inferenceFailed = struct(
   "InferenceFailed",
-  { _tag: t.literal("InferenceFailed"), message: t.string, status: optional(finite), retryable: t.boolean },
-  ({ message, status, retryable }) => AgentError_.inferenceFailed(message, { status, retryable }),
+  { _tag: t.literal("InferenceFailed"), message: t.string, status: optional(finite), retryable: t.boolean, retryAfterMs: optional(finite) },
+  ({ message, status, retryable, retryAfterMs }) => AgentError_.inferenceFailed(message, { status, retryable, retryAfterMs }),
 )
 
 const toolFailed = struct(
@@ -77,6 +77,14 @@ const aborted = struct(
   { _tag: t.literal("Aborted"), message: t.string },
   ({ message }) => AgentError_.aborted(message),
 )
+
+/**
+ * A failed model call.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const InferenceFailed = inferenceFailed
 
 /**
  * Any `AgentError`, dispatched on `_tag`.

@@ -38,10 +38,33 @@ export interface Entry {
  * of the input kept. Returns the error text for a return that is not a context.
  */
 export const settle = (input: HookContext.HookContext, output: unknown): HookContext.HookContext | string => {
-  if (!HookContext.isHookContext(output)) return `returned ${output === undefined ? "undefined" : "something that is not a HookContext"}`
+  if (!HookContext.isHookContext(output)) {
+    if (disarm(output)) return "returned a Promise (or another thenable): a pure hook returns a HookContext at once; register an async function with Hook.promise"
+    return `returned ${output === undefined ? "undefined" : "something that is not a HookContext"}`
+  }
   if (output.trigger !== input.trigger) return `changed the trigger from ${input.trigger} to ${String(output.trigger)}`
   const frozen = Object.isFrozen(output) ? output : deepFreeze(output)
   return input.toolExecutionBlocked ? HookContext.keepBlock(input, frozen) : frozen
+}
+
+const ignore = (): void => {}
+
+/**
+ * Handles the rejection of a thenable a pure hook returned or threw (an async function
+ * registered as a pure hook): nobody awaits it, and an unhandled rejection kills a Node
+ * process in its default mode. True when `value` was a thenable.
+ */
+export const disarm = (value: unknown): boolean => {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return false
+  try {
+    const then = (value as { readonly then?: unknown }).then
+    if (typeof then !== "function") return false
+    then.call(value, undefined, ignore)
+    return true
+  } catch {
+    // A throwing `then` getter or call: nothing was left pending by us.
+    return false
+  }
 }
 
 const emit = (
@@ -83,6 +106,7 @@ export const dispatchPure = (
         out = (hooks[i] as Hook)(ctx)
         if (out !== ctx) out = settle(ctx, out)
       } catch (cause) {
+        disarm(cause)
         out = messageOf(cause)
       }
       if (typeof out === "string") {
@@ -102,6 +126,7 @@ export const dispatchPure = (
         out = (hooks[i] as Hook)(ctx)
         if (out !== ctx) out = settle(ctx, out)
       } catch (cause) {
+        disarm(cause)
         out = messageOf(cause)
       }
       if (typeof out === "string") {

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect, type Scope } from "effect"
+import { Effect, Result, type Scope } from "effect"
+import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
@@ -52,9 +53,23 @@ export interface Agent<C = unknown> {
    * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
    * The per-run context is given again by the caller: it is never stored.
    */
-  readonly resume: (runId: string, ...options: RunArguments<C>) => Promise<AgentState>
+  /**
+   * A suspended run (by id or as a state) goes on with `decisions` (`Decision.approve`,
+   * `edit`, `reject`); with decisions for only some of its calls it runs those and stays
+   * suspended on the rest; with none it is given back as it is. A decision for a call the
+   * run does not wait on, or two for one call, is a `DecisionInvalid`.
+   */
+  readonly resume: (
+    run: string | AgentState,
+    decisions?: ReadonlyArray<Decision.Decision>,
+    ...options: RunArguments<C>
+  ) => Promise<AgentState>
   /** The Effect form of `resume`. */
-  readonly resumeEffect: (runId: string, ...options: RunArguments<C>) => Effect.Effect<AgentState, ResumeError>
+  readonly resumeEffect: (
+    run: string | AgentState,
+    decisions?: ReadonlyArray<Decision.Decision>,
+    ...options: RunArguments<C>
+  ) => Effect.Effect<AgentState, ResumeError>
 }
 
 /**
@@ -167,10 +182,23 @@ export const make = <C = unknown>(
       )
     )
   }
-  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions<C>): Effect.Effect<AgentState, ResumeError> =>
-    loader === undefined
+  const load = (run: string | AgentState): Effect.Effect<AgentState, ResumeError> =>
+    typeof run !== "string"
+      ? Effect.succeed(run)
+      : loader === undefined
       ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
-      : Effect.flatMap(loader(runId), (state) => (finished(state) ? Effect.succeed(state) : runEffect(state, options)))
+      : loader(run)
+  const resumeEffect = (
+    run: string | AgentState,
+    decisions: ReadonlyArray<Decision.Decision> = [],
+    options?: AgentLoop.RunOptions<C>,
+  ): Effect.Effect<AgentState, ResumeError> =>
+    Effect.flatMap(load(run), (state) => {
+      const checked = Decision.validate(state, decisions)
+      if (Result.isFailure(checked)) return Effect.fail(checked.failure)
+      if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0)) return Effect.succeed(state)
+      return runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
+    })
   return Object.freeze({
     _tag: "Agent",
     loop,
@@ -186,8 +214,8 @@ export const make = <C = unknown>(
     stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentEvent>(input, options, true, pushEvent),
     iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-    resume: (runId: string, options?: AgentLoop.RunOptions<C>) =>
-      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(runId, options)),
+    resume: (run: string | AgentState, decisions?: ReadonlyArray<Decision.Decision>, options?: AgentLoop.RunOptions<C>) =>
+      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(run, decisions, options)),
     resumeEffect,
   }) as Agent<C>
 }

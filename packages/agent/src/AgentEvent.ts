@@ -44,6 +44,8 @@ export type AgentEvent =
   | { readonly _tag: "StepEnded"; readonly step: Step; readonly state: AgentState }
   /** The run ended; `state` is the final state, after AfterExecution hooks. */
   | { readonly _tag: "RunEnded"; readonly state: AgentState }
+  /** The run ended suspended on these calls (before RunEnded). */
+  | { readonly _tag: "Suspended"; readonly pendingCalls: ReadonlyArray<AgentState.PendingCall>; readonly state: AgentState }
 
 /**
  * @since 0.1.0

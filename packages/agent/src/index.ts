@@ -30,6 +30,9 @@ import * as ContextConfig_ from "./ContextConfig.js"
 export { ContextConfig_ as ContextConfig }
 export type ContextConfig = ContextConfig_.ContextConfig
 export { ApplyContextConfigHook } from "./ContextConfig.js"
+import * as Decision_ from "./Decision.js"
+export { Decision_ as Decision }
+export type Decision = Decision_.Decision
 import * as Tool_ from "./Tool.js"
 export { Tool_ as Tool }
 export type Tool<A = any, C = any> = Tool_.Tool<A, C>

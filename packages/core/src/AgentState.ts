@@ -15,6 +15,7 @@ import { emptyMetadata } from "./Json.js"
 import type { Message } from "./Message.js"
 import type { Step } from "./Step.js"
 import type { StopSignal } from "./StopSignal.js"
+import type { ToolCall } from "./ToolCall.js"
 import type * as StopReason from "./StopReason.js"
 import * as Usage from "./Usage.js"
 import { deepFreeze, immer } from "./internal/immer.js"
@@ -23,7 +24,20 @@ import { deepFreeze, immer } from "./internal/immer.js"
  * @since 0.1.0
  * @category models
  */
-export type ExecutionStatus = "pending" | "running" | "completed" | "stopped" | "failed"
+export type ExecutionStatus = "pending" | "running" | "suspended" | "completed" | "stopped" | "failed"
+
+/**
+ * A tool call a BeforeToolUse hook suspended the run on (a person must approve it):
+ * the call, the hook's reason and its payload (what to show the person).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingCall {
+  readonly toolCall: ToolCall
+  readonly reason: string
+  readonly payload?: JsonValue | undefined
+}
 
 /**
  * What the model is told: system prompt, response format, the message history.
@@ -67,6 +81,8 @@ export interface Execution {
    * finished state starts a new execution. See `withExecutionMetadata`.
    */
   readonly metadata: Metadata
+  /** The calls waiting for a decision while the run is `suspended`. */
+  readonly pendingCalls?: ReadonlyArray<PendingCall> | undefined
 }
 
 /**
@@ -209,6 +225,7 @@ const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState
       errors: patch.errors ?? e.errors,
       stopReason: "stopReason" in patch ? patch.stopReason : e.stopReason,
       metadata: patch.metadata ?? e.metadata,
+      pendingCalls: "pendingCalls" in patch ? patch.pendingCalls : e.pendingCalls,
     }),
   )
 }
@@ -357,6 +374,50 @@ export const withStatus: {
       : patchExecution(self, { status, startedAt, completedAt })
   },
 )
+
+/**
+ * Adds a call to the ones waiting for a decision (a BeforeToolUse hook suspending the
+ * run); the loop then does not run it, and the run ends `suspended` after the step's
+ * other calls. A call already waiting keeps the state as it is.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const suspendCall: {
+  (toolCall: ToolCall, reason: string, payload?: JsonValue): (self: AgentState) => AgentState
+  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue): AgentState
+} = dual(
+  (args) => isAgentState(args[0]),
+  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue): AgentState => {
+    const pending = self.execution.pendingCalls ?? []
+    if (pending.some((p) => p.toolCall.id === toolCall.id)) return self
+    const call: PendingCall = deepFreeze(payload === undefined ? { toolCall, reason } : { toolCall, reason, payload })
+    return patchExecution(self, { pendingCalls: Object.freeze([...pending, call]) })
+  },
+)
+
+/**
+ * Replaces the calls waiting for a decision (none: `undefined`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withPendingCalls: {
+  (pendingCalls: ReadonlyArray<PendingCall> | undefined): (self: AgentState) => AgentState
+  (self: AgentState, pendingCalls: ReadonlyArray<PendingCall> | undefined): AgentState
+} = dual(2, (self: AgentState, pendingCalls: ReadonlyArray<PendingCall> | undefined): AgentState =>
+  pendingCalls === self.execution.pendingCalls
+    ? self
+    : patchExecution(self, { pendingCalls: pendingCalls === undefined || pendingCalls.length === 0 ? undefined : deepFreeze(pendingCalls) }))
+
+/**
+ * Whether the call is waiting for a decision.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const isPendingCall = (self: AgentState, toolCallId: string): boolean =>
+  self.execution.pendingCalls?.some((p) => p.toolCall.id === toolCallId) === true
 
 /**
  * Sets or clears the continuation flag.

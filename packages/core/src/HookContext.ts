@@ -245,6 +245,26 @@ export const withToolExecutionBlocked: {
     : patch(self, { toolExecution: ToolExecution.blocked(self.toolCall, reason, self.createdAt), toolExecutionBlocked: true }))
 
 /**
+ * At BeforeToolUse: suspends the run on this call for a person's decision. The call
+ * does not run; the step's other calls do, and the run then ends `suspended`, with the
+ * call, `reason` and `payload` listed in `state.execution.pendingCalls`. A blocked call
+ * stays blocked (fail-closed): it is not suspended.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const suspend: {
+  (reason: string, payload?: JsonValue): (self: HookContext) => HookContext
+  (self: HookContext, reason: string, payload?: JsonValue): HookContext
+} = dual(
+  (args) => isHookContext(args[0]),
+  (self: HookContext, reason: string, payload?: JsonValue): HookContext =>
+    self.toolExecutionBlocked || self.toolCall === undefined || self.toolExecution !== undefined
+      ? self
+      : patch(self, { state: AgentState.suspendCall(self.state, self.toolCall, reason, payload) }),
+)
+
+/**
  * Adds a stop signal to the state; the loop decides whether to stop.
  *
  * @since 0.1.0

@@ -60,6 +60,7 @@ export interface Delta {
   readonly executionMetadata?: Json.Metadata | undefined
   readonly usage?: Usage.Usage | undefined
   readonly errors?: Tail<AgentError.AgentError> | undefined
+  readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
 }
 
 const tail = <A, O>(item: t.Type<A, O, unknown>) =>
@@ -102,6 +103,7 @@ export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
     executionMetadata: Codecs.Metadata,
     usage: Codecs.Usage,
     errors: tail(Codecs.AgentError),
+    pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
   }),
 ])
 
@@ -182,6 +184,10 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.executionMetadata = e1.metadata
     changed = true
   }
+  if (e0 === undefined ? e1.pendingCalls !== undefined : e0.pendingCalls !== e1.pendingCalls) {
+    delta.pendingCalls = orNull(e1.pendingCalls)
+    changed = true
+  }
   return changed ? delta : undefined
 }
 
@@ -223,6 +229,7 @@ interface Acc {
   executionMetadata: Json.Metadata
   usage: Usage.Usage
   errors: Array<AgentError.AgentError>
+  pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
 }
 
 const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
@@ -288,6 +295,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     errors: [],
     stopReason: undefined,
     executionMetadata: AgentState.emptyExecution.metadata,
+    pendingCalls: undefined,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
@@ -316,6 +324,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.stopReason !== undefined) acc.stopReason = d.stopReason ?? undefined
     if (d.executionMetadata !== undefined) acc.executionMetadata = d.executionMetadata
     if (d.usage !== undefined) acc.usage = d.usage
+    if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
   }
   const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
   const state = AgentState.withExecution(
@@ -336,6 +345,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       metadata: acc.executionMetadata,
       usage: acc.usage,
       errors: Object.freeze([...acc.errors]),
+      ...(acc.pendingCalls === undefined ? {} : { pendingCalls: acc.pendingCalls }),
     },
   )
   return Result.succeed(state)

@@ -153,3 +153,29 @@ describe("UseCheckpoints", () => {
     expect((await RunStore.load(store, cut.id))?.state).toEqual(winner)
   })
 })
+
+describe("UseCheckpoints with approvals", () => {
+  it("stores a suspended run; a new agent resumes it by id with a decision and nothing journaled runs again", async () => {
+    const { Decision, UseHook } = await import("@hookline/agent")
+    const { HookContext, HookTriggers } = await import("@hookline/core")
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    // Suspends the second call of the first step.
+    const approval = UseHook(
+      (ctx) => ctx.toolCall !== undefined && (ctx.toolCall.arguments as { amount: number }).amount === 1 ? HookContext.suspend(ctx, "check", { amount: 1 }) : ctx,
+      { triggers: HookTriggers.beforeToolUse, name: "test:approval" },
+    )
+    const make = () =>
+      AgentBuilder.make(UseDriver(model()), UseTools([chargeTool(effects)]), UseGuards({ maxSteps: 10 }), approval, UseCheckpoints(store))
+    const suspended = await make().run("charge me")
+    expect(suspended.execution.status).toBe("suspended")
+    const stored = await RunStore.load(store, suspended.id)
+    expect(stored?.state).toEqual(suspended)
+    expect(effects.log.map((e) => e.amount)).toEqual([0])
+    const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
+    const final = await make().resume(suspended.id, [Decision.approve(pending)])
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
+    expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
+  })
+})

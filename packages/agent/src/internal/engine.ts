@@ -23,7 +23,7 @@ import {
   type HookTrigger,
   type Interceptor,
   type InferenceResponse,
-  type ToolCall,
+  ToolCall,
 } from "@hookline/core"
 import { Cause, Clock, Effect, Exit } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
@@ -31,6 +31,7 @@ import * as Driver_ from "../Driver.js"
 import { Driver, generateChecked, streamChecked, type DriverShape } from "../Driver.js"
 import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
+import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -78,6 +79,8 @@ export interface RunOptions<C = unknown> {
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /** A suspended run's decisions, by call id (checked by `Decision.validate`). */
+  readonly decisions?: ReadonlyMap<string, Decision> | undefined
   /**
    * The run's context (who asks: a role, a tenant; request-scoped services): hooks
    * read it as `ctx.runContext`, tools as `context.runContext`. It is never put in
@@ -114,11 +117,11 @@ const combineSinks = (
 
 /**
  * A state to run: a finished state starts a new execution on the same conversation;
- * a pending or running state (a checkpoint) goes on where it was.
+ * a pending, running or suspended state (a checkpoint) goes on where it was.
  */
 export const startingState = (input: AgentState): AgentState => {
   const status = input.execution.status
-  return status === "pending" || status === "running" ? input : AgentState.withExecution(input, AgentState.emptyExecution)
+  return status === "pending" || status === "running" || status === "suspended" ? input : AgentState.withExecution(input, AgentState.emptyExecution)
 }
 
 export const runEngine = <R>(
@@ -139,7 +142,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context, options.decisions)
   run.settled = observer?.settled
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
@@ -234,6 +237,7 @@ class Run<R> {
     private readonly emit: ((event: AgentEvent) => void) | undefined,
     private readonly streaming: boolean,
     private readonly runContext: unknown,
+    private readonly decisions: ReadonlyMap<string, Decision> | undefined = undefined,
   ) {
     this.env = { sink, now }
   }
@@ -291,6 +295,9 @@ class Run<R> {
   }
 
   // BeforeExecution, then steps until a stop or an error nobody handled.
+  // Set when a BeforeToolUse hook suspended a call: the run ends `suspended`.
+  private suspended = false
+
   private *bodyGen() {
     const first = yield* Effect.result(Effect.gen(() => this.beforeExecutionGen()))
     if (first._tag === "Failure") {
@@ -302,10 +309,15 @@ class Run<R> {
       return done
     }
     const step = Effect.gen(() => this.stepGen())
+    // A suspended run first finishes the step it was suspended in, with the decisions.
+    let decided = this.state.execution.pendingCalls !== undefined && this.decisions !== undefined
+      ? Effect.gen(() => this.decidedStepGen(this.decisions as ReadonlyMap<string, Decision>))
+      : undefined
     while (true) {
       this.current = undefined
       if (this.abortSeen()) return aborted
-      const result = yield* Effect.result(step)
+      const result = yield* Effect.result(decided ?? step)
+      decided = undefined
       if (result._tag === "Success") {
         if (result.success) return done
         continue
@@ -387,6 +399,7 @@ class Run<R> {
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
 
     const step = Step.make({
       index,
@@ -405,6 +418,57 @@ class Run<R> {
     yield* this.dispatch(point("AfterStep", this.state, this.at()))
     this.emit?.({ _tag: "StepEnded", step, state: this.state })
     return yield* this.shouldStop()
+  }
+
+  // The run ends at once, `suspended`; the step stays open until the decisions come.
+  private suspend(): boolean {
+    this.suspended = true
+    this.current = undefined
+    return true
+  }
+
+  // The step a suspended run was left in: the decided calls run (an approved call goes
+  // through BeforeToolUse, where a block still holds), a rejected one is answered with
+  // the person's message; then the step ends as any step does, unless calls still wait.
+  private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
+    const startedAt = this.at()
+    const index = this.stepIndex
+    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
+    this.current = current
+    const pending = this.state.execution.pendingCalls ?? []
+    const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
+    this.state = AgentState.withPendingCalls(this.state, waiting)
+    for (const { toolCall } of pending) {
+      const decision = decisions.get(toolCall.id)
+      if (decision === undefined) continue
+      if (decision._tag === "Reject") {
+        const rejected = ToolExecution.blocked(toolCall, decision.message, this.at())
+        current.executions.push(yield* this.afterTool(toolCall, rejected, index))
+        continue
+      }
+      const call = decision._tag === "Edit"
+        ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments })
+        : toolCall
+      yield* this.runTools([call], index, current.executions, true)
+    }
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
+    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
+    this.state = AgentState.appendStep(this.state, step)
+    this.stepIndex++
+    this.current = undefined
+    yield* this.dispatch(point("AfterStep", this.state, this.at()))
+    this.emit?.({ _tag: "StepEnded", step, state: this.state })
+    return yield* this.shouldStop()
+  }
+
+  // After BeforeToolUse: whether the call waits for a decision (and so does not run).
+  // An approved call that a hook suspends again (the approval hook) runs.
+  private waits(call: ToolCall, approved: boolean): boolean {
+    if (!AgentState.isPendingCall(this.state, call.id)) return false
+    if (!approved) return true
+    const rest = (this.state.execution.pendingCalls ?? []).filter((p) => p.toolCall.id !== call.id)
+    this.state = AgentState.withPendingCalls(this.state, rest)
+    return false
   }
 
   // Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
@@ -517,12 +581,13 @@ class Run<R> {
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
   // in call order. Concurrently, the tools themselves run together between the two
   // hook phases, and results are committed in call order.
-  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>) {
+  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>, approved = false) {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
         if (this.abortSeen()) return
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
+        if (before.toolExecution === undefined && this.waits(call, approved)) continue
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined && this.settled !== undefined) yield* this.settled
@@ -550,6 +615,7 @@ class Run<R> {
     const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
     for (const call of calls) {
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
+      if (before.toolExecution === undefined && this.waits(call, approved)) continue
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
     }
     if (this.abortSeen()) return
@@ -775,6 +841,8 @@ class Run<R> {
       ? "failed"
       : outcome._tag === "Aborted" || outcome._tag === "TimedOut" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
+      : this.suspended
+      ? "suspended"
       : "completed"
     // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.
     state = AgentState.withStopReason(state, StopSignal.highest(state.execution.stopSignals)?.reason)
@@ -788,6 +856,10 @@ class Run<R> {
       else if (!Cause.hasInterruptsOnly(exit.cause)) {
         this.reportHookFailure(AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
       }
+    }
+    const pendingCalls = this.state.execution.pendingCalls
+    if (this.state.execution.status === "suspended" && pendingCalls !== undefined) {
+      this.emit?.({ _tag: "Suspended", pendingCalls, state: this.state })
     }
     this.emit?.({ _tag: "RunEnded", state: this.state })
     return this.state

@@ -43,7 +43,7 @@ export const StopReason: Codec<StopReason_.StopReason> = literals(StopReason_.al
  */
 export const FinishReason: Codec<InferenceResponse_.FinishReason> = literals(InferenceResponse_.finishReasons)
 
-const statuses: ReadonlyArray<ExecutionStatus_> = ["pending", "running", "completed", "stopped", "failed"]
+const statuses: ReadonlyArray<ExecutionStatus_> = ["pending", "running", "suspended", "completed", "stopped", "failed"]
 
 /**
  * An execution status: pending, running, completed, stopped or failed.

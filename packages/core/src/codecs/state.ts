@@ -158,6 +158,19 @@ export const AgentContext = struct(
 )
 
 /**
+ * A call waiting for a decision.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingCall = struct(
+  "PendingCall",
+  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue) },
+  ({ toolCall, reason, payload }): AgentState_.PendingCall =>
+    Object.freeze(payload === undefined ? { toolCall, reason } : { toolCall, reason, payload }),
+)
+
+/**
  * The execution record of a state; its steps decode into an `AppendLog`.
  *
  * @since 0.1.0
@@ -177,6 +190,7 @@ export const Execution = struct(
     // Optional: states encoded before these fields existed still decode.
     stopReason: optional(t.string),
     metadata: optional(Metadata),
+    pendingCalls: optional(array(PendingCall)),
   },
   (fields): AgentState_.Execution =>
     Object.freeze({
@@ -190,6 +204,7 @@ export const Execution = struct(
       errors: fields.errors,
       stopReason: fields.stopReason,
       metadata: fields.metadata ?? emptyMetadata,
+      ...(fields.pendingCalls === undefined ? {} : { pendingCalls: fields.pendingCalls }),
     }),
 )
 

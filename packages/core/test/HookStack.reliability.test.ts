@@ -134,6 +134,58 @@ describe("HookStack reliability", () => {
     })
   })
 
+  describe("a hand-built context", () => {
+    const response = { text: "hi", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "m", metadata: {} }
+    const inferenceCtx = HookContext.make({ trigger: "AfterInference", state, createdAt: 100, response: response as never })
+    const withMessages = (messages: unknown) => (ctx: HookContext) =>
+      ({ ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, messages } } }) as unknown as HookContext
+    const cases: ReadonlyArray<readonly [string, HookContext, (ctx: HookContext) => unknown, string]> = [
+      ["messages as a plain array", stepCtx, withMessages([Message.user("hi")]), "at state.context.messages: expected an AppendLog (AgentState.appendMessage, AppendLog.fromIterable), got a plain array"],
+      ["state: null", stepCtx, (ctx) => ({ ...ctx, state: null }), "at state: expected an AgentState, got null"],
+      ["a response without toolCalls", inferenceCtx, (ctx) => ({ ...ctx, response: { ...ctx.response, toolCalls: undefined } }), "at response.toolCalls"],
+      ["Object.create(ctx)", stepCtx, (ctx) => Object.create(ctx), "not a plain object"],
+      ["a number", stepCtx, () => 42, "returned something that is not a HookContext"],
+      ["null", stepCtx, () => null, "returned something that is not a HookContext"],
+      ["a context of another trigger", stepCtx, (ctx) => HookContext.make({ trigger: "AfterStep", state: ctx.state, createdAt: 1 }), "changed the trigger from BeforeStep to \"AfterStep\""],
+      ["an invalid message appended", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, { role: "robot", content: 1 } as never)), "at state.context.messages[1].role"],
+      ["a stop signal with an unknown reason", stepCtx, (ctx) => HookContext.updateState(ctx, (d) => void d.execution.stopSignals.push({ reason: "Bored" as never, message: "", source: "x" })), "at state.execution.stopSignals[0].reason"],
+      ["metadata that is not JSON", stepCtx, (ctx) => ({ ...ctx, metadata: { when: new Date(0) } }), "at metadata.when"],
+      ["a tool call with a new id", toolCtx, (ctx) => HookContext.withToolCall(ctx, { ...ctx.toolCall!, id: "forged" }), "at toolCall.id: a hook cannot change the id"],
+      ["an execution for another call", toolCtx, (ctx) => HookContext.withToolExecution(ctx, ToolExecution.success({ ...call, id: "other" }, 1, 0)), "at toolExecution.toolCall.id"],
+      ["toolExecutionBlocked without a blocked execution", toolCtx, (ctx) => ({ ...ctx, toolExecutionBlocked: true }), "at toolExecutionBlocked"],
+      ["errors that are not AgentErrors", stepCtx, (ctx) => ({ ...ctx, errors: [new Error("x")] }), "at errors[0]"],
+    ]
+
+    it.each(cases)("is HookFailed for %s, naming what was wrong", async (_, ctx, hook, expected) => {
+      const stack = HookStack.with(HookStack.empty, hook as Hook, on(ctx.trigger, "handmade"))
+      const error = caught(() => HookStack.run(stack, ctx))
+      expect(error?._tag).toBe("HookFailed")
+      expect(error?.message).toContain(expected)
+      // The same on the Effect path, and under 'skip' the input passes on unchanged.
+      const effectful = HookStack.with(HookStack.empty, Hook.effect((c) => Effect.sync(() => hook(c) as HookContext)), on(ctx.trigger, "handmade"))
+      const exit = await Effect.runPromiseExit(HookStack.intercept(effectful, ctx))
+      expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" && (exit.cause.reasons[0].error as AgentError.HookFailed).message).toContain(expected)
+      const skipped = HookStack.with(HookStack.empty, hook as Hook, on(ctx.trigger, "handmade", "skip"))
+      expect(HookStack.run(skipped, ctx)).toBe(ctx)
+    })
+
+    it("accepts valid changes, hand-built or made with the HookContext functions", () => {
+      const hooks: ReadonlyArray<Hook> = [
+        (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.assistant("a"))),
+        (ctx) => ({ ...ctx, metadata: { ...ctx.metadata, seen: true } }),
+        (ctx) => HookContext.updateState(ctx, (d) => void (d.metadata["tenant"] = "acme")),
+        (ctx) => ({ ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, systemPrompt: "be terse" } } }),
+      ]
+      const stack = hooks.reduce<HookStack>((s, hook, i) => HookStack.with(s, hook, on("BeforeStep", `h${i}`)), HookStack.empty)
+      const out = HookStack.run(stack, stepCtx)
+      expect(out.metadata).toEqual({ seen: true })
+      expect(out.state.context.systemPrompt).toBe("be terse")
+      expect(out.state.context.messages.length).toBe(2)
+      expect(out.state.metadata).toEqual({ tenant: "acme" })
+      expect(Object.isFrozen(out.state.context)).toBe(true)
+    })
+  })
+
   describe("a blocked call", () => {
     const block: Hook = (ctx) => HookContext.withToolExecutionBlocked(ctx, "payments are disabled")
     const reblock: Hook = (ctx) =>

@@ -3,6 +3,7 @@ import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
+import { problemOf } from "./contextCheck.js"
 import { deepFreeze } from "./immer.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
@@ -32,18 +33,22 @@ export interface Entry {
 }
 
 /**
- * Checks what a hook returned: a context of the same trigger, deeply frozen (a context
- * spread by hand is frozen here; frozen parts are not walked again), with any block
- * of the input kept. Returns the error text for a return that is not a context.
+ * Checks what a hook returned: a valid context of the same trigger (its changed parts
+ * are checked, `contextCheck.ts`), deeply frozen (a context spread by hand is frozen
+ * here; frozen parts are not walked again), with any block of the input kept. Returns
+ * the error text for a return that is not one.
  */
 export const settle = (input: HookContext.HookContext, output: unknown): HookContext.HookContext | string => {
   if (!HookContext.isHookContext(output)) {
     if (disarm(output)) return "returned a Promise (or another thenable): a pure hook returns a HookContext at once; register an async function with Hook.promise"
     return `returned ${output === undefined ? "undefined" : "something that is not a HookContext"}`
   }
-  if (output.trigger !== input.trigger) return `changed the trigger from ${input.trigger} to ${String(output.trigger)}`
   const frozen = Object.isFrozen(output) ? output : deepFreeze(output)
-  return input.toolExecutionBlocked ? HookContext.keepBlock(input, frozen) : frozen
+  // A block is final: what a later hook did to the blocked call is undone, not checked.
+  const kept = input.toolExecutionBlocked && Object.getPrototypeOf(frozen) === Object.prototype
+    ? HookContext.keepBlock(input, frozen)
+    : frozen
+  return problemOf(input, kept) ?? kept
 }
 
 const ignore = (): void => {}

@@ -25,7 +25,10 @@ import {
   disarm,
   dispatchPure,
   emit,
+  endedWith,
   failedAt,
+  failuresOf as failuresOf_,
+  runsToTheEnd,
   settle,
   type DispatchEnv,
 } from "./internal/dispatch.js"
@@ -328,6 +331,17 @@ export const isHookStack = (u: unknown): u is HookStack<unknown> =>
 export const contextAtFailure = (error: AgentError.HookFailed): HookContext | undefined => contextAtFailure_(error)
 
 /**
+ * Every failure of the dispatch a `HookFailed` ended, that error first. Only
+ * AfterExecution has more than one: it is the run's `finally`, so a hook that fails
+ * under 'fail' does not stop the hooks after it; the dispatch fails after all of them
+ * ran, with the first failure.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const failuresOf = (error: AgentError.HookFailed): ReadonlyArray<AgentError.HookFailed> => failuresOf_(error)
+
+/**
  * Options of the synchronous run: an event sink, and the clock (epoch ms) that times
  * hooks and stamps `updatedAt`.
  *
@@ -411,6 +425,14 @@ const runMixed = <R>(
 ): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
   const trigger = input.trigger
   const now = env.now as () => number
+  // AfterExecution: failures under 'fail' are collected and every hook runs.
+  const toTheEnd = runsToTheEnd(trigger)
+  const failures: Array<AgentError.HookFailed> = []
+  const fail = (failed: AgentError.HookFailed, before: HookContext, next: number) => {
+    if (!toTheEnd) return Effect.fail(failed)
+    failures.push(failed)
+    return step(next, before)
+  }
   const step = (i: number, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
     while (i < registrations.length) {
       const registration = registrations[i] as Registration<R>
@@ -420,7 +442,10 @@ const runMixed = <R>(
           ctx = dispatchPure(trigger, [hook], [registration], ctx, env)
         } catch (error) {
           const failed = hookFailedOf(error)
-          return failed === undefined ? Effect.die(error) : Effect.fail(failed)
+          if (failed === undefined) return Effect.die(error)
+          if (!toTheEnd) return Effect.fail(failed)
+          failures.push(failed)
+          ctx = contextAtFailure_(failed) ?? ctx
         }
         i++
         continue
@@ -438,7 +463,7 @@ const runMixed = <R>(
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
           return outcome === "skipped"
             ? step(next, before)
-            : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before))
+            : fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before), before, next)
         },
         onSuccess: (output) => {
           const settled = output === before ? before : settleGuarded(before, output)
@@ -447,14 +472,15 @@ const runMixed = <R>(
             if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)
             return outcome === "skipped"
               ? step(next, before)
-              : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before))
+              : fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before), before, next)
           }
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed")
           return step(next, settled)
         },
       })
     }
-    return Effect.succeed(ctx === input ? ctx : stampUpdatedAt(ctx, now()))
+    const out = ctx === input ? ctx : stampUpdatedAt(ctx, now())
+    return failures.length === 0 ? Effect.succeed(out) : Effect.fail(endedWith(failures, out))
   }
   return step(0, input)
 }

@@ -230,3 +230,47 @@ describe("HookStack reliability", () => {
     })
   })
 })
+
+describe("AfterExecution under onError 'fail'", () => {
+  const endCtx = HookContext.make({ trigger: "AfterExecution", state, createdAt: 100 })
+  const boom = (message: string): Hook => () => {
+    throw new Error(message)
+  }
+  const mark = (key: string): Hook => (ctx) => HookContext.updateState(ctx, (d) => void (d.metadata[key] = true))
+  const stackOf = (effectful: boolean) =>
+    [
+      ["telemetry", boom("telemetry down")],
+      ["persist", mark("persisted")],
+      ["audit", boom("audit down")],
+      ["notify", mark("notified")],
+    ].reduce<HookStack>(
+      (s, [name, hook]) =>
+        HookStack.with(s, effectful && name === "persist" ? Hook.effect((c) => Effect.succeed((hook as Hook)(c))) : hook as Hook, on("AfterExecution", name as string)),
+      HookStack.empty,
+    )
+
+  it("runs every hook, like finally, and fails with the first failure, keeping all of them", () => {
+    const collected = HookExecuted.collect()
+    const error = caught(() => HookStack.run(stackOf(false), endCtx, { sink: collected.sink })) as AgentError.HookFailed
+    expect(error.hook).toBe("telemetry")
+    expect(HookStack.failuresOf(error).map((e) => e.hook)).toEqual(["telemetry", "audit"])
+    expect(HookStack.contextAtFailure(error)?.state.metadata).toEqual({ persisted: true, notified: true })
+    expect(collected.events.map((e) => `${e.hook}:${e.outcome}`)).toEqual(["telemetry:failed", "persist:changed", "audit:failed", "notify:changed"])
+  })
+
+  it("runs every hook on the Effect path too", async () => {
+    const exit = await Effect.runPromiseExit(HookStack.intercept(stackOf(true), endCtx))
+    const error = Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? exit.cause.reasons[0].error : undefined
+    expect(error?.hook).toBe("telemetry")
+    expect(HookStack.failuresOf(error!).map((e) => e.hook)).toEqual(["telemetry", "audit"])
+    expect(HookStack.contextAtFailure(error!)?.state.metadata).toEqual({ persisted: true, notified: true })
+  })
+
+  it("still stops at the first failure on other triggers", () => {
+    const stack = HookStack.with(HookStack.with(HookStack.empty, boom("x"), on("AfterStep", "a")), mark("b"), on("AfterStep", "b"))
+    const ctx = HookContext.make({ trigger: "AfterStep", state, createdAt: 100 })
+    const error = caught(() => HookStack.run(stack, ctx)) as AgentError.HookFailed
+    expect(HookStack.failuresOf(error)).toEqual([error])
+    expect(HookStack.contextAtFailure(error)?.state.metadata).toEqual({})
+  })
+})

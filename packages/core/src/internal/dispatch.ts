@@ -20,6 +20,24 @@ export const failedAt = (error: HookFailed, ctx: HookContext.HookContext): HookF
 /** The context the failing hook of `error` was given, if a stack dispatch failed. */
 export const contextAtFailure = (error: HookFailed): HookContext.HookContext | undefined => reached.get(error)
 
+// AfterExecution is the run's `finally`: a hook that fails under 'fail' does not stop
+// the hooks after it. The dispatch fails at the end with the first failure; the others
+// are kept beside it, and the context "at failure" is the one the last hook returned.
+const others = new WeakMap<HookFailed, ReadonlyArray<HookFailed>>()
+
+/** Every failure of the dispatch `error` ended, `error` first. */
+export const failuresOf = (error: HookFailed): ReadonlyArray<HookFailed> => others.get(error) ?? [error]
+
+/** Whether a hook failing under 'fail' lets the hooks after it run (AfterExecution). */
+export const runsToTheEnd = (trigger: HookTrigger): boolean => trigger === "AfterExecution"
+
+/** The error that ends a dispatch whose hooks all ran despite `failures`, reached at `ctx`. */
+export const endedWith = (failures: ReadonlyArray<HookFailed>, ctx: HookContext.HookContext): HookFailed => {
+  const first = failures[0] as HookFailed
+  if (failures.length > 1) others.set(first, Object.freeze([...failures]))
+  return failedAt(first, ctx)
+}
+
 /** What the dispatcher needs of its surroundings: where events go and a clock. */
 export interface DispatchEnv {
   readonly sink?: HookExecuted.EventSink | undefined
@@ -91,7 +109,8 @@ const defaultNow = (): number => performance.timeOrigin + performance.now()
 
 /**
  * Runs pure hooks in order, each on what the previous returned. Throws a
- * `HooklineError(HookFailed)` when a hook under 'fail' throws or returns garbage.
+ * `HooklineError(HookFailed)` when a hook under 'fail' throws or returns garbage; on
+ * AfterExecution only after every hook ran (`runsToTheEnd`).
  */
 export const dispatchPure = (
   trigger: HookTrigger,
@@ -102,6 +121,7 @@ export const dispatchPure = (
 ): HookContext.HookContext => {
   const sink = env?.sink
   let ctx = input
+  let failures: Array<HookFailed> | undefined
   if (sink === undefined) {
     // The hot path: no clock readings, no events, no allocation when hooks return their input.
     for (let i = 0; i < hooks.length; i++) {
@@ -116,7 +136,10 @@ export const dispatchPure = (
       if (typeof out === "string") {
         const entry = entries[i] as Entry
         if (entry.onError === "skip") continue
-        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
+        const failed = hookFailed(entry.name, trigger, out)
+        if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
+        ;(failures ??= []).push(failed)
+        continue
       }
       ctx = out
     }
@@ -137,13 +160,18 @@ export const dispatchPure = (
         const outcome = entry.onError === "skip" ? "skipped" : "failed"
         emit(sink, trigger, entry, startedAt, now(), outcome, out)
         if (outcome === "skipped") continue
-        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
+        const failed = hookFailed(entry.name, trigger, out)
+        if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
+        ;(failures ??= []).push(failed)
+        continue
       }
       emit(sink, trigger, entry, startedAt, now(), out === ctx ? "unchanged" : "changed")
       ctx = out
     }
   }
-  return ctx !== input && env?.now !== undefined ? HookContext.stampUpdatedAt(ctx, env.now()) : ctx
+  if (ctx !== input && env?.now !== undefined) ctx = HookContext.stampUpdatedAt(ctx, env.now())
+  if (failures !== undefined) throw new HooklineError(endedWith(failures, ctx))
+  return ctx
 }
 
 export { emit }

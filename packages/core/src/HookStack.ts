@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect } from "effect"
+import { Cause, Clock, Duration, Effect } from "effect"
 import { dual } from "effect/Function"
 import * as t from "io-ts"
 import * as N from "fp-ts/lib/number.js"
@@ -20,6 +20,7 @@ import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
 import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
 import { decodeOptions } from "./internal/decode.js"
+import { finiteDuration } from "./internal/duration.js"
 import {
   contextAtFailure as contextAtFailure_,
   disarm,
@@ -55,6 +56,13 @@ export interface HookOptions {
   readonly name?: string | undefined
   /** Default 'fail'. */
   readonly onError?: OnError | undefined
+  /**
+   * Effectful hooks only (`Hook.effect`, `Hook.promise`): the longest the hook may take,
+   * on the Effect clock (`"5 seconds"`, a number of ms). A hook that takes longer is
+   * interrupted (a `Hook.promise` sees its signal abort) and fails with `HookFailed`
+   * naming the timeout, under its `onError`. Default: no timeout.
+   */
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
@@ -69,6 +77,8 @@ export interface Registration<R = never> {
   readonly triggers: HookTriggers.HookTriggers
   readonly priority: number
   readonly onError: OnError
+  /** Milliseconds, for an effectful hook with a timeout. */
+  readonly timeout?: number | undefined
 }
 
 /**
@@ -160,6 +170,7 @@ const OptionsCodec = t.type({
   priority: t.union([t.undefined, t.number]),
   name: t.union([t.undefined, t.string]),
   onError: t.union([t.undefined, t.literal("fail"), t.literal("skip")]),
+  timeout: t.unknown,
 })
 
 const invalid = (path: string, detail: string): never => {
@@ -178,7 +189,7 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
   if (!Hook.isHook(hook)) invalid("hook", "expected a function or an effectful hook")
   const decoded = decodeOptions(OptionsCodec, options)
   if (!decoded.ok) return invalid(decoded.path, decoded.detail)
-  const { triggers, priority, name, onError } = decoded.value
+  const { triggers, priority, name, onError, timeout } = decoded.value
   const list = typeof triggers === "string" ? [triggers] : triggers
   list.forEach((trigger, i) => {
     if (!HookTrigger.isHookTrigger(trigger)) {
@@ -188,6 +199,15 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
   if (list.length === 0) invalid("triggers", "expected at least one trigger")
   if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
   if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  let timeoutMs: number | undefined
+  if (timeout !== undefined) {
+    if (!Hook.isEffectHook(hook)) {
+      invalid("timeout", "a timeout applies to effectful hooks (Hook.effect, Hook.promise): a pure hook runs synchronously")
+    }
+    const duration = finiteDuration(timeout)
+    if (typeof duration === "string") return invalid("timeout", duration)
+    timeoutMs = Duration.toMillis(duration)
+  }
   const fallback = typeof hook === "function" && hook.name !== "" ? hook.name : `hook#${position}`
   return Object.freeze({
     hook: hook as Hook.AnyHook<unknown, R>,
@@ -195,6 +215,7 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
     triggers: HookTriggers.of(...(list as ReadonlyArray<HookTrigger.HookTrigger>)),
     priority: priority ?? 0,
     onError: onError ?? "fail",
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
   })
 }
 
@@ -416,6 +437,9 @@ const settleGuarded = (before: HookContext, output: unknown): HookContext | stri
   }
 }
 
+// The failure of an effectful hook that ran past its timeout (compared by reference).
+const timedOut: unique symbol = Symbol("@hookline/core/HookStack/timedOut")
+
 // Runs a list with effectful hooks: pure stretches run as plain calls, effect hooks
 // through the runtime. Interruption is never turned into a skip: it propagates.
 const runMixed = <R>(
@@ -453,12 +477,14 @@ const runMixed = <R>(
       const startedAt = env.sink === undefined ? 0 : now()
       const before = ctx
       const next = i + 1
-      return Effect.matchCauseEffect(Effect.suspend(() => hook.run(before)), {
+      const timeout = registration.timeout
+      const run = Effect.suspend(() => hook.run(before))
+      return Effect.matchCauseEffect(timeout === undefined ? run : Effect.timeoutOrElse(run, { duration: timeout, orElse: () => Effect.fail(timedOut) }), {
         onFailure: (cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
           const squashed = Cause.squash(cause)
           disarm(squashed)
-          const detail = AgentError.messageOf(squashed)
+          const detail = squashed === timedOut ? `timed out after ${timeout} ms (its timeout option)` : AgentError.messageOf(squashed)
           const outcome = registration.onError === "skip" ? "skipped" : "failed"
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
           return outcome === "skipped"

@@ -1,4 +1,5 @@
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import {
   AgentError,
@@ -272,5 +273,57 @@ describe("AfterExecution under onError 'fail'", () => {
     const error = caught(() => HookStack.run(stack, ctx)) as AgentError.HookFailed
     expect(HookStack.failuresOf(error)).toEqual([error])
     expect(HookStack.contextAtFailure(error)?.state.metadata).toEqual({})
+  })
+})
+
+describe("the timeout option of an effectful hook", () => {
+  const invalidAt = (f: () => unknown) => caught(f) as AgentError.InvalidConfiguration | undefined
+
+  it("fails a hook that takes longer, on the Effect clock, naming the timeout; aborts a Hook.promise", async () => {
+    let aborted = false
+    const hung = Hook.promise((_, signal) =>
+      new Promise<HookContext>(() => {
+        signal.addEventListener("abort", () => void (aborted = true))
+      })
+    )
+    const stack = HookStack.with(HookStack.empty, hung, { triggers: "BeforeStep", name: "approve", timeout: "5 seconds" })
+    const program = Effect.gen(function* () {
+      const fiber = yield* Effect.forkChild(Effect.exit(HookStack.intercept(stack, stepCtx)), { startImmediately: true })
+      yield* TestClock.adjust("4999 millis")
+      const early = fiber.pollUnsafe()
+      yield* TestClock.adjust("1 millis")
+      return { early, exit: yield* Fiber.join(fiber) }
+    })
+    const { early, exit } = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+    expect(early).toBeUndefined()
+    const error = Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? exit.cause.reasons[0].error : undefined
+    expect(error?.message).toBe('hook "approve" failed on BeforeStep: timed out after 5000 ms (its timeout option)')
+    expect(aborted).toBe(true)
+  })
+
+  it("passes the input on under 'skip', and lets a hook within its timeout finish", async () => {
+    const slow = (ms: number) => Hook.effect((ctx: HookContext) => Effect.sleep(ms).pipe(Effect.as(HookContext.withMetadata(ctx, { done: ms }))))
+    const stack = HookStack.with(
+      HookStack.with(HookStack.empty, slow(10_000), { triggers: "BeforeStep", name: "slow", timeout: 1_000, onError: "skip" }),
+      slow(500),
+      { triggers: "BeforeStep", name: "quick", timeout: 1_000 },
+    )
+    const program = Effect.gen(function* () {
+      const fiber = yield* Effect.forkChild(HookStack.intercept(stack, stepCtx), { startImmediately: true })
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("500 millis")
+      return yield* Fiber.join(fiber)
+    })
+    const out = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+    expect(out.metadata).toEqual({ done: 500 })
+  })
+
+  it("is refused on a pure hook and for a duration that is not finite and >= 0", () => {
+    expect(invalidAt(() => HookStack.with(HookStack.empty, (c: HookContext) => c, { triggers: "BeforeStep", timeout: 5 }))?.path).toBe("timeout")
+    for (const bad of [-1, Infinity, "soon", {}]) {
+      const hook = Hook.effect((c: HookContext) => Effect.succeed(c))
+      expect(invalidAt(() => HookStack.with(HookStack.empty, hook, { triggers: "BeforeStep", timeout: bad as never }))?.path).toBe("timeout")
+    }
+    expect(invalidAt(() => HookStack.with(HookStack.empty, Hook.effect((c: HookContext) => Effect.succeed(c)), { triggers: "BeforeStep", timeot: 5 } as never))?.path).toBe("timeot")
   })
 })

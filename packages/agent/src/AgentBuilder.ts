@@ -16,6 +16,7 @@ import {
   Json,
   type InferenceRequest,
   type Interceptor,
+  type WrapHook,
 } from "@hookline/core"
 import { Result } from "effect"
 import { dual } from "effect/Function"
@@ -23,6 +24,7 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
 import * as Tool from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -33,11 +35,15 @@ import * as Tools from "./Tools.js"
  */
 export type Capability =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
+  | { readonly _tag: "UseWrap"; readonly wrap: WrapHook.WrapHook<unknown, never>; readonly options: HookStack.WrapOptions }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
   | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
   | { readonly _tag: "UseDriver"; readonly driver: DriverShape }
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
+  | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
+  | { readonly _tag: "UseLoader"; readonly load: Agent.Loader }
+  | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -77,6 +83,15 @@ export interface AgentBuilder {
 /** @since 0.1.0 @category capabilities */
 export const UseHook = (hook: Hook.AnyHook<unknown, never>, options: HookStack.HookOptions): Capability =>
   Object.freeze({ _tag: "UseHook", hook, options })
+/**
+ * A wrap hook around each model call (`WrapHook.inference`) or each tool execution
+ * (`WrapHook.toolUse`); higher priority is outer.
+ *
+ * @since 0.2.0
+ * @category capabilities
+ */
+export const UseWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: HookStack.WrapOptions = {}): Capability =>
+  Object.freeze({ _tag: "UseWrap", wrap, options })
 /** Guards with DESIGN.md's defaults; without UseGuards an agent gets the defaults too. @since 0.1.0 @category capabilities */
 export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Object.freeze({ _tag: "UseGuards", options })
 /** @since 0.1.0 @category capabilities */
@@ -95,6 +110,25 @@ export const UseTools = (tools: ReadonlyArray<Tool.Tool>, options: ToolsOptions 
 export const UseDriver = (driver: DriverShape): Capability => Object.freeze({ _tag: "UseDriver", driver })
 /** A custom interceptor in place of the hook stack (no UseHook, no guards). @since 0.1.0 @category capabilities */
 export const UseInterceptor = (interceptor: Interceptor): Capability => Object.freeze({ _tag: "UseInterceptor", interceptor })
+/**
+ * Several capabilities as one (what a package offers as a single capability, like
+ * `UseCheckpoints`); their paths read `capabilities[2].capabilities[0]`.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseAll = (...capabilities: ReadonlyArray<Capability>): Capability =>
+  Object.freeze({ _tag: "UseAll", capabilities: Object.freeze([...capabilities]) })
+/** How `agent.resume(runId)` loads a run (a store's capability gives it). @since 0.1.0 @category capabilities */
+export const UseLoader = (load: Agent.Loader): Capability => Object.freeze({ _tag: "UseLoader", load })
+/**
+ * A resource opened for each run and closed when it ends (an MCP connection: see
+ * `@hookline/mcp`); its tools join the agent's for that run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -194,7 +228,19 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
+const capabilityTags = new Set(["UseHook", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
+
+// The capabilities with each bundle (UseAll) replaced by its members, with their paths.
+const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
+  capabilities.flatMap((capability, i): Array<readonly [Capability, string]> => {
+    const at = `${prefix}[${i}]`
+    if (typeof capability === "object" && capability !== null && capability._tag === "UseAll") {
+      if (!Array.isArray(capability.capabilities)) return invalid(`${at}.capabilities`, "expected an array of capabilities")
+      if (depth >= 8) return invalid(at, "capabilities nested deeper than 8 levels")
+      return flatten(capability.capabilities, `${at}.capabilities`, depth + 1)
+    }
+    return [[capability, at]]
+  })
 
 /**
  * Validates the capabilities and makes the agent. Throws
@@ -222,16 +268,28 @@ export const build = (self: AgentBuilder): Agent.Agent => {
   let context: ContextConfig.ContextConfig = {}
   let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
+  let loader: Agent.Loader | undefined
+  const resources: Array<Resource.Resource> = []
 
-  self.capabilities.forEach((capability, i) => {
-    const at = `capabilities[${i}]`
+  flatten(self.capabilities, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
+      return invalid(at, "expected a capability (UseHook, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
     }
     switch (capability._tag) {
+      case "UseAll":
+        return
+      case "UseLoader":
+        if (loader !== undefined) return invalid(at, "UseLoader is given twice (two stores?)")
+        if (typeof capability.load !== "function") return invalid(`${at}.load`, "expected a function from a run id to its state")
+        loader = capability.load
+        return
       case "UseHook":
         hooksAt ||= at
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
+        return
+      case "UseWrap":
+        hooksAt ||= at
+        stack = under(at, () => HookStack.withWrap(stack, capability.wrap, capability.options))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")
@@ -281,6 +339,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
+      case "UseResource":
+        if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
+        resources.push(capability.resource)
+        return
       case "UseLoopOptions": {
         knownKeys(at, capability.options, loopKeys)
         if (isRecord(capability.options)) knownKeys(`${at}.modelOptions`, capability.options["modelOptions"], modelKeys)
@@ -327,7 +389,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       // A custom interceptor has no guards: no time limit either.
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
     }), false)
-  return Agent.make(loop, driver)
+  return Agent.make(loop, driver, resources, loader)
 }
 
 /**

@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import { AgentError, AgentState, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
 import { Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
+import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
@@ -42,9 +42,10 @@ export interface AgentLoop<R = never> {
  * - `"checked"`: only after the AfterInference hooks ran, as one `TextDelta` of the
  *   text they let through, so a redaction hook there keeps secrets out of the stream;
  * - `"live"`: piece by piece as the driver streams it, before any hook saw it;
- * - `"auto"` (default): `"live"` when the interceptor is a stack with no AfterInference
- *   hook (nothing could rewrite the text), `"checked"` otherwise (a custom interceptor
- *   may rewrite anything).
+ * - `"auto"` (default): `"live"` when the interceptor is a stack whose AfterInference
+ *   hooks are all observers (`Hook.observe`) or none (nothing could rewrite the text),
+ *   `"checked"` otherwise (a custom interceptor may rewrite anything). When the text is
+ *   checked, the stream says so with a `TextChecked` event after `RunStarted`.
  *
  * @since 0.1.0
  * @category models
@@ -53,11 +54,20 @@ export type TextDeltas = "auto" | "live" | "checked"
 
 const textDeltaModes: ReadonlyArray<TextDeltas> = ["auto", "live", "checked"]
 
-// Whether a stream holds the text back until the AfterInference hooks ran.
-const checksText = (interceptor: Interceptor<unknown>, mode: TextDeltas): boolean =>
-  mode === "auto"
-    ? !HookStack.isHookStack(interceptor) || interceptor.resolved.AfterInference.registrations.length > 0
-    : mode === "checked"
+// Why a stream holds the text back until the AfterInference hooks ran; `undefined`
+// when it streams live. Observers (`Hook.observe`) cannot rewrite the text.
+const textCheck = (interceptor: Interceptor<unknown>, mode: TextDeltas): TextCheck | undefined => {
+  if (mode === "live") return undefined
+  if (mode === "checked") return { mode, hooks: [], reason: "textDeltas is \"checked\"" }
+  if (!HookStack.isHookStack(interceptor)) return { mode, hooks: [], reason: "a custom interceptor may rewrite the response" }
+  const hooks = interceptor.resolved.AfterInference.registrations.filter((r) => !Hook.isObserver(r.hook)).map((r) => r.name)
+  return hooks.length === 0
+    ? undefined
+    : { mode, hooks, reason: `AfterInference hooks may rewrite the response: ${hooks.join(", ")}` }
+}
+
+/** Why the text of a stream is checked: see the `TextChecked` event. */
+type TextCheck = Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag">
 
 /**
  * What a run starts from: a state, or a question (a new state with one user message).
@@ -144,9 +154,12 @@ const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
   tools: loop.tools,
   toolConcurrency: loop.toolConcurrency,
   modelOptions: loop.modelOptions,
-  checkedText: checksText(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
+  textCheck: textCheck(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
   timeLimit: loop.maxExecutionTime,
+  wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
+    ? loop.interceptor as HookStack.HookStack<R>
+    : undefined,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.
@@ -186,6 +199,19 @@ export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions
       Queue.end(queue),
     )
   )
+
+/**
+ * A run whose events go to `observer` as they happen: what `stream` and `iterate` are
+ * made of, for the Promise facade's iterables (Agent.ts).
+ *
+ * @internal
+ */
+export const observe = <R>(
+  loop: AgentLoop<R>,
+  input: Input,
+  options: RunOptions | undefined,
+  observer: Observer,
+): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
 
 /**
  * The state after each step, then the final state.

@@ -6,7 +6,9 @@
  * @since 0.1.0
  */
 import { AgentError, InferenceResponse, type InferenceRequest, type ToolCall } from "@hookline/core"
-import { Cause, Context, Effect, Layer, Stream } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Stream } from "effect"
+import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
+import * as DerivedStream from "./internal/derivedStream.js"
 import * as DriverAnswer from "./internal/driverAnswer.js"
 
 /**
@@ -71,15 +73,16 @@ export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
  * @since 0.1.0
  * @category constructors
  */
-export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] => (request, options) =>
-  Stream.unwrap(
-    Effect.map(Effect.flatMap(generate(request, options), checked), (response): Stream.Stream<StreamPart> =>
-      Stream.fromIterable<StreamPart>([
-        ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
-        ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
-        { _tag: "Finish", response },
-      ])),
-  )
+export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] =>
+  DerivedStream.remember((request, options) =>
+    Stream.unwrap(
+      Effect.map(Effect.flatMap(generate(request, options), checked), (response): Stream.Stream<StreamPart> =>
+        Stream.fromIterable<StreamPart>([
+          ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
+          ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
+          { _tag: "Finish", response },
+        ])),
+    ), generate)
 
 /**
  * The response a stream ends with (its first `Finish`), checked like every answer;
@@ -165,25 +168,57 @@ export const fromPromise = (impl: {
   }
   return make({
     generate: generate === undefined ? undefined : (request, options) =>
-      Effect.tryPromise({
-        try: (signal) => generate(request, { signal: anySignal(options.signal, signal) }),
-        catch: inferenceFailed,
-      }).pipe(Effect.flatMap(fromFields)),
+      promised(options, (callOptions) => generate(request, callOptions)).pipe(Effect.flatMap(fromFields)),
     stream: stream === undefined ? undefined : (request, options) =>
-      Stream.unwrap(Effect.flatMap(Effect.abortSignal, (signal) =>
-        Effect.try({
-          try: () => stream(request, { signal: anySignal(options.signal, signal) }),
-          catch: inferenceFailed,
-        }).pipe(Effect.flatMap((parts) =>
-          isAsyncIterable(parts)
-            ? Effect.succeed(Stream.fromAsyncIterable(parts as AsyncIterable<StreamPart>, inferenceFailed))
-            : Effect.fail(AgentError.inferenceFailed("the model's stream is not an async iterable"))
-        )))),
+      Stream.unwrap(Effect.flatMap(
+        Effect.acquireRelease(Effect.sync(() => callOf(options)), (call, exit) =>
+          Effect.sync(() => (Exit.hasInterrupts(exit) ? interrupt(call) : end(call)))),
+        (call) =>
+          Effect.try({ try: () => stream(request, call), catch: inferenceFailed }).pipe(Effect.flatMap((parts) =>
+            isAsyncIterable(parts)
+              ? Effect.succeed(Stream.fromAsyncIterable(parts as AsyncIterable<StreamPart>, inferenceFailed))
+              : Effect.fail(AgentError.inferenceFailed("the model's stream is not an async iterable"))
+          )),
+      )),
   } as Parameters<typeof make>[0])
 }
 
-// Aborts when either signal does (the run's, or the fiber's on interruption).
-const anySignal = (a: AbortSignal, b: AbortSignal): AbortSignal => (a === b ? a : AbortSignal.any([a, b]))
+// The signal a call gets aborts when the run's does or when the call is interrupted,
+// and is made only if the driver reads it: the loop's own options carry one signal for
+// the whole run (RunCallOptions); other options get one for the call (CallSignal).
+type Call = RunCallOptions | CallSignal
+
+const callOf = (options: CallOptions): Call => (options instanceof RunCallOptions ? options : new CallSignal(options))
+const end = (call: Call): void => {
+  if (call instanceof CallSignal) call.end()
+}
+const interrupt = (call: Call): void => {
+  if (call instanceof CallSignal) call.interrupt()
+  else call.abortCall()
+}
+
+// Effect.tryPromise would make an AbortController per call, used or not.
+const promised = <A>(options: CallOptions, start: (options: CallOptions) => PromiseLike<A>): Effect.Effect<A, AgentError.InferenceFailed> =>
+  Effect.callback<A, AgentError.InferenceFailed>((resume) => {
+    const call = callOf(options)
+    try {
+      start(call).then(
+        (a) => {
+          end(call)
+          resume(Effect.succeed(a))
+        },
+        (e) => {
+          end(call)
+          resume(Effect.fail(inferenceFailed(e)))
+        },
+      )
+    } catch (e) {
+      end(call)
+      resume(Effect.fail(inferenceFailed(e)))
+      return
+    }
+    return Effect.sync(() => interrupt(call))
+  })
 
 /**
  * A layer that provides the driver.

@@ -33,6 +33,12 @@ export interface ToolContext {
   readonly toolCall: ToolCall
   readonly state: AgentState
   readonly signal: AbortSignal
+  /**
+   * `runId:toolCallId`, the same on every attempt of this call (a resumed run that
+   * executes a call again gives the same key): pass it to the API the tool calls, so
+   * that a side effect repeated after a crash is recognised there.
+   */
+  readonly idempotencyKey: string
 }
 
 /**

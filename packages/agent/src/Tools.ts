@@ -153,6 +153,53 @@ export const make = (tools: ReadonlyArray<Tool.Tool>, options: Options = {}): To
 }
 
 /**
+ * Tools that may change during a run: `base`, then the tools each source gives now,
+ * in order (a name already taken is left out: the agent's own tools win). Every read
+ * of `byName` or `definitions` asks the sources; the index is rebuilt only when a
+ * source returns a different array. A source that throws keeps its last list.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const live = (base: Tools, sources: ReadonlyArray<() => ReadonlyArray<Tool.Tool>>): Tools => {
+  let seen: ReadonlyArray<ReadonlyArray<Tool.Tool>> = []
+  let current: Tools = base
+  const read = (source: () => ReadonlyArray<Tool.Tool>, i: number): ReadonlyArray<Tool.Tool> => {
+    try {
+      const list = source()
+      return Array.isArray(list) ? list : seen[i] ?? []
+    } catch {
+      return seen[i] ?? []
+    }
+  }
+  const now = (): Tools => {
+    const lists = sources.map(read)
+    if (lists.length === seen.length && lists.every((list, i) => list === seen[i])) return current
+    seen = lists
+    const byName = new Map(base.byName)
+    const definitions = [...base.definitions]
+    for (const list of lists) {
+      for (const tool of list) {
+        if (!Tool.isTool(tool) || byName.has(tool.name)) continue
+        byName.set(tool.name, tool)
+        definitions.push(Tool.definition(tool))
+      }
+    }
+    current = Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength: base.maxOutputLength })
+    return current
+  }
+  return Object.freeze({
+    get byName() {
+      return now().byName
+    },
+    get definitions() {
+      return now().definitions
+    },
+    maxOutputLength: base.maxOutputLength,
+  })
+}
+
+/**
  * @since 0.1.0
  * @category guards
  */
@@ -218,6 +265,9 @@ class Context implements Tool.ToolContext {
   #aborted = false
   constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
     Object.freeze(this)
+  }
+  get idempotencyKey(): string {
+    return `${this.state.id}:${this.toolCall.id}`
   }
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
@@ -309,12 +359,38 @@ const invoke = (
     return ToolExecution.failure(toolCall, bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit), startedAt, now())
   }
   if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
-  if (Tool.isPromiseLike(out)) {
-    const promise = out
-    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), limit, startedAt)
-  }
+  if (Tool.isPromiseLike(out)) return awaitPromise(toolCall, context, out, limit, startedAt, now)
   return settle(toolCall, out, limit, startedAt, now())
 }
+
+// A Promise the tool returned (no timeout): settled where it resolves, in one step of
+// the fiber (awaitOutput's chain of Effects costs microseconds per call). Interruption
+// aborts the tool's signal and propagates, as in awaitOutput.
+const awaitPromise = (
+  toolCall: ToolCall,
+  context: Context,
+  promise: PromiseLike<unknown>,
+  limit: number,
+  startedAt: number,
+  now: () => number,
+): Effect.Effect<ToolExecution.ToolExecution> =>
+  Effect.callback<ToolExecution.ToolExecution>((resume) => {
+    const fail = (cause: unknown) =>
+      resume(Effect.succeed(ToolExecution.failure(
+        toolCall,
+        bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit),
+        startedAt,
+        now(),
+      )))
+    try {
+      promise.then((output) => resume(Effect.succeed(settle(toolCall, output, limit, startedAt, now()))), fail)
+    } catch (cause) {
+      // A thenable whose `then` throws.
+      fail(cause)
+      return
+    }
+    return Effect.sync(() => context.abort())
+  })
 
 /** How many tool names an UnknownTool message lists. */
 const listedNames = 20

@@ -18,7 +18,7 @@ export type Agent = Agent_.Agent
 import * as AgentBuilder_ from "./AgentBuilder.js"
 export { AgentBuilder_ as AgentBuilder }
 export type AgentBuilder = AgentBuilder_.AgentBuilder
-export { UseContextConfig, UseDriver, UseGuards, UseHook, UseInterceptor, UseLoopOptions, UseTools } from "./AgentBuilder.js"
+export { UseAll, UseContextConfig, UseDriver, UseGuards, UseHook, UseInterceptor, UseLoader, UseLoopOptions, UseResource, UseTools, UseWrap } from "./AgentBuilder.js"
 import * as ContextConfig_ from "./ContextConfig.js"
 export { ContextConfig_ as ContextConfig }
 export type ContextConfig = ContextConfig_.ContextConfig
@@ -29,3 +29,6 @@ export type Tool<A = any> = Tool_.Tool<A>
 import * as Tools_ from "./Tools.js"
 export { Tools_ as Tools }
 export type Tools = Tools_.Tools
+import * as Resource_ from "./Resource.js"
+export { Resource_ as Resource }
+export type Resource = Resource_.Resource

@@ -60,7 +60,11 @@ export interface AiSdkDriverOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape =>
+export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } =>
+  // The model's id, so a failed attempt of a fallback names the model that failed.
+  Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+
+const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>
   Driver.fromPromise({
     generate: async (request, { signal }) => {
       const held = new Map<string, string>()
@@ -350,12 +354,33 @@ export const toInferenceFailed = (error: unknown): AgentError.InferenceFailed =>
     const status = cause.statusCode
     return AgentError.inferenceFailed(
       redact(status === undefined ? `model call failed: ${cause.message}` : `model call failed (HTTP ${status}): ${cause.message}`),
-      { status, retryable: cause.isRetryable },
+      { status, retryable: cause.isRetryable, retryAfterMs: retryAfterOf(cause.responseHeaders) },
     )
   }
   if (cause instanceof Error && cause.name === "AbortError") return AgentError.inferenceFailed("the model call was aborted")
   const name = cause instanceof Error && cause.name !== "Error" ? `${cause.name}: ` : ""
   return AgentError.inferenceFailed(redact(`model call failed: ${name}${AgentError.messageOf(cause)}`))
+}
+
+/**
+ * How long a provider asked to wait, in ms, from its response headers:
+ * `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date.
+ * Unreadable, negative or absent: `undefined`.
+ *
+ * @since 0.2.0
+ * @category conversions
+ */
+export const retryAfterOf = (headers: Readonly<Record<string, string>> | undefined, now: number = Date.now()): number | undefined => {
+  if (headers === undefined) return undefined
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  const ms = Number.parseFloat(lower["retry-after-ms"] ?? "")
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = lower["retry-after"]
+  if (value === undefined) return undefined
+  const seconds = Number(value.trim())
+  if (value.trim() !== "" && Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 // API keys and bearer tokens, should a provider echo one back in its error message.

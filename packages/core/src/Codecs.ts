@@ -15,7 +15,7 @@ import { excerpt } from "./Json.js"
 import { pathOf } from "./internal/decode.js"
 
 export { appendLog, type Codec, type EncodedFields } from "./codecs/combinators.js"
-export { AgentError, ToolError } from "./codecs/errors.js"
+export { AgentError, InferenceFailed, ToolError } from "./codecs/errors.js"
 export {
   InferenceRequest,
   InferenceResponse,
@@ -25,9 +25,9 @@ export {
   Usage,
 } from "./codecs/inference.js"
 export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
-export { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./codecs/literals.js"
+export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
-export { AgentContext, AgentState, Execution, HookContext, Step, StopSignal, ToolExecution } from "./codecs/state.js"
+export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
 
 /**
  * The encoded (JSON-safe) form of a codec's values.

@@ -70,6 +70,9 @@ export { Truncation_ as Truncation }
 import * as Usage_ from "./Usage.js"
 export { Usage_ as Usage }
 export type Usage = Usage_.Usage
+import * as WrapHook_ from "./WrapHook.js"
+export { WrapHook_ as WrapHook }
+export type WrapHook<E = unknown, R = never> = WrapHook_.WrapHook<E, R>
 export { PassThroughInterceptor } from "./Interceptor.js"
 export type { JsonValue, JsonObject, Metadata } from "./Json.js"
 import * as Codecs_ from "./Codecs.js"

@@ -18,6 +18,8 @@ import {
   StopReason,
   StopSignal,
   ToolExecution,
+  Usage,
+  WrapHook,
   type HookTrigger,
   type Interceptor,
   type InferenceResponse,
@@ -25,7 +27,10 @@ import {
 } from "@hookline/core"
 import { Cause, Clock, Effect, Exit } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
+import * as Driver_ from "../Driver.js"
 import { Driver, generateChecked, streamChecked, type DriverShape } from "../Driver.js"
+import { RunCallOptions } from "./callSignal.js"
+import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -34,12 +39,14 @@ export interface EngineConfig<R> {
   readonly tools: Tools.Tools
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly modelOptions: InferenceRequest.ModelOptions
-  /** A stream emits the model's text only after the AfterInference hooks ran. */
-  readonly checkedText: boolean
+  /** Set when a stream emits the model's text only after the AfterInference hooks ran: why. */
+  readonly textCheck: Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag"> | undefined
 /** Triggers with no hooks: the loop builds no context for them. */
   readonly silent: Readonly<Record<HookTrigger, boolean>>
   /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
   readonly timeLimit?: number | undefined
+  /** The stack, when it has wrap hooks around model calls or tool executions. */
+  readonly wraps?: HookStack.HookStack<R> | undefined
 }
 
 /** The parts of a context, as the loop has them. */
@@ -143,6 +150,34 @@ const rerecord = (
   return untouched ? AgentState.withExecution(state, { ...state.execution, errors: [...all.slice(0, start), ...transformed] }) : state
 }
 
+// The step being run, for the record it leaves.
+interface Current {
+  startedAt: number
+  response: InferenceResponse | undefined
+  executions: Array<ToolExecution>
+  attempts: Array<AttemptRecord> | undefined
+  toolAttempts: Array<Step.ToolAttempt> | undefined
+}
+
+interface AttemptRecord {
+  readonly attempt: Step.InferenceAttempt
+  readonly response: InferenceResponse | undefined
+}
+
+const isDriver = (u: unknown): u is DriverShape =>
+  typeof u === "object" && u !== null && typeof (u as DriverShape).generate === "function"
+  && typeof (u as DriverShape).stream === "function"
+
+// The attempts of a step with wrap hooks, and its usage: the response that counts plus
+// every other attempt that answered (a retry discarded it, it still cost tokens).
+const attemptsOf = (current: Current, response: InferenceResponse | undefined) => {
+  if (current.attempts === undefined && current.toolAttempts === undefined) return {}
+  const attempts = current.attempts?.map((a) => a.attempt)
+  let usage = response?.usage ?? Usage.empty
+  for (const a of current.attempts ?? []) if (a.response !== undefined && a.response !== response) usage = Usage.add(usage, a.attempt.usage)
+  return { attempts, toolAttempts: current.toolAttempts, usage }
+}
+
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
 const timedOut: Outcome = { _tag: "TimedOut" }
@@ -155,11 +190,10 @@ const timedOut: Outcome = { _tag: "TimedOut" }
 // returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  // Made when a driver first reads the signal: an AbortController costs microseconds.
-  private controller: AbortController | undefined
-  private abortRequested = false
+  // What every model call of the run gets: one signal for the run, made when a driver
+  // first reads it (an AbortController costs microseconds).
+  private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
-  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
   private inBeforeStep = false
@@ -169,7 +203,7 @@ class Run<R> {
   private lastReading = 0
   private stale = true
   // The step being run, for the record an error leaves.
-  private current: { startedAt: number; response: InferenceResponse | undefined; executions: Array<ToolExecution> } | undefined
+  private current: Current | undefined
   // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
   // an error or an abort there still records them (settleTools).
   private readonly unrecorded: Array<ToolExecution> = []
@@ -184,16 +218,6 @@ class Run<R> {
     private readonly streaming: boolean,
   ) {
     this.env = { sink, now }
-    const self = this
-    this.callOptions = {
-      get signal(): AbortSignal {
-        if (self.controller === undefined) {
-          self.controller = new AbortController()
-          if (self.abortRequested) self.controller.abort()
-        }
-        return self.controller.signal
-      },
-    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -203,8 +227,7 @@ class Run<R> {
   }
 
   private abortCalls(): void {
-    this.abortRequested = true
-    this.controller?.abort()
+    this.callOptions.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {
@@ -219,6 +242,8 @@ class Run<R> {
     this.state = AgentState.withStatus(this.state, "running", this.read())
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
+    const check = this.config.textCheck
+    if (this.streaming && check !== undefined) this.emit?.({ _tag: "TextChecked", ...check })
     const steps = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
     // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
     // call or hook is interrupted when it passes.
@@ -301,7 +326,7 @@ class Run<R> {
     const startedAt = this.at()
     // A step starts at BeforeStep: an error from there on leaves a step record, so
     // retries after handled errors count against the steps guard.
-    const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
+    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
     this.current = current
     this.inBeforeStep = true
     yield* this.dispatch(point("BeforeStep", this.state, startedAt))
@@ -325,13 +350,15 @@ class Run<R> {
     const request = before.request ?? draft
     let answered = before.response
     if (answered === undefined) {
-      answered = yield* this.callDriver(request, index)
+      answered = this.config.wraps === undefined || !HookStack.hasWraps(this.config.wraps, WrapHook.WrapInference)
+        ? yield* this.callDriver(request, index)
+        : yield* this.wrappedCall(this.config.wraps, before, request, index, current)
       this.stale = true
     }
     const after = yield* this.dispatch(point("AfterInference", this.state, this.at(), request, answered))
     const response = after.response ?? answered
     current.response = response
-    if (this.streaming && this.config.checkedText && response.text.length > 0) {
+    if (this.streaming && this.config.textCheck !== undefined && response.text.length > 0) {
       this.emit?.({ _tag: "TextDelta", step: index, text: response.text })
     }
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
@@ -341,7 +368,14 @@ class Run<R> {
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
 
-    const step = Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at() })
+    const step = Step.make({
+      index,
+      startedAt,
+      response,
+      toolExecutions: current.executions,
+      completedAt: this.at(),
+      ...attemptsOf(current, response),
+    })
     this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined
@@ -355,12 +389,108 @@ class Run<R> {
 
   // Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
   // garbage, a throw or a defect of the driver is InferenceFailed, like a failed call.
-  private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
+  private callDriver(
+    request: InferenceRequest,
+    index: number,
+    driver: DriverShape = this.driver,
+  ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
     const options = this.callOptions
-    if (!this.streaming) return generateChecked(this.driver, request, options)
+    if (!this.streaming) return generateChecked(driver, request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
-    const emit = this.config.checkedText ? undefined : this.emit
-    return streamChecked(this.driver, request, options, emit === undefined ? undefined : (text) => emit({ _tag: "TextDelta", step: index, text }))
+    const emit = this.config.textCheck !== undefined ? undefined : this.emit
+    // A stream derived from generate: the same call and the same delta, with no stream built.
+    const generate = DerivedStream.generateOf(driver.stream)
+    if (generate !== undefined) {
+      const answer = generateChecked({ generate, stream: driver.stream }, request, options)
+      if (emit === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        return response
+      })
+    }
+    let streamed = false
+    const onText = emit === undefined ? undefined : (text: string) => {
+      streamed = true
+      emit({ _tag: "TextDelta", step: index, text })
+    }
+    return streamChecked(driver, request, options, onText).pipe(
+      // The consumer drops the text of an attempt that failed after streaming some.
+      Effect.tapError(() => Effect.sync(() => streamed && emit?.({ _tag: "TextReset", step: index }))),
+    )
+  }
+
+  // The model call held by the WrapInference hooks: each call of the innermost `next`
+  // is one attempt, recorded in the step (the failed ones too, with what they cost).
+  private wrappedCall(
+    stack: HookStack.HookStack<R>,
+    before: Dispatched,
+    request: InferenceRequest,
+    index: number,
+    current: Current,
+  ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed | AgentError.HookFailed, R> {
+    const ctx = HookContext.isHookContext(before) && before.request === request
+      ? before
+      : HookContext.make(point("BeforeInference", this.state, this.at(), request))
+    const attempts: Array<AttemptRecord> = (current.attempts = [])
+    const call = (c: HookContext, options: WrapHook.CallOptions | undefined) => {
+      const driver = options?.model === undefined ? this.driver : options.model
+      if (!isDriver(driver)) return Effect.die(new Error("next was given a model that is not a driver (generate and stream)"))
+      // Aborted: no new attempt starts, whatever a wrap hook asks.
+      if (this.abortSeen()) return Effect.fail(AgentError.inferenceFailed("the model call was aborted"))
+      const startedAt = this.now()
+      return Effect.onExit(this.callDriver(c.request ?? request, index, driver), (exit) =>
+        Effect.sync(() => {
+          if (Exit.hasInterrupts(exit)) return
+          const durationMs = this.now() - startedAt
+          const modelId = (driver as { readonly modelId?: unknown }).modelId
+          attempts.push(Exit.isSuccess(exit)
+            ? { attempt: Step.inferenceAttempt({ modelId: exit.value.modelId, startedAt, durationMs, usage: exit.value.usage }), response: exit.value }
+            : {
+              attempt: Step.inferenceAttempt({
+                modelId: typeof modelId === "string" ? modelId : undefined,
+                startedAt,
+                durationMs,
+                error: Driver_.inferenceFailed(Cause.squash(exit.cause)),
+              }),
+              response: undefined,
+            })
+        }))
+    }
+    return HookStack.wrapInference(stack, ctx, call, this.env)
+  }
+
+  // One tool execution held by the WrapToolUse hooks; each call of the innermost
+  // `next` is one attempt.
+  private wrappedTool(
+    stack: HookStack.HookStack<R>,
+    before: Dispatched,
+    toolCall: ToolCall,
+    state: AgentState,
+    current: Current,
+  ): Effect.Effect<ToolExecution, AgentError.HookFailed, R> {
+    const ctx = HookContext.isHookContext(before) && before.toolCall === toolCall
+      ? before
+      : HookContext.make(point("BeforeToolUse", state, this.at(), undefined, undefined, toolCall))
+    const attempts = (current.toolAttempts ??= [])
+    const tools = this.config.tools
+    return HookStack.wrapToolUse(stack, ctx, (c) => {
+      const call = c.toolCall ?? toolCall
+      const startedAt = this.now()
+      return Effect.tap(Tools.execute(tools, call, { state }), (execution) =>
+        Effect.sync(() => {
+          attempts.push(Step.toolAttempt({
+            toolCallId: call.id,
+            toolName: call.name,
+            startedAt,
+            durationMs: this.now() - startedAt,
+            error: execution.status === "failure" ? execution.error : undefined,
+          }))
+        }))
+    }, this.env)
+  }
+
+  private hasToolWraps(): boolean {
+    return this.config.wraps !== undefined && HookStack.hasWraps(this.config.wraps, WrapHook.WrapToolUse)
   }
 
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
@@ -374,7 +504,11 @@ class Run<R> {
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
-        if (execution === undefined) {
+        if (execution === undefined && this.hasToolWraps()) {
+          execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
+          this.stale = true
+          this.unrecorded.push(execution)
+        } else if (execution === undefined) {
           const started = Tools.start(tools, toolCall, this.state, this.now, this.at())
           if (Effect.isEffect(started)) {
             execution = yield* started
@@ -390,19 +524,25 @@ class Run<R> {
       }
       return
     }
-    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
+    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
     for (const call of calls) {
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
-      prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
+      prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
     }
     if (this.abortSeen()) return
     const state = this.state
+    const wrapped = this.hasToolWraps()
     const results = yield* Effect.forEach(
       prepared,
       (p) =>
-        p.execution === undefined
-          ? Effect.tap(Tools.execute(tools, p.toolCall, { state }), (e) => Effect.sync(() => void this.unrecorded.push(e)))
-          : Effect.succeed(p.execution),
+        p.execution !== undefined
+          ? Effect.succeed(p.execution)
+          : Effect.tap(
+            wrapped
+              ? this.wrappedTool(this.config.wraps!, p.before, p.toolCall, state, this.current!)
+              : Tools.execute(tools, p.toolCall, { state }),
+            (e) => Effect.sync(() => void this.unrecorded.push(e)),
+          ),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -539,6 +679,7 @@ class Run<R> {
         toolExecutions: current.executions,
         finishReason: "error",
         completedAt: this.read(),
+        ...attemptsOf(current, undefined),
       }),
     )
     this.stepIndex++

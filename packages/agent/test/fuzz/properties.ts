@@ -1,7 +1,7 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, HookContext, StopSignal, ToolExecution, type HookExecuted, type Message } from "@hookline/core"
+import { AgentState, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message } from "@hookline/core"
 import { Tools } from "@hookline/agent"
 import { synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
@@ -50,7 +50,8 @@ const hookOf = (e: Entry): { readonly trigger: Trigger; readonly hook: string } 
     case "Interrupted":
       return e
     case "Event":
-      return { trigger: e.event.trigger, hook: e.event.hook }
+      // Wrap hooks hold a call; they are not part of a trigger's dispatch.
+      return WrapHook.isWrapPoint(e.event.trigger) ? undefined : { trigger: e.event.trigger, hook: e.event.hook }
     default:
       return undefined
   }
@@ -185,7 +186,7 @@ const turnFails = (turn: TurnSpec | undefined): boolean =>
 
 export type Checker = (r: Recording) => ReadonlyArray<string>
 
-const reportedOnly: ReadonlySet<Trigger> = new Set(["OnStop", "OnError", "AfterExecution"])
+const reportedOnly: ReadonlySet<string> = new Set(["OnStop", "OnError", "AfterExecution"])
 
 /** The run terminates, its Effect never fails, and no more steps than `maxSteps` are recorded. */
 export const terminates: Checker = (r) => {

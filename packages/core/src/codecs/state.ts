@@ -12,7 +12,7 @@ import * as Step_ from "../Step.js"
 import * as StopSignal_ from "../StopSignal.js"
 import * as ToolExecution_ from "../ToolExecution.js"
 import { appendLog, array, finite, optional, struct, tagged } from "./combinators.js"
-import { AgentError, ToolError } from "./errors.js"
+import { AgentError, InferenceFailed, ToolError } from "./errors.js"
 import { InferenceRequest, InferenceResponse, ResponseFormat, Usage } from "./inference.js"
 import { JsonValue, Metadata } from "./json.js"
 import { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./literals.js"
@@ -61,6 +61,30 @@ const blocked = struct(
 export const ToolExecution = tagged("ToolExecution", "status", { success, failure, blocked })
 
 /**
+ * One model call of a step (wrap hooks).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const InferenceAttempt = struct(
+  "InferenceAttempt",
+  { modelId: optional(t.string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
+  (fields) => Step_.inferenceAttempt(fields),
+)
+
+/**
+ * One tool execution of a step (wrap hooks).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const ToolAttempt = struct(
+  "ToolAttempt",
+  { toolCallId: t.string, toolName: t.string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
+  (fields) => Step_.toolAttempt(fields),
+)
+
+/**
  * A step of the loop.
  *
  * @since 0.1.0
@@ -76,6 +100,8 @@ export const Step = struct(
     finishReason: optional(FinishReason),
     startedAt: finite,
     completedAt: optional(finite),
+    attempts: optional(array(InferenceAttempt)),
+    toolAttempts: optional(array(ToolAttempt)),
   },
   (fields): Step_.Step => {
     const made = Step_.make(fields)

@@ -3,6 +3,7 @@ import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
+import type { WrapPoint } from "../WrapHook.js"
 import { deepFreeze } from "./immer.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
@@ -68,7 +69,7 @@ export const disarm = (value: unknown): boolean => {
 
 const emit = (
   sink: HookExecuted.EventSink,
-  trigger: HookTrigger,
+  trigger: HookTrigger | WrapPoint,
   entry: Entry,
   startedAt: number,
   endedAt: number,

@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { InferenceResponse, ToolCall, type HookExecuted } from "@hookline/core"
-import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseLoopOptions, UseTools } from "@hookline/agent"
+import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseInterceptor, UseLoopOptions, UseTools } from "@hookline/agent"
 import { add } from "./support.js"
 
 // The Promise facade's iterables (internal/fiberIterable.ts) and the streamed run of a
@@ -82,10 +82,12 @@ describe("Agent", () => {
     })
 
     it("rejects the iteration with the defect when the run dies", async () => {
-      const dying = Driver.make({ generate: () => Effect.die(new Error("driver bug")) })
-      const agent = AgentBuilder.make(UseDriver(dying))
-      await expect(collect(agent.stream("hi"))).rejects.toThrow("driver bug")
-      await expect(collect(agent.iterate("hi"))).rejects.toThrow("driver bug")
+      // A driver's defect is an InferenceFailed the run handles (issue 12, item 2); an
+      // interceptor's is not.
+      const dying = { intercept: () => Effect.die(new Error("interceptor bug")) }
+      const agent = AgentBuilder.make(UseDriver(Driver.make({ generate: () => Effect.succeed(InferenceResponse.make({ text: "hi" })) })), UseInterceptor(dying))
+      await expect(collect(agent.stream("hi"))).rejects.toThrow("interceptor bug")
+      await expect(collect(agent.iterate("hi"))).rejects.toThrow("interceptor bug")
     })
   })
 })

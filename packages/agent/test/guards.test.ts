@@ -66,7 +66,9 @@ describe("Guards", () => {
   })
 
   describe("time limit", () => {
-    it("stops after the step during which maxExecutionTime passed", async () => {
+    // Issue 12, item 7: the limit interrupts the step in flight (the third model call,
+    // from 8 s to 12 s) when it passes, rather than waiting for the next BeforeStep.
+    it("stops when maxExecutionTime passes, interrupting the step in flight", async () => {
       const driver = slowTicks("4 seconds")
       const agent = AgentBuilder.make(UseDriver(driver), UseTools([echo]), UseGuards({ maxExecutionTime: "10 seconds" }))
       const final = await runTimed(agent, "4 seconds", 5)
@@ -75,7 +77,7 @@ describe("Guards", () => {
       expect(final.execution.status).toBe("stopped")
       expect(guardSignal(final)).toEqual({
         reason: "TimeLimitReached",
-        message: "Time limit reached: 12000 ms/10000 ms",
+        message: "Time limit reached: 10000 ms/10000 ms",
         source: "guard:time_limit",
       })
     })

@@ -122,6 +122,19 @@ export class AppendLog<out A> implements Iterable<A> {
     return `AppendLog(${this.#length}) ${inspect(this.toArray(), options)}`
   }
 
+  /**
+   * @internal whether this log is `older` with items appended (it shares `older`'s
+   * items), in O(depth): the dispatcher checks only the appended items of a log a hook
+   * returned.
+   */
+  extendsUnsafe(older: AppendLog<A>): boolean {
+    if (older === this || older.#length === 0) return true
+    if (older.#length > this.#length) return false
+    // One lineage: the same backing array after the same prefix, never overwritten.
+    if (this.#items === older.#items && this.#offset === older.#offset) return true
+    return this.#prefix !== undefined && older.#length <= this.#offset && this.#prefix.extendsUnsafe(older)
+  }
+
   /** @internal used by `append`: shares the backing array when this is its newest snapshot. */
   appendUnsafe(item: A): AppendLog<A> {
     // An empty log starts a backing array of its own, so the shared empty log never

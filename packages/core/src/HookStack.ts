@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect } from "effect"
+import { Cause, Clock, Duration, Effect } from "effect"
 import { dual } from "effect/Function"
 import * as t from "io-ts"
 import * as N from "fp-ts/lib/number.js"
@@ -24,12 +24,16 @@ import { decodeOptions } from "./internal/decode.js"
 import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./internal/wrapChain.js"
+import { finiteDuration } from "./internal/duration.js"
 import {
   contextAtFailure as contextAtFailure_,
   disarm,
   dispatchPure,
   emit,
+  endedWith,
   failedAt,
+  failuresOf as failuresOf_,
+  runsToTheEnd,
   settle,
   type DispatchEnv,
 } from "./internal/dispatch.js"
@@ -56,6 +60,13 @@ export interface HookOptions {
   readonly name?: string | undefined
   /** Default 'fail'. */
   readonly onError?: OnError | undefined
+  /**
+   * Effectful hooks only (`Hook.effect`, `Hook.promise`): the longest the hook may take,
+   * on the Effect clock (`"5 seconds"`, a number of ms). A hook that takes longer is
+   * interrupted (a `Hook.promise` sees its signal abort) and fails with `HookFailed`
+   * naming the timeout, under its `onError`. Default: no timeout.
+   */
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
@@ -70,6 +81,8 @@ export interface Registration<R = never> {
   readonly triggers: HookTriggers.HookTriggers
   readonly priority: number
   readonly onError: OnError
+  /** Milliseconds, for an effectful hook with a timeout. */
+  readonly timeout?: number | undefined
 }
 
 /**
@@ -208,6 +221,7 @@ const OptionsCodec = t.type({
   priority: t.union([t.undefined, t.number]),
   name: t.union([t.undefined, t.string]),
   onError: t.union([t.undefined, t.literal("fail"), t.literal("skip")]),
+  timeout: t.unknown,
 })
 
 const invalid = (path: string, detail: string): never => {
@@ -226,7 +240,7 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
   if (!Hook.isHook(hook)) invalid("hook", "expected a function or an effectful hook")
   const decoded = decodeOptions(OptionsCodec, options)
   if (!decoded.ok) return invalid(decoded.path, decoded.detail)
-  const { triggers, priority, name, onError } = decoded.value
+  const { triggers, priority, name, onError, timeout } = decoded.value
   const list = typeof triggers === "string" ? [triggers] : triggers
   list.forEach((trigger, i) => {
     if (!HookTrigger.isHookTrigger(trigger)) {
@@ -236,6 +250,15 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
   if (list.length === 0) invalid("triggers", "expected at least one trigger")
   if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
   if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  let timeoutMs: number | undefined
+  if (timeout !== undefined) {
+    if (!Hook.isEffectHook(hook)) {
+      invalid("timeout", "a timeout applies to effectful hooks (Hook.effect, Hook.promise): a pure hook runs synchronously")
+    }
+    const duration = finiteDuration(timeout)
+    if (typeof duration === "string") return invalid("timeout", duration)
+    timeoutMs = Duration.toMillis(duration)
+  }
   const fallback = typeof hook === "function" && hook.name !== "" ? hook.name : `hook#${position}`
   return Object.freeze({
     hook: hook as Hook.AnyHook<unknown, R>,
@@ -243,6 +266,7 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
     triggers: HookTriggers.of(...(list as ReadonlyArray<HookTrigger.HookTrigger>)),
     priority: priority ?? 0,
     onError: onError ?? "fail",
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
   })
 }
 
@@ -457,6 +481,17 @@ export const isHookStack = (u: unknown): u is HookStack<unknown> =>
 export const contextAtFailure = (error: AgentError.HookFailed): HookContext | undefined => contextAtFailure_(error)
 
 /**
+ * Every failure of the dispatch a `HookFailed` ended, that error first. Only
+ * AfterExecution has more than one: it is the run's `finally`, so a hook that fails
+ * under 'fail' does not stop the hooks after it; the dispatch fails after all of them
+ * ran, with the first failure.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const failuresOf = (error: AgentError.HookFailed): ReadonlyArray<AgentError.HookFailed> => failuresOf_(error)
+
+/**
  * Options of the synchronous run: an event sink, and the clock (epoch ms) that times
  * hooks and stamps `updatedAt`.
  *
@@ -531,6 +566,9 @@ const settleGuarded = (before: HookContext, output: unknown): HookContext | stri
   }
 }
 
+// The failure of an effectful hook that ran past its timeout (compared by reference).
+const timedOut: unique symbol = Symbol("@hookline/core/HookStack/timedOut")
+
 // Runs a list with effectful hooks: pure stretches run as plain calls, effect hooks
 // through the runtime. Interruption is never turned into a skip: it propagates.
 const runMixed = <R>(
@@ -540,6 +578,14 @@ const runMixed = <R>(
 ): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
   const trigger = input.trigger
   const now = env.now as () => number
+  // AfterExecution: failures under 'fail' are collected and every hook runs.
+  const toTheEnd = runsToTheEnd(trigger)
+  const failures: Array<AgentError.HookFailed> = []
+  const fail = (failed: AgentError.HookFailed, before: HookContext, next: number) => {
+    if (!toTheEnd) return Effect.fail(failed)
+    failures.push(failed)
+    return step(next, before)
+  }
   const step = (i: number, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
     while (i < registrations.length) {
       const registration = registrations[i] as Registration<R>
@@ -549,7 +595,10 @@ const runMixed = <R>(
           ctx = dispatchPure(trigger, [hook], [registration], ctx, env)
         } catch (error) {
           const failed = hookFailedOf(error)
-          return failed === undefined ? Effect.die(error) : Effect.fail(failed)
+          if (failed === undefined) return Effect.die(error)
+          if (!toTheEnd) return Effect.fail(failed)
+          failures.push(failed)
+          ctx = contextAtFailure_(failed) ?? ctx
         }
         i++
         continue
@@ -557,17 +606,19 @@ const runMixed = <R>(
       const startedAt = env.sink === undefined ? 0 : now()
       const before = ctx
       const next = i + 1
-      return Effect.matchCauseEffect(Effect.suspend(() => hook.run(before)), {
+      const timeout = registration.timeout
+      const run = Effect.suspend(() => hook.run(before))
+      return Effect.matchCauseEffect(timeout === undefined ? run : Effect.timeoutOrElse(run, { duration: timeout, orElse: () => Effect.fail(timedOut) }), {
         onFailure: (cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
           const squashed = Cause.squash(cause)
           disarm(squashed)
-          const detail = AgentError.messageOf(squashed)
+          const detail = squashed === timedOut ? `timed out after ${timeout} ms (its timeout option)` : AgentError.messageOf(squashed)
           const outcome = registration.onError === "skip" ? "skipped" : "failed"
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
           return outcome === "skipped"
             ? step(next, before)
-            : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before))
+            : fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before), before, next)
         },
         onSuccess: (output) => {
           const settled = output === before ? before : settleGuarded(before, output)
@@ -576,14 +627,15 @@ const runMixed = <R>(
             if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)
             return outcome === "skipped"
               ? step(next, before)
-              : Effect.fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before))
+              : fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before), before, next)
           }
           if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed")
           return step(next, settled)
         },
       })
     }
-    return Effect.succeed(ctx === input ? ctx : stampUpdatedAt(ctx, now()))
+    const out = ctx === input ? ctx : stampUpdatedAt(ctx, now())
+    return failures.length === 0 ? Effect.succeed(out) : Effect.fail(endedWith(failures, out))
   }
   return step(0, input)
 }

@@ -1,4 +1,5 @@
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import {
   AgentError,
@@ -134,6 +135,58 @@ describe("HookStack reliability", () => {
     })
   })
 
+  describe("a hand-built context", () => {
+    const response = { text: "hi", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "m", metadata: {} }
+    const inferenceCtx = HookContext.make({ trigger: "AfterInference", state, createdAt: 100, response: response as never })
+    const withMessages = (messages: unknown) => (ctx: HookContext) =>
+      ({ ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, messages } } }) as unknown as HookContext
+    const cases: ReadonlyArray<readonly [string, HookContext, (ctx: HookContext) => unknown, string]> = [
+      ["messages as a plain array", stepCtx, withMessages([Message.user("hi")]), "at state.context.messages: expected an AppendLog (AgentState.appendMessage, AppendLog.fromIterable), got a plain array"],
+      ["state: null", stepCtx, (ctx) => ({ ...ctx, state: null }), "at state: expected an AgentState, got null"],
+      ["a response without toolCalls", inferenceCtx, (ctx) => ({ ...ctx, response: { ...ctx.response, toolCalls: undefined } }), "at response.toolCalls"],
+      ["Object.create(ctx)", stepCtx, (ctx) => Object.create(ctx), "not a plain object"],
+      ["a number", stepCtx, () => 42, "returned something that is not a HookContext"],
+      ["null", stepCtx, () => null, "returned something that is not a HookContext"],
+      ["a context of another trigger", stepCtx, (ctx) => HookContext.make({ trigger: "AfterStep", state: ctx.state, createdAt: 1 }), "changed the trigger from BeforeStep to \"AfterStep\""],
+      ["an invalid message appended", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, { role: "robot", content: 1 } as never)), "at state.context.messages[1].role"],
+      ["a stop signal with an unknown reason", stepCtx, (ctx) => HookContext.updateState(ctx, (d) => void d.execution.stopSignals.push({ reason: "Bored" as never, message: "", source: "x" })), "at state.execution.stopSignals[0].reason"],
+      ["metadata that is not JSON", stepCtx, (ctx) => ({ ...ctx, metadata: { when: new Date(0) } }), "at metadata.when"],
+      ["a tool call with a new id", toolCtx, (ctx) => HookContext.withToolCall(ctx, { ...ctx.toolCall!, id: "forged" }), "at toolCall.id: a hook cannot change the id"],
+      ["an execution for another call", toolCtx, (ctx) => HookContext.withToolExecution(ctx, ToolExecution.success({ ...call, id: "other" }, 1, 0)), "at toolExecution.toolCall.id"],
+      ["toolExecutionBlocked without a blocked execution", toolCtx, (ctx) => ({ ...ctx, toolExecutionBlocked: true }), "at toolExecutionBlocked"],
+      ["errors that are not AgentErrors", stepCtx, (ctx) => ({ ...ctx, errors: [new Error("x")] }), "at errors[0]"],
+    ]
+
+    it.each(cases)("is HookFailed for %s, naming what was wrong", async (_, ctx, hook, expected) => {
+      const stack = HookStack.with(HookStack.empty, hook as Hook, on(ctx.trigger, "handmade"))
+      const error = caught(() => HookStack.run(stack, ctx))
+      expect(error?._tag).toBe("HookFailed")
+      expect(error?.message).toContain(expected)
+      // The same on the Effect path, and under 'skip' the input passes on unchanged.
+      const effectful = HookStack.with(HookStack.empty, Hook.effect((c) => Effect.sync(() => hook(c) as HookContext)), on(ctx.trigger, "handmade"))
+      const exit = await Effect.runPromiseExit(HookStack.intercept(effectful, ctx))
+      expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" && (exit.cause.reasons[0].error as AgentError.HookFailed).message).toContain(expected)
+      const skipped = HookStack.with(HookStack.empty, hook as Hook, on(ctx.trigger, "handmade", "skip"))
+      expect(HookStack.run(skipped, ctx)).toBe(ctx)
+    })
+
+    it("accepts valid changes, hand-built or made with the HookContext functions", () => {
+      const hooks: ReadonlyArray<Hook> = [
+        (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.assistant("a"))),
+        (ctx) => ({ ...ctx, metadata: { ...ctx.metadata, seen: true } }),
+        (ctx) => HookContext.updateState(ctx, (d) => void (d.metadata["tenant"] = "acme")),
+        (ctx) => ({ ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, systemPrompt: "be terse" } } }),
+      ]
+      const stack = hooks.reduce<HookStack>((s, hook, i) => HookStack.with(s, hook, on("BeforeStep", `h${i}`)), HookStack.empty)
+      const out = HookStack.run(stack, stepCtx)
+      expect(out.metadata).toEqual({ seen: true })
+      expect(out.state.context.systemPrompt).toBe("be terse")
+      expect(out.state.context.messages.length).toBe(2)
+      expect(out.state.metadata).toEqual({ tenant: "acme" })
+      expect(Object.isFrozen(out.state.context)).toBe(true)
+    })
+  })
+
   describe("a blocked call", () => {
     const block: Hook = (ctx) => HookContext.withToolExecutionBlocked(ctx, "payments are disabled")
     const reblock: Hook = (ctx) =>
@@ -176,5 +229,101 @@ describe("HookStack reliability", () => {
       const stack = HookStack.with(HookStack.empty, reblock, on("AfterToolUse", "glitch"))
       expect(HookStack.run(stack, ctx).toolExecution).toBe(blocked)
     })
+  })
+})
+
+describe("AfterExecution under onError 'fail'", () => {
+  const endCtx = HookContext.make({ trigger: "AfterExecution", state, createdAt: 100 })
+  const boom = (message: string): Hook => () => {
+    throw new Error(message)
+  }
+  const mark = (key: string): Hook => (ctx) => HookContext.updateState(ctx, (d) => void (d.metadata[key] = true))
+  const stackOf = (effectful: boolean) =>
+    [
+      ["telemetry", boom("telemetry down")],
+      ["persist", mark("persisted")],
+      ["audit", boom("audit down")],
+      ["notify", mark("notified")],
+    ].reduce<HookStack>(
+      (s, [name, hook]) =>
+        HookStack.with(s, effectful && name === "persist" ? Hook.effect((c) => Effect.succeed((hook as Hook)(c))) : hook as Hook, on("AfterExecution", name as string)),
+      HookStack.empty,
+    )
+
+  it("runs every hook, like finally, and fails with the first failure, keeping all of them", () => {
+    const collected = HookExecuted.collect()
+    const error = caught(() => HookStack.run(stackOf(false), endCtx, { sink: collected.sink })) as AgentError.HookFailed
+    expect(error.hook).toBe("telemetry")
+    expect(HookStack.failuresOf(error).map((e) => e.hook)).toEqual(["telemetry", "audit"])
+    expect(HookStack.contextAtFailure(error)?.state.metadata).toEqual({ persisted: true, notified: true })
+    expect(collected.events.map((e) => `${e.hook}:${e.outcome}`)).toEqual(["telemetry:failed", "persist:changed", "audit:failed", "notify:changed"])
+  })
+
+  it("runs every hook on the Effect path too", async () => {
+    const exit = await Effect.runPromiseExit(HookStack.intercept(stackOf(true), endCtx))
+    const error = Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? exit.cause.reasons[0].error : undefined
+    expect(error?.hook).toBe("telemetry")
+    expect(HookStack.failuresOf(error!).map((e) => e.hook)).toEqual(["telemetry", "audit"])
+    expect(HookStack.contextAtFailure(error!)?.state.metadata).toEqual({ persisted: true, notified: true })
+  })
+
+  it("still stops at the first failure on other triggers", () => {
+    const stack = HookStack.with(HookStack.with(HookStack.empty, boom("x"), on("AfterStep", "a")), mark("b"), on("AfterStep", "b"))
+    const ctx = HookContext.make({ trigger: "AfterStep", state, createdAt: 100 })
+    const error = caught(() => HookStack.run(stack, ctx)) as AgentError.HookFailed
+    expect(HookStack.failuresOf(error)).toEqual([error])
+    expect(HookStack.contextAtFailure(error)?.state.metadata).toEqual({})
+  })
+})
+
+describe("the timeout option of an effectful hook", () => {
+  const invalidAt = (f: () => unknown) => caught(f) as AgentError.InvalidConfiguration | undefined
+
+  it("fails a hook that takes longer, on the Effect clock, naming the timeout; aborts a Hook.promise", async () => {
+    let aborted = false
+    const hung = Hook.promise((_, signal) =>
+      new Promise<HookContext>(() => {
+        signal.addEventListener("abort", () => void (aborted = true))
+      })
+    )
+    const stack = HookStack.with(HookStack.empty, hung, { triggers: "BeforeStep", name: "approve", timeout: "5 seconds" })
+    const program = Effect.gen(function* () {
+      const fiber = yield* Effect.forkChild(Effect.exit(HookStack.intercept(stack, stepCtx)), { startImmediately: true })
+      yield* TestClock.adjust("4999 millis")
+      const early = fiber.pollUnsafe()
+      yield* TestClock.adjust("1 millis")
+      return { early, exit: yield* Fiber.join(fiber) }
+    })
+    const { early, exit } = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+    expect(early).toBeUndefined()
+    const error = Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? exit.cause.reasons[0].error : undefined
+    expect(error?.message).toBe('hook "approve" failed on BeforeStep: timed out after 5000 ms (its timeout option)')
+    expect(aborted).toBe(true)
+  })
+
+  it("passes the input on under 'skip', and lets a hook within its timeout finish", async () => {
+    const slow = (ms: number) => Hook.effect((ctx: HookContext) => Effect.sleep(ms).pipe(Effect.as(HookContext.withMetadata(ctx, { done: ms }))))
+    const stack = HookStack.with(
+      HookStack.with(HookStack.empty, slow(10_000), { triggers: "BeforeStep", name: "slow", timeout: 1_000, onError: "skip" }),
+      slow(500),
+      { triggers: "BeforeStep", name: "quick", timeout: 1_000 },
+    )
+    const program = Effect.gen(function* () {
+      const fiber = yield* Effect.forkChild(HookStack.intercept(stack, stepCtx), { startImmediately: true })
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("500 millis")
+      return yield* Fiber.join(fiber)
+    })
+    const out = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+    expect(out.metadata).toEqual({ done: 500 })
+  })
+
+  it("is refused on a pure hook and for a duration that is not finite and >= 0", () => {
+    expect(invalidAt(() => HookStack.with(HookStack.empty, (c: HookContext) => c, { triggers: "BeforeStep", timeout: 5 }))?.path).toBe("timeout")
+    for (const bad of [-1, Infinity, "soon", {}]) {
+      const hook = Hook.effect((c: HookContext) => Effect.succeed(c))
+      expect(invalidAt(() => HookStack.with(HookStack.empty, hook, { triggers: "BeforeStep", timeout: bad as never }))?.path).toBe("timeout")
+    }
+    expect(invalidAt(() => HookStack.with(HookStack.empty, Hook.effect((c: HookContext) => Effect.succeed(c)), { triggers: "BeforeStep", timeot: 5 } as never))?.path).toBe("timeot")
   })
 })

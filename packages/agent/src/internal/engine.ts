@@ -758,7 +758,8 @@ class Run<R> {
     )
     if (Exit.isFailure(exit)) {
       const failure = exit.cause.reasons.find(Cause.isFailReason)
-      if (failure !== undefined) this.reportHookFailure(failure.error)
+      // Every AfterExecution hook ran; each failure is reported.
+      if (failure !== undefined) for (const error of HookStack.failuresOf(failure.error)) this.reportHookFailure(error)
       else if (!Cause.hasInterruptsOnly(exit.cause)) {
         this.reportHookFailure(AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
       }

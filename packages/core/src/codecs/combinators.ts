@@ -88,9 +88,16 @@ export const struct = <P extends t.Props, A extends { readonly [K in keyof P]?: 
 ): Codec<A, EncodedFields<P>> => {
   const raw = t.type(props, name)
   const keys = Object.keys(props)
+  const fields = keys.map((key) => [key, props[key]!] as const)
   return new t.Type<A, EncodedFields<P>, unknown>(
     name,
-    (u): u is A => raw.is(u),
+    // Not `raw.is`: io-ts's `type.is` refuses a missing optional key that `validate`
+    // accepts as `undefined`, so a decoded value (absent keys stay absent) failed `is`.
+    (u): u is A => {
+      if (typeof u !== "object" || u === null) return false
+      for (const [key, codec] of fields) if (!codec.is((u as Record<string, unknown>)[key])) return false
+      return true
+    },
     (u, c) => {
       const fields = raw.validate(u, c)
       return isLeft(fields) ? fields : t.success(build(fields.right as Fields<P>))

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as t from "io-ts"
-import { isLeft, isRight } from "fp-ts/lib/Either.js"
+import { isLeft } from "fp-ts/lib/Either.js"
 import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
 import type { Codec } from "./combinators.js"
 
@@ -93,7 +93,42 @@ const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t
   }
 }
 
-const isJson = (u: unknown): boolean => isRight(walk(u, [], 0, new Set()))
+// The guard (`is`): the same rules as `walk`, without building a copy or a path. A
+// cycle is refused by the depth bound. On the dispatcher's path (a hook changed its
+// context's metadata), so it allocates nothing.
+const isJsonNode = (u: unknown, depth: number): boolean => {
+  switch (typeof u) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(u)
+    case "object":
+      break
+    default:
+      return false
+  }
+  if (u === null) return true
+  if (depth >= maxDepth) return false
+  if (Array.isArray(u)) {
+    for (let i = 0; i < u.length; i++) if (!isJsonNode(u[i], depth + 1)) return false
+    return true
+  }
+  if (!isPlainObject(u)) return false
+  for (const key in u) {
+    if (Object.hasOwn(u, key) && !isJsonNode((u as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
+}
+
+const isJson = (u: unknown): boolean => {
+  try {
+    return isJsonNode(u, 0)
+  } catch {
+    // A throwing getter or proxy trap: not JSON.
+    return false
+  }
+}
 
 /**
  * Any JSON value: finite numbers, strings, booleans, null, arrays and plain objects.

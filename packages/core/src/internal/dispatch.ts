@@ -4,6 +4,7 @@ import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
 import type { WrapPoint } from "../WrapHook.js"
+import { problemOf } from "./contextCheck.js"
 import { deepFreeze } from "./immer.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
@@ -20,6 +21,24 @@ export const failedAt = (error: HookFailed, ctx: HookContext.HookContext): HookF
 /** The context the failing hook of `error` was given, if a stack dispatch failed. */
 export const contextAtFailure = (error: HookFailed): HookContext.HookContext | undefined => reached.get(error)
 
+// AfterExecution is the run's `finally`: a hook that fails under 'fail' does not stop
+// the hooks after it. The dispatch fails at the end with the first failure; the others
+// are kept beside it, and the context "at failure" is the one the last hook returned.
+const others = new WeakMap<HookFailed, ReadonlyArray<HookFailed>>()
+
+/** Every failure of the dispatch `error` ended, `error` first. */
+export const failuresOf = (error: HookFailed): ReadonlyArray<HookFailed> => others.get(error) ?? [error]
+
+/** Whether a hook failing under 'fail' lets the hooks after it run (AfterExecution). */
+export const runsToTheEnd = (trigger: HookTrigger): boolean => trigger === "AfterExecution"
+
+/** The error that ends a dispatch whose hooks all ran despite `failures`, reached at `ctx`. */
+export const endedWith = (failures: ReadonlyArray<HookFailed>, ctx: HookContext.HookContext): HookFailed => {
+  const first = failures[0] as HookFailed
+  if (failures.length > 1) others.set(first, Object.freeze([...failures]))
+  return failedAt(first, ctx)
+}
+
 /** What the dispatcher needs of its surroundings: where events go and a clock. */
 export interface DispatchEnv {
   readonly sink?: HookExecuted.EventSink | undefined
@@ -33,18 +52,22 @@ export interface Entry {
 }
 
 /**
- * Checks what a hook returned: a context of the same trigger, deeply frozen (a context
- * spread by hand is frozen here; frozen parts are not walked again), with any block
- * of the input kept. Returns the error text for a return that is not a context.
+ * Checks what a hook returned: a valid context of the same trigger (its changed parts
+ * are checked, `contextCheck.ts`), deeply frozen (a context spread by hand is frozen
+ * here; frozen parts are not walked again), with any block of the input kept. Returns
+ * the error text for a return that is not one.
  */
 export const settle = (input: HookContext.HookContext, output: unknown): HookContext.HookContext | string => {
   if (!HookContext.isHookContext(output)) {
     if (disarm(output)) return "returned a Promise (or another thenable): a pure hook returns a HookContext at once; register an async function with Hook.promise"
     return `returned ${output === undefined ? "undefined" : "something that is not a HookContext"}`
   }
-  if (output.trigger !== input.trigger) return `changed the trigger from ${input.trigger} to ${String(output.trigger)}`
   const frozen = Object.isFrozen(output) ? output : deepFreeze(output)
-  return input.toolExecutionBlocked ? HookContext.keepBlock(input, frozen) : frozen
+  // A block is final: what a later hook did to the blocked call is undone, not checked.
+  const kept = input.toolExecutionBlocked && Object.getPrototypeOf(frozen) === Object.prototype
+    ? HookContext.keepBlock(input, frozen)
+    : frozen
+  return problemOf(input, kept) ?? kept
 }
 
 const ignore = (): void => {}
@@ -87,7 +110,8 @@ const defaultNow = (): number => performance.timeOrigin + performance.now()
 
 /**
  * Runs pure hooks in order, each on what the previous returned. Throws a
- * `HooklineError(HookFailed)` when a hook under 'fail' throws or returns garbage.
+ * `HooklineError(HookFailed)` when a hook under 'fail' throws or returns garbage; on
+ * AfterExecution only after every hook ran (`runsToTheEnd`).
  */
 export const dispatchPure = (
   trigger: HookTrigger,
@@ -98,6 +122,7 @@ export const dispatchPure = (
 ): HookContext.HookContext => {
   const sink = env?.sink
   let ctx = input
+  let failures: Array<HookFailed> | undefined
   if (sink === undefined) {
     // The hot path: no clock readings, no events, no allocation when hooks return their input.
     for (let i = 0; i < hooks.length; i++) {
@@ -112,7 +137,10 @@ export const dispatchPure = (
       if (typeof out === "string") {
         const entry = entries[i] as Entry
         if (entry.onError === "skip") continue
-        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
+        const failed = hookFailed(entry.name, trigger, out)
+        if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
+        ;(failures ??= []).push(failed)
+        continue
       }
       ctx = out
     }
@@ -133,13 +161,18 @@ export const dispatchPure = (
         const outcome = entry.onError === "skip" ? "skipped" : "failed"
         emit(sink, trigger, entry, startedAt, now(), outcome, out)
         if (outcome === "skipped") continue
-        throw new HooklineError(failedAt(hookFailed(entry.name, trigger, out), ctx))
+        const failed = hookFailed(entry.name, trigger, out)
+        if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
+        ;(failures ??= []).push(failed)
+        continue
       }
       emit(sink, trigger, entry, startedAt, now(), out === ctx ? "unchanged" : "changed")
       ctx = out
     }
   }
-  return ctx !== input && env?.now !== undefined ? HookContext.stampUpdatedAt(ctx, env.now()) : ctx
+  if (ctx !== input && env?.now !== undefined) ctx = HookContext.stampUpdatedAt(ctx, env.now())
+  if (failures !== undefined) throw new HooklineError(endedWith(failures, ctx))
+  return ctx
 }
 
 export { emit }

@@ -1,0 +1,140 @@
+// Run-level checks of the core's reliability fixes (issue 12, items 1, 4, 5, 8, 11):
+// through a real agent run, every run ends (AfterExecution exactly once), with the
+// status the hooks' error policy gives, and never with a rejection.
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { AgentState, HookContext, HookStack, HookTriggers, Truncation, type Hook, type HookTrigger } from "@hookline/core"
+import { AgentLoop } from "@hookline/agent"
+import { ScriptedDriver } from "@hookline/testing"
+import { add, on, runWith, stackOf, trail } from "./support.js"
+
+let rejections: Array<unknown> = []
+const listener = (reason: unknown) => void rejections.push(reason)
+beforeEach(() => {
+  rejections = []
+  process.on("unhandledRejection", listener)
+})
+afterEach(() => {
+  process.off("unhandledRejection", listener)
+})
+const settleRejections = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  await new Promise((resolve) => setImmediate(resolve))
+}
+
+const { proxy: revoked, revoke } = Proxy.revocable({}, {})
+revoke()
+const trap = () => {
+  throw new Error("trap")
+}
+const hostile = new Proxy({}, { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap })
+
+const script = () => [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 2, b: 2 } }]), ScriptedDriver.text("4")]
+
+// One bad hook on `trigger` under `onError`, with a trail on every trigger.
+const runWithBadHook = async (hook: Hook, trigger: HookTrigger, onError: "fail" | "skip") => {
+  const t = trail()
+  const stack = HookStack.with(stackOf([t.hook, t.options]), hook, { triggers: trigger, name: "bad", onError })
+  const { final } = await runWith(AgentLoop.make({ interceptor: stack, tools: [add] }), script())
+  await settleRejections()
+  return { final, seen: t.seen }
+}
+
+const badHooks: ReadonlyArray<readonly [string, Hook]> = [
+  ["an async function (item 1)", (async () => {
+    throw new Error("async boom")
+  }) as unknown as Hook],
+  ["messages as a plain array (item 4)", (ctx) =>
+    ({ ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, messages: [...ctx.state.context.messages] } } }) as unknown as HookContext],
+  ["state: null (item 4)", (ctx) => ({ ...ctx, state: null }) as unknown as HookContext],
+  ["Object.create(ctx) (item 4)", (ctx) => Object.create(ctx) as HookContext],
+  ["a throw of a revoked Proxy (item 5)", () => {
+    throw revoked
+  }],
+  ["a throw of a Proxy whose traps throw (item 5)", () => {
+    throw hostile
+  }],
+  ["a 5 MB message (item 9)", () => {
+    throw new Error("m".repeat(5_000_000))
+  }],
+]
+
+describe("a run with a bad pure hook", () => {
+  describe.each(["BeforeStep", "BeforeToolUse", "AfterToolUse", "AfterStep"] as const)("on %s", (trigger) => {
+    it.each(badHooks)("ends failed under 'fail' for %s, AfterExecution once, no rejection, bounded", async (_, hook) => {
+      const { final, seen } = await runWithBadHook(hook, trigger, "fail")
+      expect(final.execution.status).toBe("failed")
+      expect(seen.filter((s) => s === "AfterExecution")).toHaveLength(1)
+      expect(final.execution.errors.some((e) => e._tag === "HookFailed" && e.hook === "bad")).toBe(true)
+      expect(JSON.stringify(final).length).toBeLessThan(4 * Truncation.defaultMaxLength)
+      expect(rejections).toEqual([])
+    })
+
+    it.each(badHooks)("completes under 'skip' for %s, AfterExecution once, no rejection", async (_, hook) => {
+      const { final, seen } = await runWithBadHook(hook, trigger, "skip")
+      expect(final.execution.status).toBe("completed")
+      expect(seen.filter((s) => s === "AfterExecution")).toHaveLength(1)
+      expect(final.context.messages.length).toBe(4)
+      expect(rejections).toEqual([])
+    })
+  })
+})
+
+describe("a later hook that hand-builds another block (item 8)", () => {
+  it("cannot change the reason the model reads", async () => {
+    const deny: Hook = (ctx) => HookContext.withToolExecutionBlocked(ctx, "payments are disabled")
+    const glitch: Hook = (ctx) =>
+      ({ ...ctx, toolExecution: { ...ctx.toolExecution!, reason: "temporary glitch, call it again" } }) as HookContext
+    const { final } = await runWith(
+      AgentLoop.make({
+        interceptor: stackOf([deny, on("BeforeToolUse", "deny", 10)], [glitch, on("BeforeToolUse", "glitch")], [glitch, on("AfterToolUse", "glitch")]),
+        tools: [add],
+      }),
+      script(),
+    )
+    const toolMessage = [...final.context.messages].find((m) => m.role === "tool")
+    expect(toolMessage?.content).toBe("Blocked: payments are disabled")
+    expect(final.execution.status).toBe("completed")
+  })
+})
+
+describe("AfterExecution hooks under 'fail' (item 11)", () => {
+  it("all run, like finally: a failing telemetry hook does not skip the persistence hook; each failure is recorded", async () => {
+    const saved: Array<AgentState> = []
+    const telemetry: Hook = () => {
+      throw new Error("telemetry down")
+    }
+    const persist: Hook = (ctx) => {
+      saved.push(ctx.state)
+      return ctx
+    }
+    const audit: Hook = () => {
+      throw new Error("audit down")
+    }
+    const { final } = await runWith(
+      AgentLoop.make({
+        interceptor: stackOf(
+          [telemetry, on("AfterExecution", "telemetry", 20)],
+          [persist, on("AfterExecution", "persist", 10)],
+          [audit, on("AfterExecution", "audit", 0)],
+        ),
+        tools: [add],
+      }),
+      script(),
+    )
+    expect(saved).toHaveLength(1)
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.errors.map((e) => e._tag === "HookFailed" && e.hook)).toEqual(["telemetry", "audit"])
+  })
+
+  it("keeps the state edits of the hooks that ran after a failing one", async () => {
+    const fail: Hook = () => {
+      throw new Error("x")
+    }
+    const mark: Hook = (ctx) => HookContext.updateState(ctx, (d) => void (d.metadata["persisted"] = true))
+    const { final } = await runWith(
+      AgentLoop.make({ interceptor: stackOf([fail, on("AfterExecution", "fail", 1)], [mark, { triggers: HookTriggers.of("AfterExecution"), name: "mark" }]) }),
+      [ScriptedDriver.text("hi")],
+    )
+    expect(final.metadata).toEqual({ persisted: true })
+  })
+})

@@ -14,7 +14,8 @@ import * as AgentError_ from "./AgentError.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./internal/decode.js"
 
-export { appendLog, type Codec, type EncodedFields } from "./codecs/combinators.js"
+import { defaultLimits, rootContext, type Limits } from "./codecs/combinators.js"
+export { appendLog, type Codec, defaultLimits, type EncodedFields, type Limits } from "./codecs/combinators.js"
 export { AgentError, InferenceFailed, ToolError } from "./codecs/errors.js"
 export {
   InferenceRequest,
@@ -48,16 +49,43 @@ const failureOf = (errors: t.Errors): AgentError_.DecodeFailed => {
 }
 
 /**
+ * Size limits of a decode; each defaults to `defaultLimits`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodeOptions {
+  /** The most items one array or JSON object may hold. Default 100,000. */
+  readonly maxItems?: number | undefined
+  /** The longest JSON text `fromJson` parses, in UTF-8 bytes. Default 64 MiB. */
+  readonly maxBytes?: number | undefined
+}
+
+const limitsFrom = (options: DecodeOptions | undefined): Limits =>
+  options === undefined
+    ? defaultLimits
+    : {
+      maxItems: options.maxItems ?? defaultLimits.maxItems,
+      maxBytes: options.maxBytes ?? defaultLimits.maxBytes,
+    }
+
+/**
  * Decodes untrusted input; a failure names the path of the first bad value. Never
  * throws: whatever the input (a proxy, a throwing getter, a cycle, JSON nested
- * deeper than 512 levels), the answer is a value or a `DecodeFailed`.
+ * deeper than 512 levels), the answer is a value or a `DecodeFailed`. Decoding stops at
+ * the first bad value, and an array or object with more than `maxItems` items fails
+ * before any is read (`DecodeFailed` naming the limit).
  *
  * @since 0.1.0
  * @category codecs
  */
-export const decode = <A>(codec: t.Decoder<unknown, A>, input: unknown): Result.Result<A, AgentError_.DecodeFailed> => {
+export const decode = <A>(
+  codec: t.Decoder<unknown, A>,
+  input: unknown,
+  options?: DecodeOptions,
+): Result.Result<A, AgentError_.DecodeFailed> => {
   try {
-    const result = codec.decode(input)
+    const result = codec.validate(input, rootContext(codec, input, limitsFrom(options)))
     return isLeft(result) ? Result.fail(failureOf(result.left)) : Result.succeed(result.right)
   } catch (cause) {
     // A hostile input (a throwing getter or proxy) is a bad input, not a crash.
@@ -80,8 +108,8 @@ const safeMessageOf = (cause: unknown): string => {
  * @since 0.1.0
  * @category codecs
  */
-export const decodeUnsafe = <A>(codec: t.Decoder<unknown, A>, input: unknown): A => {
-  const result = decode(codec, input)
+export const decodeUnsafe = <A>(codec: t.Decoder<unknown, A>, input: unknown, options?: DecodeOptions): A => {
+  const result = decode(codec, input, options)
   if (Result.isFailure(result)) throw new AgentError_.HooklineError(result.failure)
   return result.success
 }
@@ -109,9 +137,19 @@ export const toJson = <A, O>(codec: t.Encoder<A, O>, value: A): string => JSON.s
  * @since 0.1.0
  * @category codecs
  */
-export const fromJson = <A>(codec: t.Decoder<unknown, A>, text: string): Result.Result<A, AgentError_.DecodeFailed> => {
+export const fromJson = <A>(
+  codec: t.Decoder<unknown, A>,
+  text: string,
+  options?: DecodeOptions,
+): Result.Result<A, AgentError_.DecodeFailed> => {
   if (typeof text !== "string") {
     return Result.fail(AgentError_.decodeFailed("", `expected JSON text (a string), got ${excerpt(text, 60)}`))
+  }
+  const { maxBytes } = limitsFrom(options)
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: count only when the length cannot decide.
+  const bytes = text.length > maxBytes || text.length * 3 <= maxBytes ? text.length : utf8Length(text)
+  if (bytes > maxBytes) {
+    return Result.fail(AgentError_.decodeFailed("", `expected at most ${maxBytes} bytes of JSON text (the maxBytes limit), got ${text.length > maxBytes ? "more" : bytes}`))
   }
   let parsed: unknown
   try {
@@ -119,5 +157,22 @@ export const fromJson = <A>(codec: t.Decoder<unknown, A>, text: string): Result.
   } catch (cause) {
     return Result.fail(AgentError_.decodeFailed("", safeMessageOf(cause)))
   }
-  return decode(codec, parsed)
+  return decode(codec, parsed, options)
+}
+
+const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0x80) bytes += 1
+    else if (unit < 0x800) bytes += 2
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4
+        i++
+      } else bytes += 3
+    } else bytes += 3
+  }
+  return bytes
 }

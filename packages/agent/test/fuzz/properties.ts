@@ -546,8 +546,11 @@ export const firesInExplainedOrder: Checker = (r) => {
       return
     }
     const failedAt = d.outcomes.indexOf("failed")
-    // Every AfterExecution hook runs, like `finally`, whatever failed before it (issue 12, item 11).
-    if (failedAt >= 0 && failedAt !== d.outcomes.length - 1 && d.trigger !== "AfterExecution") v.push(`${where} went on after ${d.names[failedAt]} failed it`)
+    // AfterExecution is the run's `finally`: every hook runs despite a failure
+    // (docs/ordering.md); any other dispatch ends at its first failure.
+    if (d.trigger === "AfterExecution") {
+      if (failedAt >= 0 && d.names.length !== list.length) v.push(`${where} stopped after ${d.names[failedAt]} failed: every AfterExecution hook must run`)
+    } else if (failedAt >= 0 && failedAt !== d.outcomes.length - 1) v.push(`${where} went on after ${d.names[failedAt]} failed it`)
     if (d.names.length < list.length && failedAt < 0) {
       // Cut short: only by an abort, and only the dispatch the abort found in progress.
       const lastBeforeEnd = ae === undefined ? n === ds.length - 1 : ds[ds.indexOf(ae) - 1] === d

@@ -42,6 +42,55 @@ export type EncodedFields<P extends t.Props> = Simplify<
 
 const identity = <A>(a: A): A => a
 
+/**
+ * The size limits of a decode (`Codecs.decode`, `Codecs.fromJson`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limits {
+  /** The most items one array (messages, steps, JSON arrays) or one JSON object may hold. */
+  readonly maxItems: number
+  /** The longest JSON text `fromJson` parses, in UTF-8 bytes. */
+  readonly maxBytes: number
+}
+
+/**
+ * The defaults: 100,000 items per array or object, 64 MiB of JSON text. Far beyond a
+ * real state (10,000 messages of tool output each cut at 100,000 characters would be
+ * 1 GB; a long run is a few MB), small enough that hostile input fails in
+ * milliseconds rather than blocking the event loop for seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultLimits: Limits = Object.freeze({ maxItems: 100_000, maxBytes: 64 * 1024 * 1024 })
+
+// The limits travel in the io-ts context's root entry (a decode is synchronous, so no
+// state outside the call is needed); a plain `codec.decode` gets the defaults.
+/** @internal */
+export const limitsOf = (c: t.Context): Limits => (c[0] as { readonly limits?: Limits } | undefined)?.limits ?? defaultLimits
+
+/** @internal the root context of a decode under `limits`. */
+export const rootContext = (type: t.Decoder<unknown, unknown>, actual: unknown, limits: Limits): t.Context =>
+  [{ key: "", type, actual, limits } as t.ContextEntry]
+
+// An array's items, failing fast: at the first bad item, or before any when there
+// are more than `maxItems`.
+const validateItems = <A>(u: unknown, c: t.Context, item: t.Decoder<unknown, A>): t.Validation<Array<A>> => {
+  if (!Array.isArray(u)) return t.failure(u, c)
+  const { maxItems } = limitsOf(c)
+  if (u.length > maxItems) return t.failure(u, c, `expected at most ${maxItems} items (the maxItems limit), got ${u.length}`)
+  const out: Array<A> = []
+  for (let i = 0; i < u.length; i++) {
+    const value: unknown = u[i]
+    const result = item.validate(value, t.appendContext(c, String(i), item as t.Decoder<unknown, A> & t.Any, value))
+    if (isLeft(result)) return result
+    out.push(result.right)
+  }
+  return t.success(out)
+}
+
 /** @internal a number JSON can carry: NaN and the infinities are rejected. */
 export const finite: Codec<number> = new t.Type<number, number, unknown>(
   "finite number",
@@ -98,9 +147,18 @@ export const struct = <P extends t.Props, A extends { readonly [K in keyof P]?: 
       for (const [key, codec] of fields) if (!codec.is((u as Record<string, unknown>)[key])) return false
       return true
     },
+    // Fails fast: at the first bad field (io-ts's `type` validates them all).
     (u, c) => {
-      const fields = raw.validate(u, c)
-      return isLeft(fields) ? fields : t.success(build(fields.right as Fields<P>))
+      const record = t.UnknownRecord.validate(u, c)
+      if (isLeft(record)) return record
+      const out: Record<string, unknown> = {}
+      for (const [key, codec] of fields) {
+        const value = record.right[key]
+        const result = codec.validate(value, t.appendContext(c, key, codec, value))
+        if (isLeft(result)) return result
+        out[key] = result.right
+      }
+      return t.success(build(out as Fields<P>))
     },
     (a) => {
       // The keys are this codec's own field names, never `__proto__`.
@@ -149,8 +207,8 @@ export const array = <A, O>(item: Codec<A, O>): Codec<ReadonlyArray<A>, Readonly
     raw.name,
     raw.is,
     (u, c) => {
-      const items = raw.validate(u, c)
-      return isLeft(items) ? items : t.success(Object.freeze(items.right === u ? items.right.slice() : items.right))
+      const items = validateItems(u, c, item)
+      return isLeft(items) ? items : t.success(Object.freeze(items.right))
     },
     (as) => as.map((a) => item.encode(a)),
   )
@@ -169,7 +227,7 @@ export const appendLog = <A, O>(item: Codec<A, O>): Codec<AppendLog_.AppendLog<A
     `AppendLog<${item.name}>`,
     (u): u is AppendLog_.AppendLog<A> => AppendLog_.isAppendLog(u) && u.toArray().every(item.is),
     (u, c) => {
-      const items = raw.validate(AppendLog_.isAppendLog(u) ? u.toArray() : u, c)
+      const items = validateItems(AppendLog_.isAppendLog(u) ? u.toArray() : u, c, item)
       return isLeft(items) ? items : t.success(AppendLog_.fromIterable(items.right.map(deepFreeze)))
     },
     (log) => Array.from(log, (a) => item.encode(a)),

@@ -8,7 +8,7 @@
 import * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
-import type { Codec } from "./combinators.js"
+import { limitsOf, type Codec } from "./combinators.js"
 
 /** Deeper JSON than this is refused rather than risking the call stack. */
 const maxDepth = 512
@@ -66,6 +66,9 @@ const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t
   if (!Array.isArray(u) && !isPlainObject(u)) return t.failure(u, c, `expected a JSON value, got ${kindOf(u)}`)
   if (open.has(u)) return t.failure(u, c, "expected a JSON value, got a circular reference")
   if (depth >= maxDepth) return t.failure(u, c, `expected JSON nested at most ${maxDepth} deep`)
+  const { maxItems } = limitsOf(c)
+  const size = Array.isArray(u) ? u.length : Object.keys(u).length
+  if (size > maxItems) return t.failure(u, c, `expected at most ${maxItems} items (the maxItems limit), got ${size}`)
   open.add(u)
   try {
     if (Array.isArray(u)) {

@@ -308,6 +308,20 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
       return HookContext.requestContinuation(ctx, b.message)
     case "Handle":
       return HookContext.markErrorsHandled(ctx)
+    case "HandBuilt":
+      switch (b.how) {
+        case "arrayMessages":
+          return { ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, messages: [...ctx.state.context.messages] } } }
+        case "nullState":
+          return { ...ctx, state: null }
+        case "missingPart":
+          return ctx.response === undefined
+            ? { ...ctx, state: { ...ctx.state, execution: { ...ctx.state.execution, stopSignals: undefined } } }
+            : { ...ctx, response: { ...ctx.response, toolCalls: undefined } }
+        case "objectCreate":
+          return Object.create(ctx)
+      }
+      return ctx
     case "EditArguments":
       return ctx.trigger === "BeforeToolUse" ? HookContext.withToolArguments(ctx, { a: 10, b: 20 }) : ctx
     case "Window":

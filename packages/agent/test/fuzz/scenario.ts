@@ -43,6 +43,12 @@ export type Behaviour =
   | { readonly _tag: "Stop"; readonly reason: StopReason.StopReason }
   /** Asks the loop to go on (meant for OnStop), optionally with a new user message. */
   | { readonly _tag: "Continue"; readonly message: string | undefined }
+  /**
+   * Returns a hand-built context (issue 12, item 4): the history as a plain array, a null
+   * state, a response or execution missing a part, `Object.create(ctx)`. The dispatcher
+   * must refuse it (HookFailed for that hook) or take it normalised, never crash later.
+   */
+  | { readonly _tag: "HandBuilt"; readonly how: "arrayMessages" | "nullState" | "missingPart" | "objectCreate" }
   /** OnError: marks the errors handled. */
   | { readonly _tag: "Handle" }
   /** BeforeToolUse: replaces the call's arguments (valid for `add`, invalid for the others). */
@@ -222,6 +228,10 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
     arbitrary: fc.record({ _tag: fc.constant("Continue" as const), message: fc.option(fc.constantFrom("go on", "and now?"), { nil: undefined }) }),
   },
   { weight: 3, arbitrary: fc.constant({ _tag: "Handle" } as const) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ _tag: fc.constant("HandBuilt" as const), how: fc.constantFrom("arrayMessages", "nullState", "missingPart", "objectCreate") }),
+  },
   { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },
   { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger", "hostile", "proxy") }) },
@@ -246,6 +256,7 @@ const natural: Record<Behaviour["_tag"], ReadonlyArray<Trigger>> = {
   Stop: ["BeforeExecution", "BeforeStep", "AfterInference", "BeforeToolUse", "AfterToolUse", "AfterStep"],
   Continue: ["OnStop"],
   Handle: ["OnError"],
+  HandBuilt: triggers,
   EditArguments: ["BeforeToolUse"],
   Window: ["BeforeInference"],
   Throw: triggers,
@@ -435,6 +446,8 @@ const showBehaviour = (b: Behaviour): string => {
       return `continue(${b.message === undefined ? "" : JSON.stringify(b.message)})`
     case "Throw":
       return `throw(${b.how})`
+    case "HandBuilt":
+      return `hand-built(${b.how})`
     case "Permission":
       return `permission(${b.impl}, ${b.decision}${b.timeoutMs === undefined ? "" : `, timeout ${b.timeoutMs}ms`})`
     default:

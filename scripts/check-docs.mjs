@@ -1,9 +1,9 @@
-// Type-checks every ```ts block of README.md and docs/*.md as a program of its own, under
+// Type-checks every ```ts block of README.md and docs/**/*.md as a program of its own, under
 // the repo's strict settings, with @hookline/* resolved to src (the "@hookline/source"
 // condition), so a snippet that no longer compiles fails CI.
 //
 // A block opts out only with a reason on its fence: ```ts no-check: <why>.
-// Usage: node scripts/check-docs.mjs [file.md ...]   (default: README.md and docs/*.md)
+// Usage: node scripts/check-docs.mjs [file.md ...]   (default: README.md and docs/**/*.md)
 // The blocks are written under .docs-check/<DOCS_CHECK_NAME or "docs"> (gitignored).
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -17,7 +17,7 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 
 const files = process.argv.length > 2
   ? process.argv.slice(2).map((file) => join(process.cwd(), file))
-  : [join(root, "README.md"), ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join(root, "docs", f))]
+  : [join(root, "README.md"), ...readdirSync(join(root, "docs"), { recursive: true }).filter((f) => f.endsWith(".md")).sort().map((f) => join(root, "docs", f))]
 
 /** The ```ts blocks of one markdown file: { line (1-based, of the first code line), code, fence }. */
 const blocksOf = (text) => {

@@ -69,7 +69,6 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
       messages: fc.array(message(options), { maxLength: s.maxMessages }),
       contextMetadata: metadata(options),
       metadata: metadata(options),
-      executionMetadata: metadata(options),
       status: executionStatus(),
       startedAt: epochMs,
       duration: fc.nat(3_600_000),
@@ -104,7 +103,7 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
         errors: Object.freeze(r.errors),
         // A finished run says how it ended: its highest signal's reason.
         stopReason: finalStatuses.has(r.status) ? StopSignal.highest(r.stopSignals)?.reason : undefined,
-        metadata: r.executionMetadata,
+        metadata: AgentState.emptyExecution.metadata,
       })
     })
 }

@@ -84,6 +84,7 @@ const finite = t.refinement(t.number, Number.isFinite, "finite number")
  * @since 0.1.0
  * @category codecs
  */
+// Annotated: the declaration build cannot name the inferred io-ts type.
 export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
   t.type({ v: t.literal(version), id: t.string }),
   t.partial({
@@ -105,7 +106,7 @@ export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
     errors: tail(Codecs.AgentError),
     pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
   }),
-])
+]) as unknown as t.Type<Delta, unknown, unknown>
 
 // The items of `next` after those of `prev`, when `next` extends `prev`; else all of
 // `next`. Items are frozen and shared between snapshots, so the same reference at the

@@ -675,7 +675,8 @@ class Run<R> {
       return
     }
     for (const call of last.toolCalls) {
-      if (answered.includes(call.id)) continue
+      // A call waiting for a person's decision is answered when the run resumes.
+      if (answered.includes(call.id) || AgentState.isPendingCall(this.state, call.id)) continue
       const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)
       if (k < 0) {
         this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))

@@ -9,8 +9,11 @@
  *   observer hooks on every trigger.
  * - W2: one run of 10 steps (9 calls, then a final text), K = 5, after a seeded history
  *   of H = 10, 1,000, 10,000 messages.
+ * - The user path (UserPath.ts): W1 through the Promise facade (`agent.run`) and the
+ *   streaming facade (`agent.stream`), with an async model, an async tool, the default
+ *   guards and K observers added with `UseHook`, K = 0, 5, 20.
  */
-import { AgentLoop, Driver, Tool, Tools } from "@hookline/agent"
+import { type Agent, AgentLoop, Driver, Tool, Tools } from "@hookline/agent"
 import {
   AgentError,
   AgentState,
@@ -25,12 +28,14 @@ import {
   StopReason,
   StopSignal,
   ToolCall,
+  WrapHook,
   type Hook,
   type HookTrigger,
 } from "@hookline/core"
 import { Effect } from "effect"
 import * as t from "io-ts"
 import { measure, quantile, type Case, type Settings, type Summary } from "./measure.js"
+import * as UserPath from "./UserPath.js"
 
 /** W1: steps per run, and observers per trigger. */
 export const w1Steps = 50
@@ -43,6 +48,9 @@ export const w2Hs = [10, 1_000, 10_000] as const
 /** Targets of the issue. */
 export const stepTargets: ReadonlyArray<{ readonly K: number; readonly us: number }> = [{ K: 0, us: 3 }, { K: 20, us: 15 }]
 export const flatnessTarget = 1.5
+/** Targets of the user path (issue 14): the Promise facade, µs per step; the streamed facade within `streamTarget`x of it. */
+export const userTargets: ReadonlyArray<{ readonly K: number; readonly us: number }> = [{ K: 0, us: 5 }, { K: 20, us: 8 }]
+export const streamTarget = 1.5
 
 // [0] hook calls, [1] messages seen by hooks: kept so that no observer body is dead
 // code. A typed array, not a `let` (a number past the small-integer range is boxed
@@ -133,14 +141,22 @@ interface Fixture {
   readonly stored: AgentState
 }
 
-const fixture = (K: number, H: number, steps: number): Fixture => {
+/** One pass-through wrap hook around each model call and each tool execution. */
+export const withOneWrapPerCall = (stack: HookStack): HookStack =>
+  HookStack.withWrap(
+    HookStack.withWrap(stack, WrapHook.inference<never>((ctx, next) => next(ctx)), { name: "bench:wrap_model" }),
+    WrapHook.toolUse<never>((ctx, next) => next(ctx)),
+    { name: "bench:wrap_tool" },
+  )
+
+const fixture = (K: number, H: number, steps: number, wrapped = false): Fixture => {
   // W1 starts from one user message (H = 1); W2 from H messages.
   const seed = history(H)
   return {
     K,
     H,
     steps,
-    loop: AgentLoop.make({ interceptor: stackOf(K), tools }),
+    loop: AgentLoop.make({ interceptor: wrapped ? withOneWrapPerCall(stackOf(K)) : stackOf(K), tools }),
     driver: fakeModel(responses(steps), seed.length),
     seed,
     stored: AgentState.make({ id: "stored", messages: seed }),
@@ -163,6 +179,19 @@ const program = (f: Fixture, input: AgentState): Effect.Effect<AgentState> =>
   AgentLoop.run(f.loop, input).pipe(Effect.provideService(Driver.Driver, f.driver))
 
 const runOnce = (f: Fixture, input: AgentState): Promise<AgentState> => Effect.runPromise(program(f, input))
+
+// ---------------------------------------------------------------------------------
+// The user path: the same script, history and observers, through the facade.
+
+/** The agent of UserPath.ts over a fixture's script and observers. */
+const userAgent = (f: Fixture): Agent =>
+  UserPath.agent({ script: responses(f.steps), stepOf: (messages) => stepOf(messages, f.seed.length), K: f.K, observer })
+
+/** How a user-path case runs: the Promise facade or the streaming facade. */
+export type UserMode = "facade" | "stream"
+
+const userRun = (agent: Agent, mode: UserMode) => (input: AgentState): Promise<AgentState> =>
+  mode === "facade" ? agent.run(input) : UserPath.streamed(agent, input)
 
 // ---------------------------------------------------------------------------------
 // The hand-written loop: a plain array of messages appended to, the same responses,
@@ -261,10 +290,12 @@ const fail = (what: string, detail: string): never => {
   throw new Error(`loop bench ${what}: ${detail}`)
 }
 
-const validateHookline = async (name: string, f: Fixture): Promise<void> => {
+const validateHookline = (name: string, f: Fixture): Promise<void> => validateRun(name, f, (input) => runOnce(f, input))
+
+const validateRun = async (name: string, f: Fixture, run: (input: AgentState) => Promise<AgentState>): Promise<void> => {
   const input = freshInput(f, inputs++)
   const callsBefore = observed().calls
-  const state = await runOnce(f, input)
+  const state = await run(input)
   const calls = observed().calls - callsBefore
   const { execution, context } = state
   const steps = execution.steps.toArray()
@@ -390,12 +421,17 @@ const measureRuns = async (
   }))
 }
 
-const hooklineCase = (name: string, f: Fixture, input: (i: number) => AgentState = (i) => freshInput(f, i)): LoopCase => ({
+const hooklineCase = (
+  name: string,
+  f: Fixture,
+  input: (i: number) => AgentState = (i) => freshInput(f, i),
+  run: (input: AgentState) => Promise<AgentState> = (state) => runOnce(f, state),
+): LoopCase => ({
   name,
   steps: f.steps,
   prepare: () => {
     const state = input(inputs++)
-    return () => runOnce(f, state).then((s) => s.context.messages.length + s.execution.steps.length)
+    return () => run(state).then((s) => s.context.messages.length + s.execution.steps.length)
   },
 })
 
@@ -433,7 +469,22 @@ const loopCases = async (): Promise<ReadonlyArray<LoopCase>> => {
     }
   }
   for (const K of w1Ks) await add("w1", K, 1, w1Steps)
+  {
+    // W1, K = 0, with one wrap hook around each model call and each tool execution.
+    const f = fixture(0, 1, w1Steps, true)
+    await validateHookline(`hookline wrap ${key("w1", 0, 1)}`, f)
+    out.push(hooklineCase(`hookline wrap ${key("w1", 0, 1)}`, f))
+  }
   for (const H of w2Hs) await add("w2", w2K, H, w2Steps)
+  for (const K of w1Ks) {
+    const f = fixture(K, 1, w1Steps)
+    const agent = userAgent(f)
+    for (const mode of ["facade", "stream"] as const) {
+      const name = `user-${mode} ${key("w1", K, 1)}`
+      await validateRun(name, f, userRun(agent, mode))
+      out.push(hooklineCase(name, f, undefined, userRun(agent, mode)))
+    }
+  }
   return out
 }
 
@@ -460,10 +511,27 @@ export interface Verdict {
   readonly met: boolean
 }
 
+/** A row of the user-path table: W1 through the facades, against the internal path. */
+export interface UserRow {
+  readonly K: number
+  readonly steps: number
+  /** `agent.run(state)`. */
+  readonly facade: RunSummary
+  /** `for await (const event of agent.stream(state))`. */
+  readonly stream: RunSummary
+  /** `Effect.runPromise(AgentLoop.run(...))`, Effect driver, synchronous tool (the W1 row). */
+  readonly internal: RunSummary
+}
+
 export interface LoopReport {
   readonly w1: ReadonlyArray<LoopRow>
+  /** W1, K = 0, with one pass-through wrap hook per model call and per tool execution. */
+  readonly wrapped: RunSummary
   readonly w2: ReadonlyArray<LoopRow>
+  readonly user: ReadonlyArray<UserRow>
   readonly verdicts: ReadonlyArray<Verdict>
+  /** On the user path's targets. */
+  readonly userVerdicts: ReadonlyArray<Verdict>
   readonly minRuns: number
 }
 
@@ -510,8 +578,27 @@ const report = (results: ReadonlyMap<string, RunSummary>): LoopReport => {
     met: flatMet,
     text: `target: W2 flat in history (<= ${flatnessTarget}x from ${w2Hs[0]} to ${(last?.H ?? 0).toLocaleString("en-US")}): ${flatMet ? "met" : "missed"} (${flat.toFixed(2)}x)`,
   })
+  const user = w1Ks.map((K): UserRow => ({
+    K,
+    steps: w1Steps,
+    facade: need(results, `user-facade ${key("w1", K, 1)}`),
+    stream: need(results, `user-stream ${key("w1", K, 1)}`),
+    internal: need(results, `hookline ${key("w1", K, 1)}`),
+  }))
+  const userVerdicts: Array<Verdict> = userTargets.map(({ K, us }) => {
+    const row = user.find((r) => r.K === K)
+    const got = row === undefined ? Number.NaN : perStep(row.facade)
+    const met = got <= us
+    return { met, text: `target (user path): <= ${us} µs per step with K=${K}, Promise facade: ${met ? "met" : "missed"} (${got.toFixed(2)} µs, ${(got / us).toFixed(2)}x the target)` }
+  })
+  for (const row of user) {
+    const x = row.stream.p50 / row.facade.p50
+    const met = x <= streamTarget
+    userVerdicts.push({ met, text: `target (user path): streamed within ${streamTarget}x of the Promise facade, K=${row.K}: ${met ? "met" : "missed"} (${x.toFixed(2)}x)` })
+  }
   const minRuns = Math.min(...[...results.values()].map((s) => s.runs))
-  return { w1, w2, verdicts, minRuns }
+  const wrapped = need(results, `hookline wrap ${key("w1", 0, 1)}`)
+  return { w1, wrapped, w2, user, verdicts, userVerdicts, minRuns }
 }
 
 /** Validates, warms up and times every loop case. */
@@ -688,8 +775,9 @@ export const measureParts = async (
  * One W1 run with K observers, validated once: for profiling (profile-loop.ts). Each
  * call runs the loop once on a fresh input and resolves with the number of messages.
  */
-export const w1Run = async (K: number): Promise<() => Promise<number>> => {
+export const w1Run = async (K: number, path: "internal" | UserMode = "internal"): Promise<() => Promise<number>> => {
   const f = fixture(K, 1, w1Steps)
-  await validateHookline(`hookline ${key("w1", K, 1)}`, f)
-  return () => runOnce(f, freshInput(f, inputs++)).then((s) => s.context.messages.length)
+  const run = path === "internal" ? (input: AgentState) => runOnce(f, input) : userRun(userAgent(f), path)
+  await validateRun(`${path} ${key("w1", K, 1)}`, f, run)
+  return () => run(freshInput(f, inputs++)).then((s) => s.context.messages.length)
 }

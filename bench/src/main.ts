@@ -14,6 +14,7 @@ import { compare } from "./compare/compare.js"
 import { modeFromEnv, systemsFromEnv } from "./compare/Plan.js"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
+import * as UserPath from "./UserPath.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
@@ -87,7 +88,7 @@ const dispatchBench = async (): Promise<void> => {
 const loopBench = async (): Promise<void> => {
   const loopSettings = Loop.loopSettingsFromEnv()
   const started = performance.now()
-  const { w1, w2, verdicts, minRuns } = await Loop.runLoop(loopSettings, progress)
+  const { w1, wrapped, w2, user, verdicts, userVerdicts, minRuns } = await Loop.runLoop(loopSettings, progress)
   const loopSeconds = (performance.now() - started) / 1000
   const partResults = await Loop.measureParts(settings, progress)
   const seconds = (performance.now() - started) / 1000
@@ -99,7 +100,7 @@ const loopBench = async (): Promise<void> => {
   console.log("")
   console.log(`${machine()}`)
   console.log(
-    `whole runs, each timed alone (one Effect.runPromise(AgentLoop.run(...)), or one run of the bare loop); every case run ${loopSettings.preWarmMs} ms first, ` +
+    `whole runs, each timed alone (one agent.run, one consumed agent.stream, one Effect.runPromise(AgentLoop.run(...)), or one run of the bare loop); every case run ${loopSettings.preWarmMs} ms first, ` +
       `then ${loopSettings.rounds} rounds that visit every case in turn: >= ${loopSettings.timeMs} ms and >= ${loopSettings.minRuns} runs per case ` +
       `(>= ${minRuns} runs per case here); ${loopSeconds.toFixed(0)} s`,
   )
@@ -107,7 +108,28 @@ const loopBench = async (): Promise<void> => {
   console.log("")
 
   console.log(
-    `W1: one run of ${Loop.w1Steps} steps (${Loop.w1Steps - 1} echo tool calls, then a final text), K observers on every trigger; ` +
+    `The user path, W1 (${Loop.w1Steps} steps, K observers on every trigger): the Promise facade (await agent.run(state)) and the streaming facade ` +
+      `(for await (const event of agent.stream(state))) of an AgentBuilder agent, with Driver.fromPromise and an async generate, an async tool (io-ts arguments), ` +
+      `the default guards (maxSteps ${UserPath.maxSteps}), K observers added with UseHook on HookTriggers.all; ` +
+      `internal: Effect.runPromise(AgentLoop.run(...)) with an Effect driver and a synchronous tool (the W1 table below)`,
+  )
+  console.log("")
+  const userColumns: ReadonlyArray<Column<Loop.UserRow>> = [
+    { header: "K", align: "right", cell: (r) => String(r.K) },
+    { header: "Promise facade µs/step", align: "right", cell: (r) => perStepSpread(r.facade) },
+    { header: "streamed µs/step", align: "right", cell: (r) => perStepSpread(r.stream) },
+    { header: "streamed/facade", align: "right", cell: (r) => formatRatio(r.stream.p50 / r.facade.p50) },
+    { header: "internal µs/step", align: "right", cell: (r) => perStepSpread(r.internal) },
+    { header: "facade/internal", align: "right", cell: (r) => formatRatio(r.facade.p50 / r.internal.p50) },
+    { header: "facade runs/s", align: "right", cell: (r) => formatCount(Math.round(1e6 / r.facade.p50)) },
+  ]
+  print(userColumns, user)
+  console.log("")
+  for (const verdict of userVerdicts) console.log(verdict.text)
+  console.log("")
+
+  console.log(
+    `W1 (internal path): one run of ${Loop.w1Steps} steps (${Loop.w1Steps - 1} echo tool calls, then a final text), K observers on every trigger; ` +
       `${Loop.dispatchesPerRun(Loop.w1Steps)} dispatches per run`,
   )
   console.log("")
@@ -124,9 +146,17 @@ const loopBench = async (): Promise<void> => {
   console.log("")
   for (const verdict of verdicts.slice(0, Loop.stepTargets.length)) console.log(verdict.text)
   console.log("")
+  {
+    const none = w1.find((r) => r.K === 0)
+    console.log(
+      `W1, K = 0, one pass-through wrap hook around each model call and each tool execution: ${perStepSpread(wrapped)} µs/step` +
+        (none === undefined ? "" : ` (without: ${perStepSpread(none.hookline)}; ${formatRatio(wrapped.p50 / none.hookline.p50)})`),
+    )
+    console.log("")
+  }
 
   console.log(
-    `W2: one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a fresh pending state over a history of H messages stored once; ` +
+    `W2 (internal path): one run of ${Loop.w2Steps} steps (${Loop.w2Steps - 1} echo calls, then a final text), K = ${Loop.w2K}, from a fresh pending state over a history of H messages stored once; ` +
       `${Loop.dispatchesPerRun(Loop.w2Steps)} dispatches per run`,
   )
   console.log("")

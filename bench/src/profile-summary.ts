@@ -32,7 +32,7 @@ const total = profile.endTime - profile.startTime
 const short = (url: string): string => {
   const at = url.lastIndexOf("node_modules/")
   if (at >= 0) return url.slice(at + "node_modules/".length).replace(/^\.pnpm\/[^/]+\/node_modules\//, "")
-  return url.replace(/^file:\/\/\/work\/main\//, "")
+  return url.replace(/^file:\/\/\/work\/[^/]+(\/[^/]+)?\/(?=packages|bench)/, "")
 }
 
 const byFunction = new Map<string, number>()

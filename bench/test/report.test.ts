@@ -55,6 +55,17 @@ describe("verdicts", () => {
     ])
   })
 
+  it("gives the user path's verdicts when the facade ran", () => {
+    const results = [
+      ran("hookline", w1(0), 2), ran("hooklineFacade", w1(0), 4.5), ...frameworks(w1(0), 60),
+      ran("hookline", w1(20), 2.2), ran("hooklineFacade", w1(20), 8.5), ...frameworks(w1(20), 60),
+    ]
+    const lines = verdicts(results, [w1(0), w1(20)])
+    expect(lines).toContain("hookline (facade) W1 K=0: 4.50 µs/step (target 5): met")
+    expect(lines).toContain("hookline (facade) W1 K=20: 8.50 µs/step (target 8): missed")
+    expect(verdicts(results.filter((r) => r.module !== "hooklineFacade"), [w1(0), w1(20)]).join("\n")).not.toContain("facade")
+  })
+
   it("says which frameworks failed and were not counted", () => {
     const lines = verdicts([ran("hookline", w1(0), 2), ran("ai", w1(0), 60)], [w1(0)])
     expect(lines).toContain("hookline vs fastest agent framework at K=0 (ai, 60.0 µs/step): 30.0x (target ≥ 25x): met (2 framework(s) failed: not counted)")

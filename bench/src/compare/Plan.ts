@@ -8,7 +8,7 @@ import type { Workload } from "./System.js"
 export type Mode = "full" | "quick" | "smoke"
 
 /** Module names under systems/, in table order. */
-export const systems = ["hookline", "bare", "koaCompose", "ai", "langchain", "openaiAgents"] as const
+export const systems = ["hookline", "hooklineFacade", "bare", "koaCompose", "ai", "langchain", "openaiAgents"] as const
 
 /** The agent frameworks the hookline target is set against (not the bare loop, not koa-compose). */
 export const agentFrameworks: ReadonlyArray<string> = ["ai", "langchain", "openaiAgents"]
@@ -68,9 +68,11 @@ const w4 = (concurrency: number): Workload => ({ name: "W4", steps: 50, K: 5, H:
  * The configurations of a mode. Each is measured in a child of its own (a JIT that has
  * seen only it), except in smoke mode, where one child per system runs all of them.
  */
-export const workloadsFor = (mode: Mode): ReadonlyArray<Workload> => {
+export const workloadsFor = (mode: Mode, env: NodeJS.ProcessEnv = process.env): ReadonlyArray<Workload> => {
   // W4 at full size in a full run only: LangChain takes over ten minutes per batch of 1,000.
-  const concurrent = mode === "full" ? 1_000 : mode === "quick" ? 100 : 5
+  // `BENCH_W4_RUNS=1000` sets the size in any mode but smoke (a quick run of the fast systems at full size).
+  const given = Number(env["BENCH_W4_RUNS"])
+  const concurrent = mode === "smoke" ? 5 : Number.isSafeInteger(given) && given > 1 ? given : mode === "full" ? 1_000 : 100
   return mode === "smoke"
     ? [w1(5), w2(10), w4(concurrent)]
     : [w1(0), w1(5), w1(20), w2(10), w2(1_000), w2(10_000), w4(concurrent)]

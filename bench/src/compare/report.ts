@@ -1,12 +1,12 @@
 /**
  * The comparison's report: one table of every system and configuration (ratios to the
- * bare loop and to hookline), a W4 table (batch time and memory), the verdicts on the
+ * bare loop and to hookline, the internal path), a W4 table (batch time and memory), the verdicts on the
  * targets, and every failure in full. The smoke prints what was validated, no timings.
  */
 import { agentFrameworks } from "./Plan.js"
 import * as Result from "./Result.js"
 import type { Workload } from "./System.js"
-import { flatnessTarget, stepTargets } from "../loop.js"
+import { flatnessTarget, stepTargets, userTargets } from "../loop.js"
 import { formatCount, formatNs, formatRatio, print, type Column } from "../table.js"
 
 /** The issue's target against the agent frameworks; the step and flatness targets are loop.ts's. */
@@ -118,6 +118,18 @@ export const verdicts = (results: ReadonlyArray<Result.Result>, workloads: Reado
     }
     const got = Result.usPerStep(hookline)
     out.push(`hookline W1 K=${K}: ${formatNs(got)} µs/step (target ${us}): ${got <= us ? "met" : "missed"}`)
+  }
+  // The user path (systems/hooklineFacade.ts), when it was part of the run.
+  const facadeRan = results.some((r) => r.module === "hooklineFacade")
+  for (const { K, us } of facadeRan ? userTargets : []) {
+    const w = at(K)
+    const facade = w === undefined ? undefined : find(results, "hooklineFacade", w)
+    if (facade === undefined) {
+      out.push(`hookline (facade) W1 K=${K}: not measured (target ${us} µs/step)`)
+      continue
+    }
+    const got = Result.usPerStep(facade)
+    out.push(`hookline (facade) W1 K=${K}: ${formatNs(got)} µs/step (target ${us}): ${got <= us ? "met" : "missed"}`)
   }
   for (const w of w1) {
     const hookline = find(results, "hookline", w)

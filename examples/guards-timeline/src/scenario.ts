@@ -28,7 +28,7 @@ export const makeStack = (audit: (line: string) => void): HookStack =>
     HookStack.with(denyShell, { triggers: HookTrigger.BeforeToolUse, priority: 200, name: "policy:deny_shell" }),
     HookStack.with(
       Hook.observe((ctx) => audit(`${ctx.trigger}${ctx.toolCall ? ` ${ctx.toolCall.name}` : ""}`)),
-      { triggers: HookTriggers.all, priority: 100, name: "log:audit", onError: "skip" },
+      { triggers: HookTriggers.all, priority: -150, name: "log:audit", onError: "skip" },
     ),
     HookStack.concat(Guards.useGuards({ maxSteps: 3, maxTokens: 20_000 })),
   )

@@ -41,6 +41,6 @@ export const makeAgent = (driver: Driver, audit: (line: string) => void): Agent 
       Hook.observe((ctx) => {
         if (ctx.toolExecution) audit(`${ctx.toolExecution.toolCall.name} -> ${ctx.toolExecution.status}`)
       }),
-      { triggers: HookTriggers.of(HookTrigger.AfterToolUse), priority: 100, name: "log:audit", onError: "skip" },
+      { triggers: HookTriggers.of(HookTrigger.AfterToolUse), priority: -150, name: "log:audit", onError: "skip" },
     ),
   )

@@ -21,9 +21,9 @@ export const script = () => [
   ScriptedDriver.text("I found two notes; I may not search again."),
 ]
 
-export const makeAgent = (): Agent =>
+export const makeAgent = (turns: ReadonlyArray<ScriptedDriver.Turn> = script()): Agent =>
   AgentBuilder.make(
-    UseDriver(ScriptedDriver.make(script())),
+    UseDriver(ScriptedDriver.make(turns)),
     UseTools([search]),
     UseGuards({ maxSteps: 5 }),
     UseHook(rateLimit(limit), rateLimitOptions(limit)),

@@ -1,6 +1,8 @@
 // A rate limiter: on BeforeToolUse, at most `max` calls of `tool` per run. The count
-// lives in the state's metadata (so it persists across steps and checkpoints); the
-// calls past the limit are blocked with a reason the model reads.
+// lives in the execution's metadata (`state.execution.metadata`): it persists across
+// steps and checkpoints of one run, and starts at zero when a finished state runs
+// again (the state's own `metadata` would carry it into the next run and block its
+// first call). The calls past the limit are blocked with a reason the model reads.
 import { AgentState, HookContext, HookTrigger, HookTriggers, type Hook, type HookStack } from "@hookline/core"
 
 export interface RateLimit {
@@ -8,12 +10,12 @@ export interface RateLimit {
   readonly max: number
 }
 
-/** Where the count of a tool's calls is kept in `state.metadata`. */
+/** Where the count of a tool's calls is kept in `state.execution.metadata`. */
 export const counterKey = (tool: string): string => `rate_limit:${tool}`
 
-/** The calls of `tool` counted so far (0 when absent or not a count). */
+/** The calls of `tool` counted so far in this run (0 when absent or not a count). */
 export const callsOf = (state: AgentState, tool: string): number => {
-  const value = state.metadata[counterKey(tool)]
+  const value = state.execution.metadata[counterKey(tool)]
   return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : 0
 }
 
@@ -32,7 +34,7 @@ export const rateLimit = (limit: RateLimit): Hook => {
     const used = callsOf(ctx.state, limit.tool)
     return used >= limit.max
       ? HookContext.withToolExecutionBlocked(ctx, reason)
-      : HookContext.withState(ctx, AgentState.withMetadata(ctx.state, { [key]: used + 1 }))
+      : HookContext.withState(ctx, AgentState.withExecutionMetadata(ctx.state, { [key]: used + 1 }))
   }
 }
 

@@ -36,6 +36,6 @@ export const redactSecrets: Hook = (ctx) => {
 /** How it is registered: after the tool ran, before the result is committed. */
 export const redactSecretsOptions = {
   triggers: HookTriggers.of(HookTrigger.AfterToolUse),
-  priority: 50,
+  priority: 150, // the privacy range: before business logic and logging (docs/ordering.md)
   name: "privacy:redact_secrets",
 } satisfies HookStack.HookOptions

@@ -1,8 +1,8 @@
 // End to end: both hooks in an agent, run with a scripted model and recorded.
-import { HookStack } from "@hookline/core"
+import { AgentState, HookStack, Message } from "@hookline/core"
 import { describe, expect, it } from "vitest"
 import { HookLaws, TraceRecorder } from "@hookline/testing"
-import { makeAgent } from "../src/agent.js"
+import { makeAgent, script } from "../src/agent.js"
 import { containsSecret } from "../src/redaction.js"
 
 describe("an agent with the redaction hook and the rate limiter", () => {
@@ -17,12 +17,23 @@ describe("an agent with the redaction hook and the rate limiter", () => {
       "Blocked: rate limit: at most 2 call(s) of search per run",
     ])
     expect([...final.context.messages].some((m) => containsSecret(m.content))).toBe(false)
-    expect(final.metadata["rate_limit:search"]).toBe(2)
+    expect(final.execution.metadata["rate_limit:search"]).toBe(2)
+    expect(final.metadata["rate_limit:search"]).toBeUndefined()
 
     // The limiter decided before the tool ran; the redactor saw every result after.
     expect(TraceRecorder.outcomes(recorder, "policy:rate_limit:search")).toEqual(["changed", "changed", "changed"])
     expect(TraceRecorder.outcomes(recorder, "privacy:redact_secrets")).toEqual(["changed", "changed", "unchanged"])
     TraceRecorder.expectRanBefore(recorder, "guard:steps_limit", "guard:token_limit", { trigger: "BeforeStep" })
+  })
+
+  it("counts per run: a second run of the same conversation searches again", async () => {
+    const agent = makeAgent([...script(), ...script()])
+    const first = await agent.run("What are our API keys?")
+    const second = await agent.run(AgentState.appendMessage(first, Message.user("And now?")))
+    const results = [...second.context.messages].filter((m) => m.role === "tool").map((m) => m.content.startsWith("Blocked"))
+    // Run one: two searches, the third blocked; run two: the same, not blocked from its first call.
+    expect(results).toEqual([false, false, true, false, false, true])
+    expect(second.execution.metadata["rate_limit:search"]).toBe(2)
   })
 
   it("has a stack that obeys the laws as a whole", () => {

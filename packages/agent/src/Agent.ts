@@ -5,30 +5,80 @@
  * @since 0.1.0
  */
 import { AgentError, StopSignal, type AgentState } from "@hookline/core"
-import { Effect, Stream } from "effect"
+import { Effect, type Scope } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
+import * as FiberIterable from "./internal/fiberIterable.js"
+import type * as Resource from "./Resource.js"
+import * as Tools from "./Tools.js"
 
 /**
+ * The options argument of a run: optional when the agent reads no per-run context
+ * (`C` is `unknown`), required with its `context` when it does.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Agent {
+export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>]
+  : [options: AgentLoop.RunOptions<C> & { readonly context: C }]
+
+/**
+ * An agent whose hooks and tools read a per-run context of type `C`
+ * (`agent.run(input, { context })`); `C` is inferred from them by the builder.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Agent<C = unknown> {
   readonly _tag: "Agent"
-  readonly loop: AgentLoop.AgentLoop
+  readonly loop: AgentLoop.AgentLoop<never, C>
   readonly driver: DriverShape | undefined
+  /** Opened for each run, closed when it ends. */
+  readonly resources: ReadonlyArray<Resource.Resource>
   /** Resolves with the final state whatever happened; rejects only for a missing driver. */
-  readonly run: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly run: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** Like `run`, but rejects with a `HooklineError` carrying the error that ended a failed run. */
-  readonly runOrThrow: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Promise<AgentState>
+  readonly runOrThrow: (input: AgentLoop.Input, ...options: RunArguments<C>) => Promise<AgentState>
   /** The run's events; breaking out of the loop aborts the run. */
-  readonly stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentEvent>
+  readonly stream: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentEvent>
   /** The state after each step, then the final state. */
-  readonly iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => AsyncIterable<AgentState>
+  readonly iterate: (input: AgentLoop.Input, ...options: RunArguments<C>) => AsyncIterable<AgentState>
   /** The Effect form of `run`, with this agent's driver provided. */
-  readonly runEffect: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => Effect.Effect<AgentState>
+  readonly runEffect: (input: AgentLoop.Input, ...options: RunArguments<C>) => Effect.Effect<AgentState>
+  /**
+   * Goes on with a stored run where its last checkpoint left it (a finished run is
+   * given back as it is, not run again). Needs a capability that loads runs
+   * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
+   * The per-run context is given again by the caller: it is never stored.
+   */
+  readonly resume: (runId: string, ...options: RunArguments<C>) => Promise<AgentState>
+  /** The Effect form of `resume`. */
+  readonly resumeEffect: (runId: string, ...options: RunArguments<C>) => Effect.Effect<AgentState, ResumeError>
 }
+
+/**
+ * What a loader fails with: a tagged error (a store's `RunNotFound`, `DecodeFailed`...).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResumeError {
+  readonly _tag: string
+  readonly message: string
+}
+
+/**
+ * Loads the latest state of a stored run. The agent knows no store: a capability
+ * gives it this function.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Loader = (runId: string) => Effect.Effect<AgentState, ResumeError>
+
+const finished = (state: AgentState): boolean =>
+  state.execution.status === "completed" || state.execution.status === "stopped" || state.execution.status === "failed"
 
 const missingDriver = (): AgentError.HooklineError =>
   new AgentError.HooklineError(AgentError.invalidConfiguration("driver", "the agent has no driver: add UseDriver(driver)"))
@@ -46,37 +96,95 @@ export const failure = (state: AgentState): AgentError.AgentError | undefined =>
   return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
 }
 
+const pushEvent = (event: AgentEvent, push: (event: AgentEvent) => void): void => push(event)
+// The state after each step, then the final state.
+const pushState = (event: AgentEvent, push: (state: AgentState) => void): void => {
+  if (event._tag === "StepEnded" || event._tag === "RunEnded") push(event.state)
+}
+
+// Opens the resources in order (each closed when the run's scope closes, in reverse),
+// and gives the loop for this run: the agent's tools, then theirs. A resource that
+// cannot be opened is a defect: no run started, so there is no state to resolve with.
+const opened = (
+  loop: AgentLoop.AgentLoop,
+  resources: ReadonlyArray<Resource.Resource>,
+): Effect.Effect<AgentLoop.AgentLoop, never, Scope.Scope> =>
+  Effect.map(
+    Effect.forEach(resources, (resource) => Effect.orDie(resource.open)),
+    (all) =>
+      AgentLoop.make({
+        interceptor: loop.interceptor,
+        tools: Tools.live(loop.tools, all.map((o) => o.tools)),
+        toolConcurrency: loop.toolConcurrency,
+        modelOptions: loop.modelOptions,
+        textDeltas: loop.textDeltas,
+        maxExecutionTime: loop.maxExecutionTime,
+      }),
+  )
+
 /**
- * An agent from a loop and a driver.
+ * An agent from a loop and a driver, and the resources opened for each of its runs.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (loop: AgentLoop.AgentLoop, driver: DriverShape | undefined): Agent => {
+export const make = <C = unknown>(
+  loop: AgentLoop.AgentLoop<never, C>,
+  driver: DriverShape | undefined,
+  resources: ReadonlyArray<Resource.Resource> = [],
+  loader?: Loader | undefined,
+): Agent<C> => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
     return Effect.provideService(effect, Driver, driver)
   }
-  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => provide(AgentLoop.run(loop, input, options))
-  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions) =>
+  // A run over the agent's loop, or over this run's loop once its resources are open.
+  const withLoop = <A, R>(f: (loop: AgentLoop.AgentLoop<never, C>) => Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+    resources.length === 0
+      ? f(loop)
+      : Effect.scoped(Effect.flatMap(opened(loop as AgentLoop.AgentLoop, resources), (l) => f(l as AgentLoop.AgentLoop<never, C>)))
+  const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
+    provide(withLoop((l) => AgentLoop.run(l, input, options)))
+  const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
-  const withDriver = <A>(stream: Stream.Stream<A, never, Driver>): AsyncIterable<A> => {
+  // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
+  // a Promise per pull, for a few events each).
+  const observed = <A>(
+    input: AgentLoop.Input,
+    options: AgentLoop.RunOptions<C> | undefined,
+    streaming: boolean,
+    pick: (event: AgentEvent, push: (a: A) => void) => void,
+  ): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
-    return Stream.toAsyncIterable(Stream.provideService(stream, Driver, driver))
+    return FiberIterable.make<A>((push) =>
+      Effect.provideService(
+        withLoop((l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push) })),
+        Driver,
+        driver,
+      )
+    )
   }
+  const resumeEffect = (runId: string, options?: AgentLoop.RunOptions<C>): Effect.Effect<AgentState, ResumeError> =>
+    loader === undefined
+      ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
+      : Effect.flatMap(loader(runId), (state) => (finished(state) ? Effect.succeed(state) : runEffect(state, options)))
   return Object.freeze({
     _tag: "Agent",
     loop,
     driver,
+    resources: Object.freeze([...resources]),
     run,
-    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => {
+    runOrThrow: async (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => {
       const state = await run(input, options)
       const error = failure(state)
       if (error !== undefined) throw new AgentError.HooklineError(error)
       return state
     },
-    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.stream(loop, input, options)),
-    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions) => withDriver(AgentLoop.iterate(loop, input, options)),
+    stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentEvent>(input, options, true, pushEvent),
+    iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-  })
+    resume: (runId: string, options?: AgentLoop.RunOptions<C>) =>
+      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(runId, options)),
+    resumeEffect,
+  }) as Agent<C>
 }

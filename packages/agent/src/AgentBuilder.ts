@@ -16,6 +16,7 @@ import {
   Json,
   type InferenceRequest,
   type Interceptor,
+  type WrapHook,
 } from "@hookline/core"
 import { Result } from "effect"
 import { dual } from "effect/Function"
@@ -23,21 +24,32 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
 import * as Tool from "./Tool.js"
 import * as Tools from "./Tools.js"
 
 /**
+ * What an agent is built from. `C` is the per-run context its hooks and tools read
+ * (type only): `AgentBuilder.make` infers the agent's from its capabilities.
+ *
  * @since 0.1.0
  * @category models
  */
-export type Capability =
+export type Capability<C = unknown> = CapabilityData & { readonly "~runContext"?: ((context: C) => void) | undefined }
+
+type CapabilityData =
   | { readonly _tag: "UseHook"; readonly hook: Hook.AnyHook<unknown, never>; readonly options: HookStack.HookOptions }
+  | { readonly _tag: "UseWrap"; readonly wrap: WrapHook.WrapHook<unknown, never>; readonly options: HookStack.WrapOptions }
+  | { readonly _tag: "UseHooks"; readonly stack: HookStack.HookStack }
   | { readonly _tag: "UseGuards"; readonly options: Guards.GuardOptions }
   | { readonly _tag: "UseContextConfig"; readonly config: ContextConfig.ContextConfig }
   | { readonly _tag: "UseTools"; readonly tools: ReadonlyArray<Tool.Tool>; readonly options: ToolsOptions }
   | { readonly _tag: "UseDriver"; readonly driver: DriverShape }
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
+  | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
+  | { readonly _tag: "UseLoader"; readonly load: Agent.Loader }
+  | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -63,20 +75,43 @@ export interface ToolsOptions {
   readonly maxOutputLength?: number | undefined
 }
 
-type LoopOptions = Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]
+type LoopOptions = Extract<CapabilityData, { readonly _tag: "UseLoopOptions" }>["options"]
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface AgentBuilder {
+export interface AgentBuilder<C = unknown> {
   readonly _tag: "AgentBuilder"
-  readonly capabilities: ReadonlyArray<Capability>
+  readonly capabilities: ReadonlyArray<Capability<C>>
 }
 
-/** @since 0.1.0 @category capabilities */
-export const UseHook = (hook: Hook.AnyHook<unknown, never>, options: HookStack.HookOptions): Capability =>
+/**
+ * A hook with its registration options. A hook that reads the per-run context
+ * (`Hook<{ role: string }>`) makes the agent ask for that context on every run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseHook = <C = unknown>(hook: Hook.AnyHook<unknown, never, C>, options: HookStack.HookOptions): Capability<C> =>
   Object.freeze({ _tag: "UseHook", hook, options })
+/**
+ * A wrap hook around each model call (`WrapHook.inference`) or each tool execution
+ * (`WrapHook.toolUse`); higher priority is outer.
+ *
+ * @since 0.2.0
+ * @category capabilities
+ */
+export const UseWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: HookStack.WrapOptions = {}): Capability =>
+  Object.freeze({ _tag: "UseWrap", wrap, options })
+/**
+ * A stack of hooks with their own options: a guard of your own (`Guards.make`), a
+ * ready-made set. Its hooks join the agent's stack in their order.
+ *
+ * @since 0.2.0
+ * @category capabilities
+ */
+export const UseHooks = (stack: HookStack.HookStack): Capability => Object.freeze({ _tag: "UseHooks", stack })
 /** Guards with DESIGN.md's defaults; without UseGuards an agent gets the defaults too. @since 0.1.0 @category capabilities */
 export const UseGuards = (options: Guards.GuardOptions = {}): Capability => Object.freeze({ _tag: "UseGuards", options })
 /** @since 0.1.0 @category capabilities */
@@ -89,12 +124,31 @@ export const UseContextConfig = (config: ContextConfig.ContextConfig): Capabilit
  * @since 0.1.0
  * @category capabilities
  */
-export const UseTools = (tools: ReadonlyArray<Tool.Tool>, options: ToolsOptions = {}): Capability =>
+export const UseTools = <C = unknown>(tools: ReadonlyArray<Tool.Tool<any, C>>, options: ToolsOptions = {}): Capability<C> =>
   Object.freeze({ _tag: "UseTools", tools, options })
 /** @since 0.1.0 @category capabilities */
 export const UseDriver = (driver: DriverShape): Capability => Object.freeze({ _tag: "UseDriver", driver })
 /** A custom interceptor in place of the hook stack (no UseHook, no guards). @since 0.1.0 @category capabilities */
 export const UseInterceptor = (interceptor: Interceptor): Capability => Object.freeze({ _tag: "UseInterceptor", interceptor })
+/**
+ * Several capabilities as one (what a package offers as a single capability, like
+ * `UseCheckpoints`); their paths read `capabilities[2].capabilities[0]`.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseAll = (...capabilities: ReadonlyArray<Capability>): Capability =>
+  Object.freeze({ _tag: "UseAll", capabilities: Object.freeze([...capabilities]) })
+/** How `agent.resume(runId)` loads a run (a store's capability gives it). @since 0.1.0 @category capabilities */
+export const UseLoader = (load: Agent.Loader): Capability => Object.freeze({ _tag: "UseLoader", load })
+/**
+ * A resource opened for each run and closed when it ends (an MCP connection: see
+ * `@hookline/mcp`); its tools join the agent's for that run.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -113,7 +167,7 @@ export const empty: AgentBuilder = Object.freeze({ _tag: "AgentBuilder", capabil
  * @since 0.1.0
  * @category constructors
  */
-export const of = (...capabilities: ReadonlyArray<Capability>): AgentBuilder =>
+export const of = <C = unknown>(...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C> =>
   Object.freeze({ _tag: "AgentBuilder", capabilities: Object.freeze([...capabilities]) })
 
 /**
@@ -123,11 +177,11 @@ export const of = (...capabilities: ReadonlyArray<Capability>): AgentBuilder =>
  * @category combinators
  */
 export const use: {
-  (...capabilities: ReadonlyArray<Capability>): (self: AgentBuilder) => AgentBuilder
-  (self: AgentBuilder, ...capabilities: ReadonlyArray<Capability>): AgentBuilder
+  <C>(...capabilities: ReadonlyArray<Capability<C>>): (self: AgentBuilder<C>) => AgentBuilder<C>
+  <C>(self: AgentBuilder<C>, ...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C>
 } = dual(
   (args) => typeof args[0] === "object" && args[0] !== null && (args[0] as { _tag?: unknown })._tag === "AgentBuilder",
-  (self: AgentBuilder, ...capabilities: ReadonlyArray<Capability>): AgentBuilder => of(...self.capabilities, ...capabilities),
+  <C>(self: AgentBuilder<C>, ...capabilities: ReadonlyArray<Capability<C>>): AgentBuilder<C> => of(...self.capabilities, ...capabilities),
 )
 
 const invalid = (path: string, detail: string): never => {
@@ -194,7 +248,19 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
+
+// The capabilities with each bundle (UseAll) replaced by its members, with their paths.
+const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
+  capabilities.flatMap((capability, i): Array<readonly [Capability, string]> => {
+    const at = `${prefix}[${i}]`
+    if (typeof capability === "object" && capability !== null && capability._tag === "UseAll") {
+      if (!Array.isArray(capability.capabilities)) return invalid(`${at}.capabilities`, "expected an array of capabilities")
+      if (depth >= 8) return invalid(at, "capabilities nested deeper than 8 levels")
+      return flatten(capability.capabilities, `${at}.capabilities`, depth + 1)
+    }
+    return [[capability, at]]
+  })
 
 /**
  * Validates the capabilities and makes the agent. Throws
@@ -208,9 +274,11 @@ const capabilityTags = new Set(["UseHook", "UseGuards", "UseContextConfig", "Use
  * @since 0.1.0
  * @category constructors
  */
-export const build = (self: AgentBuilder): Agent.Agent => {
+export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let stack: HookStack.HookStack = HookStack.empty
   let guards: HookStack.HookStack | undefined
+  // The time guard's limit also bounds the run's wall clock (AgentLoop.maxExecutionTime).
+  let maxExecutionTime: Guards.GuardOptions["maxExecutionTime"] = Guards.defaults.maxExecutionTime
   let driver: DriverShape | undefined
   let interceptor: Interceptor | undefined
   let interceptorAt = ""
@@ -220,22 +288,40 @@ export const build = (self: AgentBuilder): Agent.Agent => {
   let context: ContextConfig.ContextConfig = {}
   let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
+  let loader: Agent.Loader | undefined
+  const resources: Array<Resource.Resource> = []
 
-  self.capabilities.forEach((capability, i) => {
-    const at = `capabilities[${i}]`
+  flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
     }
     switch (capability._tag) {
+      case "UseAll":
+        return
+      case "UseLoader":
+        if (loader !== undefined) return invalid(at, "UseLoader is given twice (two stores?)")
+        if (typeof capability.load !== "function") return invalid(`${at}.load`, "expected a function from a run id to its state")
+        loader = capability.load
+        return
       case "UseHook":
         hooksAt ||= at
         stack = under(at, () => HookStack.with(stack, capability.hook, capability.options))
+        return
+      case "UseWrap":
+        hooksAt ||= at
+        stack = under(at, () => HookStack.withWrap(stack, capability.wrap, capability.options))
+        return
+      case "UseHooks":
+        hooksAt ||= at
+        if (!HookStack.isHookStack(capability.stack)) return invalid(`${at}.stack`, "expected a HookStack (Guards.make, HookStack.with)")
+        stack = under(at, () => HookStack.concat(stack, capability.stack as HookStack.HookStack))
         return
       case "UseGuards":
         if (guards !== undefined) return invalid(at, "UseGuards is given twice")
         hooksAt ||= at
         if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
         guards = under(at, () => Guards.useGuards(capability.options))
+        if (capability.options?.maxExecutionTime !== undefined) maxExecutionTime = capability.options.maxExecutionTime
         return
       case "UseContextConfig": {
         knownKeys(at, capability.config, contextKeys)
@@ -277,6 +363,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
         }
         interceptor = capability.interceptor
         interceptorAt = at
+        return
+      case "UseResource":
+        if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
+        resources.push(capability.resource)
         return
       case "UseLoopOptions": {
         knownKeys(at, capability.options, loopKeys)
@@ -321,8 +411,10 @@ export const build = (self: AgentBuilder): Agent.Agent => {
       toolConcurrency: loopOptions.toolConcurrency,
       modelOptions: loopOptions.modelOptions,
       textDeltas: loopOptions.textDeltas,
+      // A custom interceptor has no guards: no time limit either.
+      maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
     }), false)
-  return Agent.make(loop, driver)
+  return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader)
 }
 
 /**
@@ -331,7 +423,7 @@ export const build = (self: AgentBuilder): Agent.Agent => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (...capabilities: ReadonlyArray<Capability>): Agent.Agent => build(of(...capabilities))
+export const make = <C = unknown>(...capabilities: ReadonlyArray<Capability<C>>): Agent.Agent<C> => build(of(...capabilities))
 
 const definedOnly = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>

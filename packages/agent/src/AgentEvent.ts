@@ -13,8 +13,25 @@ import type { AgentError, AgentState, HookExecuted, Step, ToolCall, ToolExecutio
 export type AgentEvent =
   /** The run begins, with the state it starts from. */
   | { readonly _tag: "RunStarted"; readonly state: AgentState }
+  /**
+   * Streaming only, once, after `RunStarted`: the model's text is held back until the
+   * AfterInference hooks ran (one `TextDelta` per step), and why: the mode
+   * (`textDeltas`), the hooks that may rewrite the text (none named for a custom
+   * interceptor or an explicit `"checked"`), and a sentence for people.
+   */
+  | {
+    readonly _tag: "TextChecked"
+    readonly mode: "auto" | "checked"
+    readonly hooks: ReadonlyArray<string>
+    readonly reason: string
+  }
   /** A piece of the model's text: as the driver streams it, or, when the loop checks text (`textDeltas`), all of it after the AfterInference hooks. */
   | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
+  /**
+   * Drop the text streamed so far in this step: the model call that streamed it failed
+   * and a wrap hook (a retry, a fallback) may call the model again.
+   */
+  | { readonly _tag: "TextReset"; readonly step: number }
   /** A tool call of the committed assistant message (after AfterInference hooks). */
   | { readonly _tag: "ToolCallRequested"; readonly step: number; readonly toolCall: ToolCall }
   /** A tool call's execution, as committed (after AfterToolUse hooks). */

@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import { AgentError, AgentState, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
-import { Effect, Queue, Stream } from "effect"
+import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type EngineConfig, type RunOptions } from "./internal/engine.js"
+import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
@@ -18,7 +18,7 @@ export type { RunOptions }
  * @since 0.1.0
  * @category models
  */
-export interface AgentLoop<R = never> {
+export interface AgentLoop<R = never, C = unknown> {
   readonly _tag: "AgentLoop"
   readonly interceptor: Interceptor<R>
   readonly tools: Tools.Tools
@@ -28,6 +28,15 @@ export interface AgentLoop<R = never> {
   readonly modelOptions: InferenceRequest.ModelOptions
   /** When `stream` emits the model's text: see {@link TextDeltas}. */
   readonly textDeltas: TextDeltas
+  /** Type only: the per-run context its hooks and tools read (`RunOptions.context`). */
+  readonly "~runContext"?: ((context: C) => void) | undefined
+  /**
+   * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
+   * work in flight (a model call, a tool, a hook) is interrupted and the run ends
+   * stopped with `TimeLimitReached`; AfterExecution still fires once. `AgentBuilder`
+   * sets it from the time guard's `maxExecutionTime` (`UseGuards`, default 300 s).
+   */
+  readonly maxExecutionTime: number | undefined
 }
 
 /**
@@ -35,9 +44,10 @@ export interface AgentLoop<R = never> {
  * - `"checked"`: only after the AfterInference hooks ran, as one `TextDelta` of the
  *   text they let through, so a redaction hook there keeps secrets out of the stream;
  * - `"live"`: piece by piece as the driver streams it, before any hook saw it;
- * - `"auto"` (default): `"live"` when the interceptor is a stack with no AfterInference
- *   hook (nothing could rewrite the text), `"checked"` otherwise (a custom interceptor
- *   may rewrite anything).
+ * - `"auto"` (default): `"live"` when the interceptor is a stack whose AfterInference
+ *   hooks are all observers (`Hook.observe`) or none (nothing could rewrite the text),
+ *   `"checked"` otherwise (a custom interceptor may rewrite anything). When the text is
+ *   checked, the stream says so with a `TextChecked` event after `RunStarted`.
  *
  * @since 0.1.0
  * @category models
@@ -46,11 +56,20 @@ export type TextDeltas = "auto" | "live" | "checked"
 
 const textDeltaModes: ReadonlyArray<TextDeltas> = ["auto", "live", "checked"]
 
-// Whether a stream holds the text back until the AfterInference hooks ran.
-const checksText = (interceptor: Interceptor<unknown>, mode: TextDeltas): boolean =>
-  mode === "auto"
-    ? !HookStack.isHookStack(interceptor) || interceptor.resolved.AfterInference.registrations.length > 0
-    : mode === "checked"
+// Why a stream holds the text back until the AfterInference hooks ran; `undefined`
+// when it streams live. Observers (`Hook.observe`) cannot rewrite the text.
+const textCheck = (interceptor: Interceptor<unknown>, mode: TextDeltas): TextCheck | undefined => {
+  if (mode === "live") return undefined
+  if (mode === "checked") return { mode, hooks: [], reason: "textDeltas is \"checked\"" }
+  if (!HookStack.isHookStack(interceptor)) return { mode, hooks: [], reason: "a custom interceptor may rewrite the response" }
+  const hooks = interceptor.resolved.AfterInference.registrations.filter((r) => !Hook.isObserver(r.hook)).map((r) => r.name)
+  return hooks.length === 0
+    ? undefined
+    : { mode, hooks, reason: `AfterInference hooks may rewrite the response: ${hooks.join(", ")}` }
+}
+
+/** Why the text of a stream is checked: see the `TextChecked` event. */
+type TextCheck = Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag">
 
 /**
  * What a run starts from: a state, or a question (a new state with one user message).
@@ -66,13 +85,14 @@ export type Input = AgentState | string
  * @since 0.1.0
  * @category constructors
  */
-export const make = <R = never>(options: {
+export const make = <R = never, C = unknown>(options: {
   readonly interceptor?: Interceptor<R> | undefined
   readonly tools?: Tools.Tools | ReadonlyArray<Tool> | undefined
   readonly toolConcurrency?: "sequential" | "concurrent" | undefined
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
   readonly textDeltas?: TextDeltas | undefined
-} = {}): AgentLoop<R> => {
+  readonly maxExecutionTime?: Duration.Input | null | undefined
+} = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
   if (toolConcurrency !== "sequential" && toolConcurrency !== "concurrent") {
@@ -88,12 +108,26 @@ export const make = <R = never>(options: {
   }
   return Object.freeze({
     _tag: "AgentLoop",
+    maxExecutionTime: timeLimitOf(options.maxExecutionTime),
     interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
     tools,
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
   })
+}
+
+// A finite duration >= 0 in ms; null or undefined: no bound.
+const timeLimitOf = (input: Duration.Input | null | undefined): number | undefined => {
+  if (input === undefined || input === null) return undefined
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  if (!(Number.isFinite(ms) && ms >= 0)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("maxExecutionTime", `expected a finite duration >= 0 ("5 minutes", a number of ms), got ${String(input)}`),
+    )
+  }
+  return ms
 }
 
 /**
@@ -108,7 +142,7 @@ export const initialState = (input: Input): AgentState =>
 // A loop is immutable: what the engine derives from it is made on its first run.
 const configs = new WeakMap<AgentLoop<any>, EngineConfig<any>>()
 
-const config = <R>(loop: AgentLoop<R>): EngineConfig<R> => {
+const config = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => {
   let made = configs.get(loop) as EngineConfig<R> | undefined
   if (made === undefined) {
     made = configOf(loop)
@@ -117,13 +151,17 @@ const config = <R>(loop: AgentLoop<R>): EngineConfig<R> => {
   return made
 }
 
-const configOf = <R>(loop: AgentLoop<R>): EngineConfig<R> => ({
+const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   interceptor: loop.interceptor,
   tools: loop.tools,
   toolConcurrency: loop.toolConcurrency,
   modelOptions: loop.modelOptions,
-  checkedText: checksText(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
+  textCheck: textCheck(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
+  wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
+    ? loop.interceptor as HookStack.HookStack<R>
+    : undefined,
+  timeLimit: loop.maxExecutionTime,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.
@@ -140,7 +178,11 @@ const silentTriggers = (interceptor: Interceptor<unknown>): Readonly<Record<Hook
  * @since 0.1.0
  * @category running
  */
-export const run = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Effect.Effect<AgentState, never, R | Driver> =>
+export const run = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Effect.Effect<AgentState, never, R | Driver> =>
   runEngine(config(loop), initialState(input), options)
 
 /**
@@ -151,7 +193,11 @@ export const run = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): 
  * @since 0.1.0
  * @category running
  */
-export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentEvent, never, R | Driver> =>
+export const stream = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Stream.Stream<AgentEvent, never, R | Driver> =>
   Stream.callback<AgentEvent, never, R | Driver>((queue) =>
     Effect.andThen(
       runEngine(config(loop), initialState(input), options, {
@@ -165,12 +211,29 @@ export const stream = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions
   )
 
 /**
+ * A run whose events go to `observer` as they happen: what `stream` and `iterate` are
+ * made of, for the Promise facade's iterables (Agent.ts).
+ *
+ * @internal
+ */
+export const observe = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options: RunOptions<C> | undefined,
+  observer: Observer,
+): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
+
+/**
  * The state after each step, then the final state.
  *
  * @since 0.1.0
  * @category running
  */
-export const iterate = <R>(loop: AgentLoop<R>, input: Input, options?: RunOptions): Stream.Stream<AgentState, never, R | Driver> =>
+export const iterate = <R, C = unknown>(
+  loop: AgentLoop<R, C>,
+  input: Input,
+  options?: RunOptions<C>,
+): Stream.Stream<AgentState, never, R | Driver> =>
   Stream.callback<AgentState, never, R | Driver>((queue) =>
     Effect.andThen(
       runEngine(config(loop), initialState(input), options, {

@@ -6,7 +6,10 @@
  * @since 0.1.0
  */
 import { AgentError, InferenceResponse, type InferenceRequest, type ToolCall } from "@hookline/core"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Stream } from "effect"
+import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
+import * as DerivedStream from "./internal/derivedStream.js"
+import * as DriverAnswer from "./internal/driverAnswer.js"
 
 /**
  * What a driver gets besides the request: the signal that aborts the call.
@@ -19,8 +22,9 @@ export interface CallOptions {
 }
 
 /**
- * One part of a streamed answer. A stream ends with exactly one `Finish`, which
- * carries the whole response (the same response `generate` would give).
+ * One part of a streamed answer. A stream ends at its first `Finish`, which carries
+ * the whole response (the same response `generate` would give); parts after it are
+ * not read. The text deltas, joined, must be the response's text.
  *
  * @since 0.1.0
  * @category models
@@ -43,12 +47,25 @@ export interface DriverShape {
 }
 
 /**
- * The driver service.
+ * The driver service: the Effect `Context` key under which the loop finds the model
+ * (`Driver.layer(shape)` provides it). The driver itself, the value users make and
+ * pass to `UseDriver`, is a `Driver.DriverShape`.
  *
  * @since 0.1.0
  * @category services
  */
 export class Driver extends Context.Service<Driver, DriverShape>()("@hookline/agent/Driver") {}
+
+/**
+ * The driver service key, by a name that says so: `Driver.Service` is `Driver.Driver`
+ * (`yield* Driver.Service` in an Effect gives the `DriverShape`).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const Service = Driver
+/** @since 0.1.0 @category services */
+export type Service = Driver
 
 /**
  * Anything thrown or failed by a model call, as `InferenceFailed` (kept as is when it
@@ -60,6 +77,8 @@ export class Driver extends Context.Service<Driver, DriverShape>()("@hookline/ag
 export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
   AgentError.isAgentError(cause) && cause._tag === "InferenceFailed"
     ? cause
+    : cause instanceof AgentError.HooklineError && cause.error._tag === "InferenceFailed"
+    ? cause.error // what toPromise throws: a fallback that rethrows keeps the fields
     : AgentError.inferenceFailed(AgentError.messageOf(cause))
 
 /**
@@ -69,31 +88,26 @@ export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
  * @since 0.1.0
  * @category constructors
  */
-export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] => (request, options) =>
-  Stream.unwrap(
-    Effect.map(generate(request, options), (response): Stream.Stream<StreamPart> =>
-      Stream.fromIterable<StreamPart>([
-        ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
-        ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
-        { _tag: "Finish", response },
-      ])),
-  )
+export const streamFromGenerate = (generate: DriverShape["generate"]): DriverShape["stream"] =>
+  DerivedStream.remember((request, options) =>
+    Stream.unwrap(
+      Effect.map(Effect.flatMap(generate(request, options), checked), (response): Stream.Stream<StreamPart> =>
+        Stream.fromIterable<StreamPart>([
+          ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
+          ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
+          { _tag: "Finish", response },
+        ])),
+    ), generate)
 
 /**
- * The response a stream ends with; fails if the stream ended without one.
+ * The response a stream ends with (its first `Finish`), checked like every answer;
+ * fails if the stream ended without one.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const generateFromStream = (stream: DriverShape["stream"]): DriverShape["generate"] => (request, options) =>
-  Effect.flatMap(
-    Stream.runFold(stream(request, options), () => undefined as InferenceResponse | undefined, (last, part) =>
-      part._tag === "Finish" ? part.response : last),
-    (response) =>
-      response === undefined
-        ? Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
-        : Effect.succeed(response),
-  )
+  consume(stream(request, options), undefined)
 
 /**
  * A driver from Effect functions; either form may be left out and is derived from
@@ -114,10 +128,47 @@ export const make = (
 
 type ResponseInput = Parameters<typeof InferenceResponse.make>[0]
 
+// A field of an answer the driver may leave out, read once (a getter may throw: the
+// check reports it).
+const field = (u: object, key: string): unknown => (u as Record<string, unknown>)[key]
+
+/**
+ * A full response from the fields a Promise driver gave (absent ones take
+ * `InferenceResponse.make`'s defaults), checked.
+ */
+const fromFields = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return checked(u)
+  if (DriverAnswer.isChecked(u)) return Effect.succeed(u as InferenceResponse)
+  try {
+    const toolCalls = field(u, "toolCalls")
+    const filled = {
+      text: field(u, "text") ?? "",
+      toolCalls: toolCalls ?? [],
+      usage: field(u, "usage") ?? { inputTokens: 0, outputTokens: 0 },
+      finishReason: field(u, "finishReason") ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool-calls" : "stop"),
+      modelId: field(u, "modelId") ?? "unknown",
+      metadata: field(u, "metadata") ?? {},
+    }
+    return checked(filled)
+  } catch (cause) {
+    return Effect.fail(AgentError.inferenceFailed(`the model's answer is invalid: reading it threw: ${AgentError.messageOf(cause)}`))
+  }
+}
+
+const checked = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  const out = DriverAnswer.response(u)
+  return DriverAnswer.isFailure(out) ? Effect.fail(out) : Effect.succeed(out)
+}
+
+const isAsyncIterable = (u: unknown): u is AsyncIterable<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
+
 /**
  * Lifts a Promise-based driver. `generate` may return a full response or the fields
- * of one; `stream`, if given, yields parts and must end with a `Finish`. Whatever they
- * throw becomes `InferenceFailed`; the signal aborts with the run.
+ * of one; `stream`, if given, yields parts and ends at its first `Finish`. Whatever
+ * they throw becomes `InferenceFailed`, and so does an answer that is not a response
+ * (checked at this boundary, naming the path of the first bad value); the signal
+ * aborts with the run.
  *
  * @since 0.1.0
  * @category constructors
@@ -132,18 +183,58 @@ export const fromPromise = (impl: {
   }
   return make({
     generate: generate === undefined ? undefined : (request, options) =>
-      Effect.tryPromise({
-        try: (signal) => generate(request, { signal: anySignal(options.signal, signal) }),
-        catch: inferenceFailed,
-      }).pipe(Effect.map(InferenceResponse.make)),
+      promised(options, (callOptions) => generate(request, callOptions)).pipe(Effect.flatMap(fromFields)),
     stream: stream === undefined ? undefined : (request, options) =>
-      Stream.unwrap(Effect.map(Effect.abortSignal, (signal) =>
-        Stream.fromAsyncIterable(stream(request, { signal: anySignal(options.signal, signal) }), inferenceFailed))),
+      Stream.unwrap(Effect.flatMap(
+        Effect.acquireRelease(Effect.sync(() => callOf(options)), (call, exit) =>
+          Effect.sync(() => (Exit.hasInterrupts(exit) ? interrupt(call) : end(call)))),
+        (call) =>
+          Effect.try({ try: () => stream(request, call), catch: inferenceFailed }).pipe(Effect.flatMap((parts) =>
+            isAsyncIterable(parts)
+              ? Effect.succeed(Stream.fromAsyncIterable(parts as AsyncIterable<StreamPart>, inferenceFailed))
+              : Effect.fail(AgentError.inferenceFailed("the model's stream is not an async iterable"))
+          )),
+      )),
   } as Parameters<typeof make>[0])
 }
 
-// Aborts when either signal does (the run's, or the fiber's on interruption).
-const anySignal = (a: AbortSignal, b: AbortSignal): AbortSignal => (a === b ? a : AbortSignal.any([a, b]))
+// The signal a call gets aborts when the run's does or when the call is interrupted,
+// and is made only if the driver reads it: the loop's own options carry one signal for
+// the whole run (RunCallOptions); other options get one for the call (CallSignal).
+type Call = RunCallOptions | CallSignal
+
+const callOf = (options: CallOptions): Call => (options instanceof RunCallOptions ? options : new CallSignal(options))
+const end = (call: Call): void => {
+  if (call instanceof CallSignal) call.end()
+}
+const interrupt = (call: Call): void => {
+  if (call instanceof CallSignal) call.interrupt()
+  else call.abortCall()
+}
+
+// Effect.tryPromise would make an AbortController per call, used or not.
+const promised = <A>(options: CallOptions, start: (options: CallOptions) => PromiseLike<A>): Effect.Effect<A, AgentError.InferenceFailed> =>
+  Effect.callback<A, AgentError.InferenceFailed>((resume) => {
+    const call = callOf(options)
+    try {
+      // A driver that returns a value, not a Promise, still answers (the answer is checked next).
+      Promise.resolve(start(call)).then(
+        (a) => {
+          end(call)
+          resume(Effect.succeed(a))
+        },
+        (e) => {
+          end(call)
+          resume(Effect.fail(inferenceFailed(e)))
+        },
+      )
+    } catch (e) {
+      end(call)
+      resume(Effect.fail(inferenceFailed(e)))
+      return
+    }
+    return Effect.sync(() => interrupt(call))
+  })
 
 /**
  * A layer that provides the driver.
@@ -152,3 +243,161 @@ const anySignal = (a: AbortSignal, b: AbortSignal): AbortSignal => (a === b ? a 
  * @category layers
  */
 export const layer = (driver: DriverShape): Layer.Layer<Driver> => Layer.succeed(Driver, driver)
+
+// A failure or defect of a model call as InferenceFailed; interruption (an abort)
+// propagates.
+const settle = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, AgentError.InferenceFailed> =>
+  Effect.catchCause(effect, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const error = cause.reasons.find(Cause.isFailReason)
+    return Effect.fail(inferenceFailed(error === undefined ? Cause.squash(cause) : error.error))
+  })
+
+const callThrew = (what: string, cause: unknown) =>
+  Effect.fail(AgentError.inferenceFailed(`the driver's ${what} threw: ${AgentError.messageOf(cause)}`))
+
+/**
+ * One model call through `generate`, as the loop makes it: whatever the driver does
+ * (throws, returns something that is not an Effect, fails, dies, answers garbage)
+ * ends as a checked response or `InferenceFailed`; interruption propagates.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const generateChecked = (
+  driver: DriverShape,
+  request: InferenceRequest,
+  options: CallOptions,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  let call: unknown
+  try {
+    call = driver.generate(request, options)
+  } catch (cause) {
+    return callThrew("generate", cause)
+  }
+  if (!Effect.isEffect(call)) return Effect.fail(AgentError.inferenceFailed("the driver's generate did not return an Effect"))
+  return settle(Effect.flatMap(call as Effect.Effect<unknown, unknown>, checked))
+}
+
+/**
+ * One model call through `stream`, as the loop makes it: each part is checked, the
+ * stream ends at its first `Finish` (later parts are not read), `onText` gets each
+ * text delta, and the deltas must add up to the response's text (a stream with no
+ * delta gives `onText` the whole text at its end). A bad part, a stream without a
+ * `Finish` or text that disagrees is `InferenceFailed`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const streamChecked = (
+  driver: DriverShape,
+  request: InferenceRequest,
+  options: CallOptions,
+  onText: ((text: string) => void) | undefined,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  let parts: unknown
+  try {
+    parts = driver.stream(request, options)
+  } catch (cause) {
+    return callThrew("stream", cause)
+  }
+  if (!Stream.isStream(parts)) return Effect.fail(AgentError.inferenceFailed("the driver's stream did not return a Stream"))
+  return settle(consume(parts as Stream.Stream<unknown, unknown>, onText))
+}
+
+const consume = (
+  parts: Stream.Stream<unknown, unknown>,
+  onText: ((text: string) => void) | undefined,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> =>
+  Effect.suspend(() => {
+    let index = 0
+    let streamed = ""
+    let deltas = 0
+    let response: InferenceResponse | undefined
+    let bad: AgentError.InferenceFailed | undefined
+    return Stream.runForEachWhile(parts, (u) =>
+      Effect.sync(() => {
+        const part = DriverAnswer.part(u, index++)
+        if (DriverAnswer.isFailure(part)) {
+          bad = part
+          return false
+        }
+        if (part._tag === "TextDelta") {
+          streamed += part.text
+          deltas++
+          onText?.(part.text)
+        } else if (part._tag === "Finish") {
+          response = part.response
+          return false
+        }
+        return true
+      })).pipe(
+        settle,
+        Effect.flatMap(() => {
+          if (bad !== undefined) return Effect.fail(bad)
+          if (response === undefined) return Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
+          if (deltas === 0) {
+            if (response.text !== "") onText?.(response.text)
+          } else if (streamed !== response.text) {
+            return Effect.fail(AgentError.inferenceFailed(
+              `the model's stream is invalid: its text deltas (${streamed.length} characters) are not the text of its Finish (${response.text.length} characters)`,
+            ))
+          }
+          return Effect.succeed(response)
+        }),
+      )
+  })
+
+/**
+ * A driver's calls as a Promise user makes them: `generate` resolves with the
+ * response, `stream` is an `AsyncIterable` of parts (breaking out of the loop ends
+ * the call); a failure is a thrown `HooklineError` whose `.error` is the
+ * `InferenceFailed`. The signal, if given, aborts the call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseDriver {
+  readonly generate: (request: InferenceRequest, options?: Partial<CallOptions>) => Promise<InferenceResponse>
+  readonly stream: (request: InferenceRequest, options?: Partial<CallOptions>) => AsyncIterable<StreamPart>
+}
+
+const noSignal = new AbortController().signal
+
+/**
+ * The Promise form of a driver, to call a second model from a hook or to wrap a
+ * driver without Effect; `fromPromise(toPromise(d))` behaves as `d`.
+ *
+ * ```ts
+ * const primary = Driver.toPromise(main)
+ * const backup = Driver.toPromise(spare)
+ * const withFallback = Driver.fromPromise({
+ *   generate: (request, options) => primary.generate(request, options).catch(() => backup.generate(request, options)),
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toPromise = (driver: DriverShape): PromiseDriver =>
+  Object.freeze({
+    generate: async (request: InferenceRequest, options?: Partial<CallOptions>) => {
+      const signal = options?.signal ?? noSignal
+      const exit = await Effect.runPromiseExit(driver.generate(request, { signal }), { signal })
+      if (Exit.isSuccess(exit)) return exit.value
+      throw failureOf(exit.cause)
+    },
+    stream: (request: InferenceRequest, options?: Partial<CallOptions>) =>
+      Stream.toAsyncIterable(
+        driver.stream(request, { signal: options?.signal ?? noSignal }).pipe(
+          Stream.mapError((error) => new AgentError.HooklineError(error)),
+        ),
+      ),
+  })
+
+const failureOf = (cause: Cause.Cause<AgentError.InferenceFailed>): AgentError.HooklineError => {
+  const error = Cause.squash(cause)
+  return error instanceof AgentError.HooklineError
+    ? error
+    : new AgentError.HooklineError(inferenceFailed(error))
+}

@@ -24,15 +24,26 @@ import { fromCodec as validatorFromCodec, fromStandardSchema, type ArgumentsErro
 
 /**
  * What a tool's `execute` gets besides its arguments. `signal` aborts when the run is
- * aborted or the tool times out; pass it on to `fetch` and the like.
+ * aborted or the tool times out; pass it on to `fetch` and the like. `runContext` is
+ * the run's context (`agent.run(input, { context })`), typed `C`: annotate the
+ * parameter (`(args, { runContext }: Tool.ToolContext<Ctx>) => …`) and the tool, and
+ * an agent built with it, take that type.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ToolContext {
+export interface ToolContext<C = unknown> {
   readonly toolCall: ToolCall
   readonly state: AgentState
   readonly signal: AbortSignal
+  /**
+   * `runId:toolCallId`, the same on every attempt of this call (a resumed run that
+   * executes a call again gives the same key): pass it to the API the tool calls, so
+   * that a side effect repeated after a crash is recognised there.
+   */
+  readonly idempotencyKey: string
+  /** The caller's per-run context; `undefined` when none was given. Never persisted. */
+  readonly runContext: C
 }
 
 /**
@@ -42,7 +53,7 @@ export interface ToolContext {
  * @since 0.1.0
  * @category models
  */
-export interface Tool<A = any> {
+export interface Tool<A = any, C = any> {
   readonly _tag: "Tool"
   readonly name: string
   readonly description: string
@@ -61,12 +72,12 @@ export interface Tool<A = any> {
    */
   readonly validate: (input: unknown) => Effect.Effect<A, ArgumentsError>
   /** Runs the tool; whatever it throws, rejects or fails with is in the error channel. */
-  readonly execute: (args: A, context: ToolContext) => Effect.Effect<unknown, unknown>
+  readonly execute: (args: A, context: ToolContext<C>) => Effect.Effect<unknown, unknown>
   /**
    * The function as given: it returns a value, a Promise or an Effect. The loop calls
    * it directly when it can, so a tool that returns a plain value costs no Effect.
    */
-  readonly run: (args: A, context: ToolContext) => unknown
+  readonly run: (args: A, context: ToolContext<C>) => unknown
 }
 
 /**
@@ -82,7 +93,7 @@ export type Parameters<A> = t.Type<A, any, unknown> | StandardSchemaV1<unknown, 
  * @since 0.1.0
  * @category models
  */
-export interface Options<A> {
+export interface Options<A, C = unknown> {
   /** What providers accept: 1 to 64 letters, digits, `_` or `-`. */
   readonly name: string
   readonly description?: string | undefined
@@ -93,7 +104,7 @@ export interface Options<A> {
    * Schema support, an io-ts codec of a kind the converter does not know).
    */
   readonly jsonSchema?: JsonObject | undefined
-  readonly execute: (args: NoInfer<A>, context: ToolContext) => Promise<unknown> | Effect.Effect<unknown, unknown> | unknown
+  readonly execute: (args: NoInfer<A>, context: ToolContext<C>) => Promise<unknown> | Effect.Effect<unknown, unknown> | unknown
   /** How long `execute` may run, e.g. `"30 seconds"` or a number of milliseconds. */
   readonly timeout?: Duration.Input | undefined
   /**
@@ -279,7 +290,7 @@ const identity = (u: unknown): unknown => u
 
 // One Effect for every form of execute; a plain value or an Effect never goes through
 // a Promise. The function runs when the Effect runs, not when it is built.
-const lift = <A>(run: Options<A>["execute"]): Tool<A>["execute"] => (args, context) =>
+const lift = <A, C>(run: Options<A, C>["execute"]): Tool<A, C>["execute"] => (args, context) =>
   Effect.suspend(() => {
     let out: unknown
     try {
@@ -312,7 +323,7 @@ const lift = <A>(run: Options<A>["execute"]): Tool<A>["execute"] => (args, conte
  * @since 0.1.0
  * @category constructors
  */
-export const make = <A>(options: Options<A>): Tool<A> => {
+export const make = <A, C = unknown>(options: Options<A, C>): Tool<A, C> => {
   if (!isObject(options)) return invalid("", "expected the options of a tool")
   const { name, description = "", parameters, execute, timeout, maxOutputLength } = options
   if (typeof name !== "string" || !namePattern.test(name)) {
@@ -322,7 +333,7 @@ export const make = <A>(options: Options<A>): Tool<A> => {
   const validate = objectsOnly(validatorOf<A>(parameters))
   const jsonSchema = schemaOf(options.jsonSchema, parameters as object)
   if (!isFunction(execute)) invalid("execute", "expected a function")
-  return Object.freeze<Tool<A>>({
+  return Object.freeze<Tool<A, C>>({
     _tag: "Tool",
     name,
     description,
@@ -331,7 +342,7 @@ export const make = <A>(options: Options<A>): Tool<A> => {
     maxOutputLength: maxOutputLengthOf(maxOutputLength, "maxOutputLength"),
     validate,
     execute: lift(execute),
-    run: execute as Tool<A>["run"],
+    run: execute as Tool<A, C>["run"],
   })
 }
 

@@ -8,8 +8,9 @@
  *
  * @since 0.1.0
  */
-import { AgentError, Json, ToolExecution, Truncation, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
+import { AgentError, Json, Message, ToolExecution, Truncation, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
+import * as Arguments from "./internal/toolArguments.js"
 import * as Tool from "./Tool.js"
 
 /**
@@ -72,6 +73,35 @@ export const truncation = (output: JsonValue): { readonly length: number; readon
   Truncation.of(output)
 
 /**
+ * What the content of a cancellation marker begins with.
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const cancellationPrefix = "Cancelled: "
+
+/**
+ * The cancellation marker of a call that never ran: the tool message the loop commits
+ * for it (an error result, `Cancelled: <why>`) when the run or its step ended before
+ * the call was answered, so that every tool call the model made has exactly one tool
+ * message (providers reject a request with an unanswered call).
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const cancelled = (toolCall: ToolCall, why: string): Message.ToolMessage =>
+  Message.tool({ toolCallId: toolCall.id, toolName: toolCall.name, content: `${cancellationPrefix}${why}`, isError: true })
+
+/**
+ * Whether a message is a cancellation marker.
+ *
+ * @since 0.1.0
+ * @category cancellation
+ */
+export const isCancelled = (message: Message.Message): boolean =>
+  message.role === "tool" && message.isError && message.content.startsWith(cancellationPrefix)
+
+/**
  * No tools.
  *
  * @since 0.1.0
@@ -120,6 +150,53 @@ export const make = (tools: ReadonlyArray<Tool.Tool>, options: Options = {}): To
     definitions.push(Tool.definition(tool))
   })
   return Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength })
+}
+
+/**
+ * Tools that may change during a run: `base`, then the tools each source gives now,
+ * in order (a name already taken is left out: the agent's own tools win). Every read
+ * of `byName` or `definitions` asks the sources; the index is rebuilt only when a
+ * source returns a different array. A source that throws keeps its last list.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const live = (base: Tools, sources: ReadonlyArray<() => ReadonlyArray<Tool.Tool>>): Tools => {
+  let seen: ReadonlyArray<ReadonlyArray<Tool.Tool>> = []
+  let current: Tools = base
+  const read = (source: () => ReadonlyArray<Tool.Tool>, i: number): ReadonlyArray<Tool.Tool> => {
+    try {
+      const list = source()
+      return Array.isArray(list) ? list : seen[i] ?? []
+    } catch {
+      return seen[i] ?? []
+    }
+  }
+  const now = (): Tools => {
+    const lists = sources.map(read)
+    if (lists.length === seen.length && lists.every((list, i) => list === seen[i])) return current
+    seen = lists
+    const byName = new Map(base.byName)
+    const definitions = [...base.definitions]
+    for (const list of lists) {
+      for (const tool of list) {
+        if (!Tool.isTool(tool) || byName.has(tool.name)) continue
+        byName.set(tool.name, tool)
+        definitions.push(Tool.definition(tool))
+      }
+    }
+    current = Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength: base.maxOutputLength })
+    return current
+  }
+  return Object.freeze({
+    get byName() {
+      return now().byName
+    },
+    get definitions() {
+      return now().definitions
+    },
+    maxOutputLength: base.maxOutputLength,
+  })
 }
 
 /**
@@ -186,8 +263,11 @@ const bounded = (error: ToolExecution.ToolError, limit: number): ToolExecution.T
 class Context implements Tool.ToolContext {
   #controller: AbortController | undefined
   #aborted = false
-  constructor(readonly toolCall: ToolCall, readonly state: AgentState) {
+  constructor(readonly toolCall: ToolCall, readonly state: AgentState, readonly runContext: unknown) {
     Object.freeze(this)
+  }
+  get idempotencyKey(): string {
+    return `${this.state.id}:${this.toolCall.id}`
   }
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
@@ -269,8 +349,9 @@ const invoke = (
   limit: number,
   startedAt: number,
   now: () => number,
+  runContext: unknown,
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
-  const context = new Context(toolCall, state)
+  const context = new Context(toolCall, state, runContext)
   if (tool.timeout !== undefined) return awaitOutput(tool, toolCall, context, tool.execute(args, context), limit, startedAt)
   let out: unknown
   try {
@@ -279,12 +360,38 @@ const invoke = (
     return ToolExecution.failure(toolCall, bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit), startedAt, now())
   }
   if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
-  if (Tool.isPromiseLike(out)) {
-    const promise = out
-    return awaitOutput(tool, toolCall, context, Effect.tryPromise({ try: () => promise, catch: (e) => e }), limit, startedAt)
-  }
+  if (Tool.isPromiseLike(out)) return awaitPromise(toolCall, context, out, limit, startedAt, now)
   return settle(toolCall, out, limit, startedAt, now())
 }
+
+// A Promise the tool returned (no timeout): settled where it resolves, in one step of
+// the fiber (awaitOutput's chain of Effects costs microseconds per call). Interruption
+// aborts the tool's signal and propagates, as in awaitOutput.
+const awaitPromise = (
+  toolCall: ToolCall,
+  context: Context,
+  promise: PromiseLike<unknown>,
+  limit: number,
+  startedAt: number,
+  now: () => number,
+): Effect.Effect<ToolExecution.ToolExecution> =>
+  Effect.callback<ToolExecution.ToolExecution>((resume) => {
+    const fail = (cause: unknown) =>
+      resume(Effect.succeed(ToolExecution.failure(
+        toolCall,
+        bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit),
+        startedAt,
+        now(),
+      )))
+    try {
+      promise.then((output) => resume(Effect.succeed(settle(toolCall, output, limit, startedAt, now()))), fail)
+    } catch (cause) {
+      // A thenable whose `then` throws.
+      fail(cause)
+      return
+    }
+    return Effect.sync(() => context.abort())
+  })
 
 /** How many tool names an UnknownTool message lists. */
 const listedNames = 20
@@ -307,7 +414,8 @@ const unknownTool = (tools: Tools, toolCall: ToolCall): AgentError.UnknownTool =
  * Starts one tool call: a finished execution when everything was synchronous (the
  * validator answered at once and the tool returned a plain value), else the Effect
  * that finishes it. Never fails; interruption propagates. `now` reads the clock
- * (epoch ms) for `completedAt`, and for `startedAt` unless the caller has a reading.
+ * (epoch ms) for `completedAt`, and for `startedAt` unless the caller has a reading;
+ * `runContext` is the run's context, handed to the tool as `context.runContext`.
  *
  * @since 0.1.0
  * @category execution
@@ -318,10 +426,17 @@ export const start = (
   state: AgentState,
   now: () => number,
   startedAt: number = now(),
+  runContext?: unknown,
 ): ToolExecution.ToolExecution | Effect.Effect<ToolExecution.ToolExecution> => {
   const tool = tools.byName.get(toolCall.name)
   if (tool === undefined) return ToolExecution.failure(toolCall, unknownTool(tools, toolCall), startedAt, now())
   const { id, name } = toolCall
+  // Arguments too deep or too large for any validator (or for the state's codec).
+  const refusal = Arguments.refusalOf(toolCall)
+  if (refusal !== undefined) {
+    const error = AgentError.toolArgumentsInvalid(id, name, refusal.path, refusal.message)
+    return ToolExecution.failure(refusal.toolCall, error, startedAt, now())
+  }
   const limit = tool.maxOutputLength ?? tools.maxOutputLength ?? defaultMaxOutputLength
   const invalidArguments = (e: unknown) => {
     const error = e as { readonly path: string; readonly message: string }
@@ -329,7 +444,7 @@ export const start = (
   }
   const validated = tool.validate(toolCall.arguments)
   if (Exit.isExit(validated)) {
-    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, limit, startedAt, now)
+    if (Exit.isSuccess(validated)) return invoke(tool, toolCall, state, validated.value, limit, startedAt, now, runContext)
     const error = Cause.findError(validated.cause)
     if (Result.isSuccess(error)) return ToolExecution.failure(toolCall, invalidArguments(error.success), startedAt, now())
   }
@@ -337,7 +452,7 @@ export const start = (
   return Effect.matchCauseEffect(validated, {
     onSuccess: (args) =>
       Clock.clockWith((clock) => {
-        const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe())
+        const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe(), runContext)
         return Effect.isEffect(result) ? result : Effect.succeed(result)
       }),
     onFailure: onCause(toolCall, limit, startedAt, invalidArguments),
@@ -356,9 +471,10 @@ export const start = (
 export const execute = (
   tools: Tools,
   toolCall: ToolCall,
-  context: { readonly state: AgentState },
+  context: { readonly state: AgentState; readonly runContext?: unknown },
 ): Effect.Effect<ToolExecution.ToolExecution> =>
   Clock.clockWith((clock) => {
-    const result = start(tools, toolCall, context.state, () => clock.currentTimeMillisUnsafe())
+    const now = () => clock.currentTimeMillisUnsafe()
+    const result = start(tools, toolCall, context.state, now, now(), context.runContext)
     return Effect.isEffect(result) ? result : Effect.succeed(result)
   })

@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { AgentState, Hook, HookContext, HookTriggers, Interceptor, Message } from "@hookline/core"
+import { AgentState, Hook, HookContext, HookStack, HookTriggers, Interceptor, Message } from "@hookline/core"
 import { AgentEvent, AgentLoop, Driver } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { add, stackOf, trail } from "./support.js"
@@ -79,6 +79,47 @@ describe("AgentLoop", () => {
       it("checks text for a custom interceptor, which may rewrite anything", async () => {
         const loop = AgentLoop.make({ interceptor: Interceptor.make((ctx) => Effect.succeed(ctx)), tools: [add] })
         expect(await deltas(loop)).toEqual(["0:Let me add.", "1:It is 4."])
+      })
+
+      it("keeps text live past AfterInference observers, which cannot change the response", async () => {
+        const seen: Array<string> = []
+        const audit = Hook.observe((ctx: HookContext) => seen.push(ctx.response?.text ?? ""))
+        const loop = AgentLoop.make({ interceptor: stackOf([audit, { triggers: "AfterInference", name: "log:audit" }]), tools: [add] })
+        const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))
+        expect(events.filter(AgentEvent.is("TextDelta")).map((e) => `${e.step}:${e.text}`)).toEqual(["0:Let me add.", "1:It ", "1:is ", "1:4."])
+        expect(events.some(AgentEvent.is("TextChecked"))).toBe(false)
+        expect(seen).toEqual(["Let me add.", "It is 4."])
+        // Observers stay observers through the combinators that cannot make them write.
+        expect(Hook.isObserver(audit)).toBe(true)
+        expect(Hook.isObserver(Hook.when(() => true, audit))).toBe(true)
+        expect(Hook.isObserver(Hook.forTools(["add"], audit))).toBe(true)
+        expect(Hook.isObserver(Hook.sequence(audit, audit))).toBe(true)
+        expect(Hook.isObserver(Hook.sequence(audit, shout))).toBe(false)
+        expect(Hook.isObserver(shout)).toBe(false)
+      })
+
+      it("says so in a TextChecked event when it holds text back, naming the hooks that may rewrite it", async () => {
+        const audit = Hook.observe(() => {})
+        const loop = AgentLoop.make({
+          interceptor: stackOf([audit, { triggers: "AfterInference", name: "log:audit" }], [shout, { triggers: "AfterInference", name: "privacy:shout" }]),
+          tools: [add],
+        })
+        const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))
+        expect(shapeOf(events).slice(0, 3)).toEqual(["RunStarted", "TextChecked", "text:LET ME ADD."])
+        expect(events.filter(AgentEvent.is("TextChecked"))).toEqual([{
+          _tag: "TextChecked",
+          mode: "auto",
+          hooks: ["privacy:shout"],
+          reason: "AfterInference hooks may rewrite the response: privacy:shout",
+        }])
+        const custom = AgentLoop.make({ interceptor: Interceptor.make((ctx) => Effect.succeed(ctx)), tools: [add] })
+        const checked = (await withScript(Stream.runCollect(AgentLoop.stream(custom, input)))).filter(AgentEvent.is("TextChecked"))
+        expect(checked.map((e) => [e.mode, e.reason])).toEqual([["auto", "a custom interceptor may rewrite the response"]])
+      })
+
+      it("explains which registrations are observers", () => {
+        const stack = stackOf([Hook.observe(() => {}), { triggers: "AfterInference", name: "log:audit" }], [shout, { triggers: "AfterInference", name: "shout" }])
+        expect(HookStack.explain(stack)[0]?.hooks.map((h) => [h.name, h.observer])).toEqual([["log:audit", true], ["shout", false]])
       })
 
       it("obeys an explicit choice", async () => {

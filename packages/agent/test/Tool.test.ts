@@ -49,8 +49,8 @@ describe("Tool", () => {
 
     it("infers the arguments' type from the parameters", () => {
       const tool = Tool.make({ name: "t", parameters: z.object({ q: z.string() }), execute: (args) => args.q })
-      expectTypeOf(tool).toEqualTypeOf<Tool<{ q: string }>>()
-      expectTypeOf(add).toEqualTypeOf<Tool<{ a: number; b: number }>>()
+      expectTypeOf(tool).toEqualTypeOf<Tool<{ q: string }, unknown>>()
+      expectTypeOf(add).toEqualTypeOf<Tool<{ a: number; b: number }, unknown>>()
     })
 
     it("defaults the description to the empty string", () => {
@@ -124,7 +124,7 @@ describe("Tool", () => {
       const jsonSchema = { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city", "days"] }
       const tool = Tool.make({ name: "weather", parameters, jsonSchema, execute: ({ city, days }) => `${city} ${days}` })
       expect(tool.jsonSchema).toEqual(jsonSchema)
-      expectTypeOf(tool).toEqualTypeOf<Tool<{ readonly city: string; readonly days: number }>>()
+      expectTypeOf(tool).toEqualTypeOf<Tool<{ readonly city: string; readonly days: number }, unknown>>()
     })
 
     it("asks for jsonSchema with an Effect Schema that only validates", () => {

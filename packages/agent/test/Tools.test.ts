@@ -188,6 +188,14 @@ describe("Tools", () => {
       expect(error.message).toContain("502 Bad Gateway")
     })
 
+    it("fails with ToolFailed when a thenable's then throws", async () => {
+      const thenable = { then: () => { throw new Error("broken thenable") } }
+      const tool = Tool.make({ name: "x", parameters: Empty, execute: () => thenable })
+      const error = errorOf(await execute(tool, call("x")))
+      expect(error).toMatchObject({ _tag: "ToolFailed", toolCallId: "c1", toolName: "x" })
+      expect(error.message).toContain("broken thenable")
+    })
+
     it("fails with ToolFailed when the Effect fails", async () => {
       const tool = Tool.make({ name: "x", parameters: Empty, execute: () => Effect.fail({ _tag: "NotFound", message: "no such city" }) })
       expect(errorOf(await execute(tool, call("x")))).toEqual(AgentError.toolFailed("c1", "x", "no such city"))

@@ -34,7 +34,7 @@ describe("built-in hooks obey HookLaws", () => {
 
     it("obey the universal laws on every trigger, not only their own", () => {
       for (const [name, hook] of guards) HookLaws.check(hook, { name })
-    })
+    }, 60_000) // four guards, every law, every trigger: seconds on a loaded 2-core machine
   })
 
   describe("Guards.useGuards", () => {

@@ -66,7 +66,7 @@ describe("Guards", () => {
   })
 
   describe("time limit", () => {
-    it("stops after the step during which maxExecutionTime passed", async () => {
+    it("interrupts the step during which maxExecutionTime passed (the limit bounds the wall clock)", async () => {
       const driver = slowTicks("4 seconds")
       const agent = AgentBuilder.make(UseDriver(driver), UseTools([echo]), UseGuards({ maxExecutionTime: "10 seconds" }))
       const final = await runTimed(agent, "4 seconds", 5)
@@ -75,7 +75,7 @@ describe("Guards", () => {
       expect(final.execution.status).toBe("stopped")
       expect(guardSignal(final)).toEqual({
         reason: "TimeLimitReached",
-        message: "Time limit reached: 12000 ms/10000 ms",
+        message: "Time limit reached: 10000 ms/10000 ms",
         source: "guard:time_limit",
       })
     })

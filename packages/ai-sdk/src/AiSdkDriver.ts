@@ -29,10 +29,14 @@ import {
   type LanguageModelUsage,
   type ModelMessage,
   type ToolSet,
+  wrapLanguageModel,
 } from "ai"
+import { heldArguments, holdBack } from "./internal/deepToolInput.js"
 
 /** The AI SDK's provider options: per provider, a JSON object. */
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]["providerOptions"]>
+/** The AI SDK's telemetry settings (OpenTelemetry spans of each call). */
+type TelemetrySettings = NonNullable<Parameters<typeof generateText>[0]["experimental_telemetry"]>
 
 /**
  * @since 0.1.0
@@ -49,6 +53,10 @@ export interface AiSdkDriverOptions {
    * hooks own retries, and each SDK retry would be invisible to them.
    */
   readonly maxRetries?: number | undefined
+  /** HTTP headers sent with every call, as the AI SDK's `headers` call setting. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined
+  /** The AI SDK's telemetry settings (`experimental_telemetry`), passed through as given. */
+  readonly telemetry?: TelemetrySettings | undefined
 }
 
 
@@ -58,15 +66,18 @@ export interface AiSdkDriverOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape =>
+export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } =>
+  // The model's id, so a failed attempt of a fallback names the model that failed.
+  Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+
+const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>
   Driver.fromPromise({
     generate: async (request, { signal }) => {
-      const result = await callSafely(() => generateText({ ...callArguments(model, request, signal, options) }))
+      const held = new Map<string, string>()
+      const result = await callSafely(() => generateText({ ...callArguments(guarded(model, held), request, signal, options) }))
       return InferenceResponse.make({
         text: result.text,
-        toolCalls: result.toolCalls.map((call) =>
-          ToolCall.make({ id: call.toolCallId, name: call.toolName, arguments: toJson(call.input) })
-        ),
+        toolCalls: result.toolCalls.map((call) => toolCallOf(call.toolCallId, call.toolName, call.input, held)),
         usage: usageOf(result.usage),
         finishReason: finishReasonOf(result.finishReason),
         modelId: result.response.modelId,
@@ -82,8 +93,9 @@ async function* streamParts(
   signal: AbortSignal,
   options: AiSdkDriverOptions,
 ): AsyncGenerator<Driver.StreamPart> {
+  const held = new Map<string, string>()
   const result = streamText({
-    ...callArguments(model, request, signal, options),
+    ...callArguments(guarded(model, held), request, signal, options),
     // Errors come back as `error` parts (thrown below); the SDK's default logs them.
     onError: () => {},
   })
@@ -105,7 +117,7 @@ async function* streamParts(
           }
           break
         case "tool-call": {
-          const toolCall = ToolCall.make({ id: part.toolCallId, name: part.toolName, arguments: toJson(part.input) })
+          const toolCall = toolCallOf(part.toolCallId, part.toolName, part.input, held)
           toolCalls.push(toolCall)
           yield { _tag: "ToolCall", toolCall }
           break
@@ -145,6 +157,18 @@ async function* streamParts(
   }
 }
 
+// The model behind a middleware that keeps inputs too deep for the SDK away from it
+// (deepToolInput.ts). A model given by its id (a string) is resolved by the SDK itself.
+const guarded = (model: LanguageModel, held: Map<string, string>): LanguageModel =>
+  typeof model === "object" && model.specificationVersion === "v3" ? wrapLanguageModel({ model, middleware: holdBack(held) }) : model
+
+// A held-back input goes to the loop as the model sent it: the loop's boundary answers
+// it with ToolArgumentsInvalid.
+const toolCallOf = (id: string, name: string, input: unknown, held: ReadonlyMap<string, string>): ToolCall => {
+  const text = held.get(id)
+  return ToolCall.make({ id, name, arguments: (text === undefined ? toJson(input) : heldArguments(text)) as JsonValue })
+}
+
 // The arguments generateText and streamText share.
 const callArguments = (model: LanguageModel, request: InferenceRequest, signal: AbortSignal, options: AiSdkDriverOptions) => {
   const o = request.options
@@ -167,6 +191,8 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
     ...(o.stopSequences === undefined ? {} : { stopSequences: [...o.stopSequences] }),
     ...(providerOptions === undefined ? {} : { providerOptions }),
     maxRetries: options.maxRetries ?? 0,
+    ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
+    ...(options.telemetry === undefined ? {} : { experimental_telemetry: options.telemetry }),
     abortSignal: signal,
   }
 }
@@ -336,12 +362,33 @@ export const toInferenceFailed = (error: unknown): AgentError.InferenceFailed =>
     const status = cause.statusCode
     return AgentError.inferenceFailed(
       redact(status === undefined ? `model call failed: ${cause.message}` : `model call failed (HTTP ${status}): ${cause.message}`),
-      { status, retryable: cause.isRetryable },
+      { status, retryable: cause.isRetryable, retryAfterMs: retryAfterOf(cause.responseHeaders) },
     )
   }
   if (cause instanceof Error && cause.name === "AbortError") return AgentError.inferenceFailed("the model call was aborted")
   const name = cause instanceof Error && cause.name !== "Error" ? `${cause.name}: ` : ""
   return AgentError.inferenceFailed(redact(`model call failed: ${name}${AgentError.messageOf(cause)}`))
+}
+
+/**
+ * How long a provider asked to wait, in ms, from its response headers:
+ * `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date.
+ * Unreadable, negative or absent: `undefined`.
+ *
+ * @since 0.2.0
+ * @category conversions
+ */
+export const retryAfterOf = (headers: Readonly<Record<string, string>> | undefined, now: number = Date.now()): number | undefined => {
+  if (headers === undefined) return undefined
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  const ms = Number.parseFloat(lower["retry-after-ms"] ?? "")
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = lower["retry-after"]
+  if (value === undefined) return undefined
+  const seconds = Number(value.trim())
+  if (value.trim() !== "" && Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 // API keys and bearer tokens, should a provider echo one back in its error message.

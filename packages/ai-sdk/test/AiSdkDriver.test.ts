@@ -114,8 +114,11 @@ describe("AiSdkDriver request mapping", () => {
     })
     expect(call.abortSignal).toBeDefined()
     expect(call.abortSignal?.aborted).toBe(false)
+    // The call's signal follows the given one only while the call runs (no listener is
+    // left on a long-lived signal): an abort after it ended reaches nothing. An abort
+    // during a call is tested over HTTP (http.test.ts: the socket closes).
     controller.abort()
-    expect(call.abortSignal?.aborted).toBe(true)
+    expect(call.abortSignal?.aborted).toBe(false)
   })
 
   it("keeps a provider named __proto__ as data when it merges provider options", async () => {

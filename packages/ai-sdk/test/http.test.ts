@@ -84,6 +84,35 @@ describe.each([
     expect(usage[0]).toEqual({ inputTokens: 11, outputTokens: 7 })
   })
 
+  it("passes the AI SDK call settings through: headers, provider options, telemetry", async () => {
+    server.script(reply.text("hi"))
+    const spans: Array<string> = []
+    const span: Record<string, unknown> = {
+      spanContext: () => ({ traceId: "0".repeat(32), spanId: "0".repeat(16), traceFlags: 0 }),
+      isRecording: () => true,
+      end: () => {},
+      recordException: () => {},
+    }
+    for (const method of ["setAttribute", "setAttributes", "addEvent", "addLink", "addLinks", "setStatus", "updateName"]) span[method] = () => span
+    const tracer = {
+      startSpan: (name: string) => (spans.push(name), span),
+      startActiveSpan: (name: string, ...rest: Array<unknown>) => (spans.push(name), (rest.at(-1) as (s: unknown) => unknown)(span)),
+    }
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey }).chat("gpt-4o-mini")
+    const settings = AiSdkDriver.make(model, {
+      headers: { "x-tenant": "acme", "x-request-source": "hookline-test" },
+      providerOptions: { openai: { user: "user-42" } },
+      telemetry: { isEnabled: true, functionId: "support-agent", tracer: tracer as never },
+    })
+    const final = await run(AgentBuilder.make(UseDriver(settings)), "hello")
+    expect(final.execution.status).toBe("completed")
+    const seen = server.requests[0]!
+    expect(seen.headers["x-tenant"]).toBe("acme")
+    expect(seen.headers["x-request-source"]).toBe("hookline-test")
+    expect(seen.body.user).toBe("user-42")
+    expect(spans).toContain(mode === "generate" ? "ai.generateText" : "ai.streamText")
+  })
+
   it("fires hooks: a BeforeToolUse block reaches the model as a tool message", async () => {
     added = 0
     server.script(reply.toolCalls({ id: "call_9", name: "add", arguments: { a: 1, b: 1 } }), reply.text("ok, I won't."))

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { HookTrigger } from "./HookTrigger.js"
+import type { WrapPoint } from "./WrapHook.js"
 import { truncate } from "./Truncation.js"
 
 /**
@@ -17,7 +18,8 @@ import { truncate } from "./Truncation.js"
 export interface HookFailed {
   readonly _tag: "HookFailed"
   readonly hook: string
-  readonly trigger: HookTrigger
+  /** The trigger, or the wrap point of a wrap hook. */
+  readonly trigger: HookTrigger | WrapPoint
   readonly message: string
 }
 
@@ -43,6 +45,8 @@ export interface InferenceFailed {
   readonly message: string
   readonly status: number | undefined
   readonly retryable: boolean
+  /** How long the provider asked to wait before another call (its `Retry-After`), in ms. */
+  readonly retryAfterMs?: number | undefined
 }
 
 /**
@@ -228,7 +232,7 @@ export const bounded = <E extends AgentError>(error: E): E => {
  * @since 0.1.0
  * @category constructors
  */
-export const hookFailed = (hook: string, trigger: HookTrigger, cause: unknown): HookFailed =>
+export const hookFailed = (hook: string, trigger: HookTrigger | WrapPoint, cause: unknown): HookFailed =>
   Object.freeze({ _tag: "HookFailed", hook, trigger, message: truncate(`hook "${hook}" failed on ${trigger}: ${textOf(cause)}`) })
 
 /**
@@ -249,9 +253,15 @@ export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffec
  */
 export const inferenceFailed = (
   message: string,
-  options: { readonly status?: number | undefined; readonly retryable?: boolean } = {},
+  options: { readonly status?: number | undefined; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined } = {},
 ): InferenceFailed =>
-  Object.freeze({ _tag: "InferenceFailed", message: truncate(message), status: options.status, retryable: options.retryable ?? false })
+  Object.freeze({
+    _tag: "InferenceFailed",
+    message: truncate(message),
+    status: options.status,
+    retryable: options.retryable ?? false,
+    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+  })
 
 /**
  * @since 0.1.0

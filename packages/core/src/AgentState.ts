@@ -15,6 +15,7 @@ import { emptyMetadata } from "./Json.js"
 import type { Message } from "./Message.js"
 import type { Step } from "./Step.js"
 import type { StopSignal } from "./StopSignal.js"
+import type * as StopReason from "./StopReason.js"
 import * as Usage from "./Usage.js"
 import { deepFreeze, immer } from "./internal/immer.js"
 
@@ -52,6 +53,20 @@ export interface Execution {
   readonly continuationRequested: boolean
   readonly usage: Usage.Usage
   readonly errors: ReadonlyArray<AgentError>
+  /**
+   * How the run ended: the reason of the highest stop signal when it ended (a built-in
+   * reason or a custom one's name), set by the loop with the final status; `undefined`
+   * while it runs. A run that completed after errors it survived (handled by OnError
+   * hooks, or tool failures fed back to the model) reads `Completed` with a non-empty
+   * `errors`: see `outcome`.
+   */
+  readonly stopReason?: StopReason.Name | undefined
+  /**
+   * Per-execution data for hooks (counters such as "calls of search in this run"):
+   * persisted with the state, so a resumed checkpoint keeps it, and empty again when a
+   * finished state starts a new execution. See `withExecutionMetadata`.
+   */
+  readonly metadata: Metadata
 }
 
 /**
@@ -84,6 +99,8 @@ export const emptyExecution: Execution = Object.freeze({
   continuationRequested: false,
   usage: Usage.empty,
   errors: noErrors,
+  stopReason: undefined,
+  metadata: emptyMetadata,
 })
 
 /**
@@ -190,6 +207,8 @@ const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState
       continuationRequested: patch.continuationRequested ?? e.continuationRequested,
       usage: patch.usage ?? e.usage,
       errors: patch.errors ?? e.errors,
+      stopReason: "stopReason" in patch ? patch.stopReason : e.stopReason,
+      metadata: patch.metadata ?? e.metadata,
     }),
   )
 }
@@ -396,3 +415,63 @@ export const lastMessage = (self: AgentState): Message | undefined => self.conte
  */
 export const isAgentState = (u: unknown): u is AgentState =>
   typeof u === "object" && u !== null && "context" in u && "execution" in u && "id" in u
+
+/**
+ * Sets how the run ended (the loop does this with the final status).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withStopReason: {
+  (reason: StopReason.Name | undefined): (self: AgentState) => AgentState
+  (self: AgentState, reason: StopReason.Name | undefined): AgentState
+} = dual(2, (self: AgentState, reason: StopReason.Name | undefined): AgentState =>
+  reason === self.execution.stopReason ? self : patchExecution(self, { stopReason: reason }))
+
+/**
+ * Merges entries into the execution's metadata: the per-execution place for a hook's
+ * counters. It is empty when a finished state starts a new execution, and kept when a
+ * checkpoint resumes, so "at most 2 searches per run" counts this run only.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withExecutionMetadata: {
+  (entries: Metadata): (self: AgentState) => AgentState
+  (self: AgentState, entries: Metadata): AgentState
+} = dual(2, (self: AgentState, entries: Metadata): AgentState => {
+  const metadata = mergeMetadata(self.execution.metadata, entries)
+  return metadata === self.execution.metadata ? self : patchExecution(self, { metadata })
+})
+
+/**
+ * How a finished run ended, in one word: `"completed"` (clean: no error recorded in
+ * this execution), `"completedWithErrors"` (it completed after errors it survived:
+ * handled by OnError hooks, or tool failures and blocks fed back to the model),
+ * `"stopped"`, `"failed"`; `undefined` while it is pending or running.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const outcome = (self: AgentState): "completed" | "completedWithErrors" | "stopped" | "failed" | undefined => {
+  const { status, errors } = self.execution
+  if (status === "completed") return errors.length === 0 ? "completed" : "completedWithErrors"
+  return status === "stopped" || status === "failed" ? status : undefined
+}
+
+/**
+ * The tool calls the model asked for in this execution's finished steps (of `name`
+ * only, if given): a helper for budgets that do not need a counter of their own.
+ * Calls of the step under way are not counted: count those with a counter in
+ * `withExecutionMetadata`.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const toolCallsInExecution = (self: AgentState, name?: string): number => {
+  let count = 0
+  for (const step of self.execution.steps) {
+    for (const execution of step.toolExecutions) if (name === undefined || execution.toolCall.name === name) count++
+  }
+  return count
+}

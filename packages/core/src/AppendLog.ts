@@ -122,6 +122,19 @@ export class AppendLog<out A> implements Iterable<A> {
     return this.#prefix !== undefined && older.#length <= this.#offset && this.#prefix.extendsUnsafe(older)
   }
 
+  /**
+   * How fast-check prints a log in a counterexample (the symbol its `stringify` looks
+   * for; fast-check is not a dependency): its items, not the type's brand.
+   */
+  [Symbol.for("fast-check/toStringMethod")](): string {
+    return `AppendLog.fromIterable(${JSON.stringify(this.toArray())})`
+  }
+
+  /** How Node's `console.log` and `util.inspect` print a log. */
+  [Symbol.for("nodejs.util.inspect.custom")](_depth: number, options: unknown, inspect: (value: unknown, options: unknown) => string): string {
+    return `AppendLog(${this.#length}) ${inspect(this.toArray(), options)}`
+  }
+
   /** @internal used by `append`: shares the backing array when this is its newest snapshot. */
   appendUnsafe(item: A): AppendLog<A> {
     // An empty log starts a backing array of its own, so the shared empty log never

@@ -11,12 +11,14 @@ import type * as t from "io-ts"
 import { Result } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
+import type * as AgentState_ from "./AgentState.js"
+import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./internal/decode.js"
 
 import { defaultLimits, rootContext, type Limits } from "./codecs/combinators.js"
 export { appendLog, type Codec, defaultLimits, type EncodedFields, type Limits } from "./codecs/combinators.js"
-export { AgentError, ToolError } from "./codecs/errors.js"
+export { AgentError, InferenceFailed, ToolError } from "./codecs/errors.js"
 export {
   InferenceRequest,
   InferenceResponse,
@@ -26,9 +28,9 @@ export {
   Usage,
 } from "./codecs/inference.js"
 export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
-export { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./codecs/literals.js"
+export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
-export { AgentContext, AgentState, Execution, HookContext, Step, StopSignal, ToolExecution } from "./codecs/state.js"
+export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
 
 /**
  * The encoded (JSON-safe) form of a codec's values.
@@ -176,3 +178,33 @@ const utf8Length = (text: string): number => {
   }
   return bytes
 }
+
+/**
+ * Parses and decodes JSON text, or throws a `HooklineError` carrying `DecodeFailed`
+ * (the Promise-side form of `fromJson`: no Effect `Result` to unwrap).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const fromJsonUnsafe = <A>(codec: t.Decoder<unknown, A>, text: string): A => {
+  const result = fromJson(codec, text)
+  if (Result.isFailure(result)) throw new AgentError_.HooklineError(result.failure)
+  return result.success
+}
+
+/**
+ * A stored state (JSON text from `stringifyState`) back as an `AgentState`; throws a
+ * `HooklineError` whose `.error` is `DecodeFailed{ path }` naming the first bad value.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const parseStateUnsafe = (text: string): AgentState_.AgentState => fromJsonUnsafe(AgentStateCodec, text)
+
+/**
+ * A state as JSON text, to store between runs (`parseStateUnsafe` reads it back).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const stringifyState = (state: AgentState_.AgentState): string => toJson(AgentStateCodec, state)

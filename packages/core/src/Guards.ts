@@ -11,6 +11,7 @@ import * as AgentState from "./AgentState.js"
 import type { Hook } from "./Hook.js"
 import * as HookContext from "./HookContext.js"
 import * as HookStack from "./HookStack.js"
+import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
 import { finishReasons as knownFinishReasons, type FinishReason } from "./InferenceResponse.js"
 import * as StopReason from "./StopReason.js"
@@ -45,7 +46,7 @@ export const defaults = Object.freeze({
 const hasFired = (ctx: HookContext.HookContext, source: string): boolean =>
   ctx.state.execution.stopSignals.some((s) => s.source === source)
 
-const fire = (ctx: HookContext.HookContext, reason: StopReason.StopReason, message: string, source: string) =>
+const fire = (ctx: HookContext.HookContext, reason: StopReason.StopReason | StopReason.Custom, message: string, source: string) =>
   HookContext.withStopSignal(ctx, StopSignal.make(reason, message, source))
 
 /**
@@ -170,4 +171,81 @@ export const useGuards = (options: GuardOptions = {}): HookStack.HookStack => {
   if (time !== null) add(timeLimit(time), names.time, HookTriggers.beforeStep, 200)
   if (reasons.length > 0) add(finishReason(reasons), names.finishReason, HookTriggers.afterStep, -200)
   return stack
+}
+
+/**
+ * Options of `make`: a guard of your own.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface MakeOptions<C = unknown> {
+  /** The hook's name and the signal's source, `area:what` (`guard:tool_budget`). */
+  readonly name: string
+  /** Where it looks: one trigger or a set (`HookTriggers.of(...)`). */
+  readonly trigger: HookTrigger.HookTrigger | HookTriggers.HookTriggers
+  /** Whether to stop; pure, like any hook. */
+  readonly when: (ctx: HookContext.HookContext<C>) => boolean
+  /** A built-in reason, or a custom one (`StopReason.custom`). */
+  readonly reason: StopReason.StopReason | StopReason.Custom
+  /** The signal's message for people; default `"<name> fired"`. */
+  readonly message?: string | ((ctx: HookContext.HookContext<C>) => string) | undefined
+  /** The hook's priority; default 200, like the built-in guards on BeforeStep. */
+  readonly priority?: number | undefined
+}
+
+const isFunction = (u: unknown): boolean => typeof u === "function"
+
+const MakeOptionsCodec = t.type({
+  name: t.refinement(t.string, (s) => s.length > 0, "a non-empty name"),
+  trigger: t.unknown,
+  when: t.refinement(t.unknown, isFunction, "a function (ctx) => boolean"),
+  reason: t.unknown,
+  message: t.union([t.undefined, t.string, t.refinement(t.unknown, isFunction, "a function (ctx) => string")]),
+  priority: t.union([t.undefined, t.refinement(t.number, Number.isFinite, "a finite number")]),
+})
+
+/**
+ * A guard of your own, as a one-hook stack (add it with `UseHooks` or
+ * `HookStack.concat`): when `when` holds it adds a stop signal with `reason`, and,
+ * like every guard, keeps it once it fired. With a custom reason the outcome reads
+ * its name (`execution.stopReason`), not a borrowed `StopRequested`. Throws
+ * `HooklineError(InvalidConfiguration)` naming a bad option (an unknown key too).
+ *
+ * @example
+ * ```ts
+ * import { AgentState, Guards, HookTrigger, StopReason } from "@hookline/core"
+ * const ToolBudgetSpent = StopReason.custom({ name: "ToolBudgetSpent", priority: 550, kind: "hard" })
+ * const toolBudget = Guards.make({
+ *   name: "guard:tool_budget",
+ *   trigger: HookTrigger.BeforeStep,
+ *   when: (ctx) => AgentState.toolCallsInExecution(ctx.state) >= 10,
+ *   reason: ToolBudgetSpent,
+ *   message: "10 tool calls in this run",
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = <C = unknown>(options: MakeOptions<C>): HookStack.HookStack => {
+  const decoded = decodeOptions(MakeOptionsCodec, options)
+  if (!decoded.ok) throw new AgentError.HooklineError(AgentError.invalidConfiguration(decoded.path, decoded.detail))
+  const { name, trigger, when, reason, message, priority = 200 } = options
+  if (!StopReason.isStopReason(reason) && !StopReason.isCustom(reason)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("reason", "expected a built-in reason (StopReason.StepsLimitReached, ...) or StopReason.custom({ name, priority, kind })"),
+    )
+  }
+  const triggers = typeof trigger === "string"
+    ? (HookTrigger.isHookTrigger(trigger) ? HookTriggers.of(trigger) : undefined)
+    : Array.isArray(trigger) && trigger.length > 0 && trigger.every(HookTrigger.isHookTrigger) ? trigger : undefined
+  if (triggers === undefined) {
+    throw new AgentError.HooklineError(AgentError.invalidConfiguration("trigger", "expected a trigger (HookTrigger.BeforeStep, ...) or a set of them (HookTriggers.of(...))"))
+  }
+  const text = (ctx: HookContext.HookContext<C>): string =>
+    message === undefined ? `${name} fired` : typeof message === "string" ? message : message(ctx)
+  const guard = (ctx: HookContext.HookContext<C>): HookContext.HookContext =>
+    hasFired(ctx, name) || !when(ctx) ? ctx : fire(ctx, reason, text(ctx), name)
+  return HookStack.with(HookStack.empty, guard as (ctx: HookContext.HookContext) => HookContext.HookContext, { triggers, priority, name })
 }

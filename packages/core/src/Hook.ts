@@ -7,19 +7,20 @@
  */
 import { Effect } from "effect"
 import { getMonoid } from "fp-ts/lib/Endomorphism.js"
-import type { Endomorphism } from "fp-ts/lib/Endomorphism.js"
 import type { Monoid as M } from "fp-ts/lib/Monoid.js"
 import { concatAll } from "fp-ts/lib/Monoid.js"
 import type { HookContext } from "./HookContext.js"
 
 /**
  * A pure hook: no I/O, no clock, no randomness; expected conditions are returned as
- * data (a block, a stop signal), never thrown.
+ * data (a block, a stop signal), never thrown. `C` is the type of the per-run context
+ * it reads (`ctx.runContext`, given with `agent.run(input, { context })`); an agent
+ * built with the hook infers it.
  *
  * @since 0.1.0
  * @category models
  */
-export type Hook = Endomorphism<HookContext>
+export type Hook<C = unknown> = (ctx: HookContext<C>) => HookContext
 
 /**
  * A hook that needs an effect (I/O, time, a service). It runs only under
@@ -28,9 +29,9 @@ export type Hook = Endomorphism<HookContext>
  * @since 0.1.0
  * @category models
  */
-export interface EffectHook<E = unknown, R = never> {
+export interface EffectHook<E = unknown, R = never, C = unknown> {
   readonly _tag: "EffectHook"
-  readonly run: (ctx: HookContext) => Effect.Effect<HookContext, E, R>
+  readonly run: (ctx: HookContext<C>) => Effect.Effect<HookContext, E, R>
 }
 
 /**
@@ -39,7 +40,7 @@ export interface EffectHook<E = unknown, R = never> {
  * @since 0.1.0
  * @category models
  */
-export type AnyHook<E = unknown, R = never> = Hook | EffectHook<E, R>
+export type AnyHook<E = unknown, R = never, C = any> = Hook<C> | EffectHook<E, R, C>
 
 /**
  * The services a hook needs: `never` for a pure hook.
@@ -63,8 +64,9 @@ export const identity: Hook = getMonoid<HookContext>().empty
  * @since 0.1.0
  * @category constructors
  */
-export const effect = <E, R>(run: (ctx: HookContext) => Effect.Effect<HookContext, E, R>): EffectHook<E, R> =>
-  Object.freeze({ _tag: "EffectHook", run })
+export const effect = <E, R, C = unknown>(
+  run: (ctx: HookContext<C>) => Effect.Effect<HookContext, E, R>,
+): EffectHook<E, R, C> => Object.freeze({ _tag: "EffectHook", run })
 
 /**
  * Lifts an async function; it gets an `AbortSignal` that fires when the run is
@@ -73,25 +75,46 @@ export const effect = <E, R>(run: (ctx: HookContext) => Effect.Effect<HookContex
  * @since 0.1.0
  * @category constructors
  */
-export const promise = (run: (ctx: HookContext, signal: AbortSignal) => Promise<HookContext>): EffectHook<unknown> =>
-  effect((ctx) => Effect.tryPromise({ try: (signal) => run(ctx, signal), catch: (cause) => cause }))
+export const promise = <C = unknown>(
+  run: (ctx: HookContext<C>, signal: AbortSignal) => Promise<HookContext>,
+): EffectHook<unknown, never, C> =>
+  effect((ctx: HookContext<C>) => Effect.tryPromise({ try: (signal) => run(ctx, signal), catch: (cause) => cause }))
+
+const ObserverTypeId: unique symbol = Symbol.for("@hookline/core/Hook/Observer") as never
+
+// Marked so the stack knows the hook cannot change what it sees (a stream keeps the
+// model's text live past an AfterInference observer; `HookStack.explain` says so).
+const markObserver = <C>(hook: Hook<C>): Hook<C> => Object.freeze(Object.assign(hook, { [ObserverTypeId]: true as const }))
 
 /**
  * A hook that runs a side effect (logging, metrics) and returns its input unchanged.
+ * It is marked as an observer (`isObserver`): the loop relies on it never changing
+ * the context, so an AfterInference observer keeps `textDeltas: "auto"` live.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const observe = (f: (ctx: HookContext) => void): Hook => (ctx) => {
-  f(ctx)
-  return ctx
-}
+export const observe = <C = unknown>(f: (ctx: HookContext<C>) => void): Hook<C> =>
+  markObserver((ctx: HookContext<C>) => {
+    f(ctx)
+    return ctx
+  })
+
+/**
+ * Whether a hook was made with `observe` (or from observers only, with `when`,
+ * `forTools` or `sequence`): it returns every context unchanged.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isObserver = (hook: unknown): boolean =>
+  typeof hook === "function" && (hook as { readonly [ObserverTypeId]?: unknown })[ObserverTypeId] === true
 
 /**
  * @since 0.1.0
  * @category guards
  */
-export const isEffectHook = <E, R>(hook: AnyHook<E, R>): hook is EffectHook<E, R> =>
+export const isEffectHook = <E, R, C = any>(hook: AnyHook<E, R, C>): hook is EffectHook<E, R, C> =>
   typeof hook === "object" && hook !== null && hook._tag === "EffectHook"
 
 /**
@@ -107,13 +130,17 @@ export const isHook = (u: unknown): u is AnyHook<unknown, unknown> =>
  * @since 0.1.0
  * @category combinators
  */
-export function when(predicate: (ctx: HookContext) => boolean, hook: Hook): Hook
-export function when<E, R>(predicate: (ctx: HookContext) => boolean, hook: EffectHook<E, R>): EffectHook<E, R>
-export function when<E, R>(predicate: (ctx: HookContext) => boolean, hook: AnyHook<E, R>): AnyHook<E, R> {
+export function when<C = unknown>(predicate: (ctx: HookContext<C>) => boolean, hook: Hook<C>): Hook<C>
+export function when<E, R, C = unknown>(
+  predicate: (ctx: HookContext<C>) => boolean,
+  hook: EffectHook<E, R, C>,
+): EffectHook<E, R, C>
+export function when<E, R, C>(predicate: (ctx: HookContext<C>) => boolean, hook: AnyHook<E, R, C>): AnyHook<E, R, C> {
   if (isEffectHook(hook)) {
-    return effect((ctx) => (predicate(ctx) ? hook.run(ctx) : Effect.succeed(ctx)))
+    return effect((ctx: HookContext<C>) => (predicate(ctx) ? hook.run(ctx) : Effect.succeed(ctx)))
   }
-  return (ctx) => (predicate(ctx) ? hook(ctx) : ctx)
+  const guarded: Hook<C> = (ctx) => (predicate(ctx) ? hook(ctx) : ctx)
+  return isObserver(hook) ? markObserver(guarded) : guarded
 }
 
 /**
@@ -122,11 +149,11 @@ export function when<E, R>(predicate: (ctx: HookContext) => boolean, hook: AnyHo
  * @since 0.1.0
  * @category combinators
  */
-export function forTools(names: ReadonlyArray<string>, hook: Hook): Hook
-export function forTools<E, R>(names: ReadonlyArray<string>, hook: EffectHook<E, R>): EffectHook<E, R>
-export function forTools<E, R>(names: ReadonlyArray<string>, hook: AnyHook<E, R>): AnyHook<E, R> {
+export function forTools<C = unknown>(names: ReadonlyArray<string>, hook: Hook<C>): Hook<C>
+export function forTools<E, R, C = unknown>(names: ReadonlyArray<string>, hook: EffectHook<E, R, C>): EffectHook<E, R, C>
+export function forTools<E, R, C>(names: ReadonlyArray<string>, hook: AnyHook<E, R, C>): AnyHook<E, R, C> {
   const set = new Set(names)
-  const predicate = (ctx: HookContext) => ctx.toolCall !== undefined && set.has(ctx.toolCall.name)
+  const predicate = (ctx: HookContext<C>) => ctx.toolCall !== undefined && set.has(ctx.toolCall.name)
   return isEffectHook(hook) ? when(predicate, hook) : when(predicate, hook)
 }
 
@@ -144,5 +171,9 @@ export const Monoid: M<Hook> = { concat: getMonoid<HookContext>().concat, empty:
  * @since 0.1.0
  * @category combinators
  */
-export const sequence = (...hooks: ReadonlyArray<Hook>): Hook =>
-  hooks.length === 0 ? identity : hooks.length === 1 ? hooks[0] as Hook : concatAll(Monoid)(hooks)
+export const sequence = <C = unknown>(...hooks: ReadonlyArray<Hook<C>>): Hook<C> => {
+  if (hooks.length === 0) return identity as Hook<C>
+  if (hooks.length === 1) return hooks[0] as Hook<C>
+  const composed = concatAll(Monoid)(hooks as ReadonlyArray<Hook>) as Hook<C>
+  return hooks.every(isObserver) ? markObserver(composed) : composed
+}

@@ -24,7 +24,7 @@ import { deepFreeze } from "./internal/immer.js"
  * @since 0.1.0
  * @category models
  */
-export interface HookContext {
+export interface HookContext<C = unknown> {
   readonly trigger: HookTrigger
   readonly state: AgentState.AgentState
   /** BeforeInference, AfterInference: the request of this model call. */
@@ -44,6 +44,13 @@ export interface HookContext {
   readonly createdAt: number
   /** The clock reading when a hook last changed it (stamped by the dispatcher). */
   readonly updatedAt: number
+  /**
+   * The caller's per-run context (`agent.run(input, { context })`): who is asking
+   * (role, tenant), request-scoped services. Given again on every run, never part of
+   * the state, so never persisted or encoded; `undefined` when the caller gave none.
+   * Not `state.context`, which is the conversation the model sees.
+   */
+  readonly runContext: C
 }
 
 const noErrors: ReadonlyArray<AgentError> = Object.freeze([])
@@ -66,6 +73,7 @@ export const make = (input: {
   readonly errors?: ReadonlyArray<AgentError> | undefined
   readonly metadata?: Metadata | undefined
   readonly updatedAt?: number | undefined
+  readonly runContext?: unknown
 }): HookContext =>
   Object.freeze({
     trigger: input.trigger,
@@ -80,6 +88,8 @@ export const make = (input: {
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
     createdAt: input.createdAt,
     updatedAt: input.updatedAt ?? input.createdAt,
+    // The caller's own value, shared as given (not frozen: it may hold services).
+    runContext: input.runContext,
   })
 
 /**

@@ -6,6 +6,7 @@
  */
 import { Context } from "effect"
 import type { HookTrigger } from "./HookTrigger.js"
+import type { WrapPoint } from "./WrapHook.js"
 
 /**
  * What a hook did: returned its input (`unchanged`), returned a new context
@@ -23,7 +24,8 @@ export type Outcome = "unchanged" | "changed" | "skipped" | "failed"
  */
 export interface HookExecuted {
   readonly _tag: "HookExecuted"
-  readonly trigger: HookTrigger
+  /** The trigger, or the wrap point of a wrap hook. */
+  readonly trigger: HookTrigger | WrapPoint
   readonly hook: string
   /** Epoch milliseconds. */
   readonly startedAt: number

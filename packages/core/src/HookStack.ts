@@ -19,7 +19,11 @@ import { stampUpdatedAt, type HookContext } from "./HookContext.js"
 import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
 import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
+import * as WrapHook from "./WrapHook.js"
 import { decodeOptions } from "./internal/decode.js"
+import type { InferenceResponse } from "./InferenceResponse.js"
+import type { ToolExecution } from "./ToolExecution.js"
+import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./internal/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
 import {
   contextAtFailure as contextAtFailure_,
@@ -106,9 +110,42 @@ export interface HookStack<R = never> {
   readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, AgentError.HookFailed, R>
   /** The synchronous form, for triggers with pure hooks only; `undefined` for the others. */
   readonly interceptSync: (ctx: HookContext, env?: DispatchEnv) => HookContext | undefined
+  /** Wrap hooks, in registration order. */
+  readonly wrapRegistrations: ReadonlyArray<WrapRegistration<R>>
+  /** Wrap hooks per point, outermost first. */
+  readonly wraps: Readonly<Record<WrapHook.WrapPoint, ReadonlyArray<WrapRegistration<R>>>>
 }
 
 export type { DispatchEnv }
+
+/**
+ * Options of a wrap hook: its point comes from the hook itself.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WrapOptions {
+  /** Higher is outer. Default 0. */
+  readonly priority?: number | undefined
+  /** `area:what`; defaults to `wrap#<n>`. */
+  readonly name?: string | undefined
+  /** Default 'fail'. */
+  readonly onError?: OnError | undefined
+}
+
+/**
+ * One wrap hook with its place in the stack.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WrapRegistration<R = never> {
+  readonly wrap: WrapHook.WrapHook<unknown, R>
+  readonly name: string
+  readonly point: WrapHook.WrapPoint
+  readonly priority: number
+  readonly onError: OnError
+}
 
 interface Indexed<R> {
   readonly registration: Registration<R>
@@ -139,8 +176,20 @@ const resolveTrigger = <R>(registrations: ReadonlyArray<Registration<R>>, trigge
   return Object.freeze({ registrations: Object.freeze(ordered), pure })
 }
 
-const fromRegistrations = <R>(registrations: ReadonlyArray<Registration<R>>): HookStack<R> => {
+const noWraps: ReadonlyArray<never> = Object.freeze([])
+
+const resolveWraps = <R>(wraps: ReadonlyArray<WrapRegistration<R>>): Record<WrapHook.WrapPoint, ReadonlyArray<WrapRegistration<R>>> =>
+  Object.freeze(Object.fromEntries(WrapHook.points.map((point) => {
+    const indexed = wraps.flatMap((registration, index) => registration.point === point ? [{ registration, index, priority: registration.priority }] : [])
+    return [point, indexed.length === 0 ? noWraps : Object.freeze(RA.sort(RegistrationOrder)(indexed).map((i) => i.registration))]
+  }))) as Record<WrapHook.WrapPoint, ReadonlyArray<WrapRegistration<R>>>
+
+const fromRegistrations = <R>(
+  registrations: ReadonlyArray<Registration<R>>,
+  wrapRegistrations: ReadonlyArray<WrapRegistration<R>> = noWraps,
+): HookStack<R> => {
   const frozen = Object.freeze([...registrations])
+  const frozenWraps = wrapRegistrations.length === 0 ? noWraps : Object.freeze([...wrapRegistrations])
   const resolved = Object.freeze(
     Object.fromEntries(HookTrigger.all.map((trigger) => [trigger, resolveTrigger(frozen, trigger)])),
   ) as Record<HookTrigger.HookTrigger, Resolved<R>>
@@ -153,6 +202,8 @@ const fromRegistrations = <R>(registrations: ReadonlyArray<Registration<R>>): Ho
       const r = resolved[ctx.trigger]
       return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
     },
+    wrapRegistrations: frozenWraps,
+    wraps: resolveWraps(frozenWraps),
   })
   return stack
 }
@@ -234,7 +285,7 @@ const with_: {
   fromRegistrations<R | Hook.Requirements<H>>([
     ...self.registrations,
     registration(hook as Hook.AnyHook<unknown, Hook.Requirements<H>>, options, self.registrations.length),
-  ]))
+  ], self.wrapRegistrations))
 
 export {
   /**
@@ -245,6 +296,66 @@ export {
    */
   with_ as with,
 }
+
+const WrapOptionsCodec = t.type({
+  priority: t.union([t.undefined, t.number]),
+  name: t.union([t.undefined, t.string]),
+  onError: t.union([t.undefined, t.literal("fail"), t.literal("skip")]),
+})
+
+/**
+ * Validates a wrap hook and its options into a registration. Throws
+ * `HooklineError(InvalidConfiguration)` naming the bad field.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const wrapRegistration = <E, R>(
+  wrap: WrapHook.WrapHook<E, R>,
+  options: WrapOptions = {},
+  position = 0,
+): WrapRegistration<R> => {
+  if (!WrapHook.isWrapHook(wrap)) invalid("wrap", "expected a wrap hook (WrapHook.inference or WrapHook.toolUse)")
+  const decoded = decodeOptions(WrapOptionsCodec, options)
+  if (!decoded.ok) return invalid(decoded.path, decoded.detail)
+  const { priority, name, onError } = decoded.value
+  if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
+  if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  return Object.freeze({
+    wrap: wrap as WrapHook.WrapHook<unknown, R>,
+    name: name ?? `wrap#${position}`,
+    point: wrap.point,
+    priority: priority ?? 0,
+    onError: onError ?? "fail",
+  })
+}
+
+/**
+ * A new stack with one more wrap hook, at the point the hook was made for
+ * (`WrapHook.inference`, `WrapHook.toolUse`).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withWrap: {
+  <W extends WrapHook.WrapHook<any, any>>(wrap: W, options?: WrapOptions): <R>(self: HookStack<R>) => HookStack<R | WrapHook.Requirements<W>>
+  <R, W extends WrapHook.WrapHook<any, any>>(self: HookStack<R>, wrap: W, options?: WrapOptions): HookStack<R | WrapHook.Requirements<W>>
+} = dual(
+  (args) => isHookStack(args[0]),
+  <R, W extends WrapHook.WrapHook<any, any>>(self: HookStack<R>, wrap: W, options?: WrapOptions) =>
+    fromRegistrations<R | WrapHook.Requirements<W>>(self.registrations, [
+      ...self.wrapRegistrations,
+      wrapRegistration(wrap as WrapHook.WrapHook<unknown, WrapHook.Requirements<W>>, options, self.wrapRegistrations.length),
+    ]),
+)
+
+/**
+ * Whether the stack has wrap hooks at that point.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const hasWraps = <R>(self: HookStack<R>, point: WrapHook.WrapPoint): boolean => self.wraps[point].length > 0
 
 /**
  * A new stack without the hooks of that name.
@@ -257,7 +368,10 @@ export const without: {
   <R>(self: HookStack<R>, name: string): HookStack<R>
 } = dual(2, <R>(self: HookStack<R>, name: string): HookStack<R> => {
   const kept = self.registrations.filter((r) => r.name !== name)
-  return kept.length === self.registrations.length ? self : fromRegistrations(kept)
+  const keptWraps = self.wrapRegistrations.filter((r) => r.name !== name)
+  return kept.length === self.registrations.length && keptWraps.length === self.wrapRegistrations.length
+    ? self
+    : fromRegistrations(kept, keptWraps)
 })
 
 /**
@@ -270,11 +384,14 @@ export const concat: {
   <R2>(that: HookStack<R2>): <R>(self: HookStack<R>) => HookStack<R | R2>
   <R, R2>(self: HookStack<R>, that: HookStack<R2>): HookStack<R | R2>
 } = dual(2, <R, R2>(self: HookStack<R>, that: HookStack<R2>): HookStack<R | R2> =>
-  that.registrations.length === 0
+  that.registrations.length === 0 && that.wrapRegistrations.length === 0
     ? self
-    : self.registrations.length === 0
+    : self.registrations.length === 0 && self.wrapRegistrations.length === 0
       ? that
-      : fromRegistrations<R | R2>([...self.registrations, ...that.registrations]))
+      : fromRegistrations<R | R2>(
+        [...self.registrations, ...that.registrations],
+        [...self.wrapRegistrations, ...that.wrapRegistrations],
+      ))
 
 /**
  * Stacks form a monoid under `concat` with `empty`.
@@ -291,29 +408,41 @@ export const getMonoid = <R = never>(): Monoid<HookStack<R>> => ({ concat: (x, y
  * @category models
  */
 export interface Explained {
-  readonly trigger: HookTrigger.HookTrigger
+  /** A trigger, or a wrap point (its hooks listed outermost first). */
+  readonly trigger: HookTrigger.HookTrigger | WrapHook.WrapPoint
   readonly hooks: ReadonlyArray<{
     readonly name: string
     readonly priority: number
     readonly onError: OnError
     readonly effectful: boolean
+    /** Made with `Hook.observe`: it cannot change the context (a stream keeps text live past it). */
+    readonly observer: boolean
   }>
 }
 
 /**
- * The resolved order per trigger, for the triggers that have hooks.
+ * The resolved order per trigger, for the triggers that have hooks, then the wrap
+ * points that have wrap hooks (outermost first; wrap hooks are effectful).
  *
  * @since 0.1.0
  * @category getters
  */
-export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> =>
-  HookTrigger.all.flatMap((trigger) => {
+export const explain = <R>(self: HookStack<R>): ReadonlyArray<Explained> => [
+  ...HookTrigger.all.flatMap((trigger) => {
     const list = self.resolved[trigger].registrations
     return list.length === 0 ? [] : [{
       trigger,
-      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook) })),
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: Hook.isEffectHook(r.hook), observer: Hook.isObserver(r.hook) })),
     }]
-  })
+  }),
+  ...WrapHook.points.flatMap((point) => {
+    const list = self.wraps[point]
+    return list.length === 0 ? [] : [{
+      trigger: point,
+      hooks: list.map((r) => ({ name: r.name, priority: r.priority, onError: r.onError, effectful: true, observer: false })),
+    }]
+  }),
+]
 
 /**
  * The names of a trigger's hooks in the order they run.
@@ -509,4 +638,44 @@ const runMixed = <R>(
     return failures.length === 0 ? Effect.succeed(out) : Effect.fail(endedWith(failures, out))
   }
   return step(0, input)
+}
+
+const wrapEnv = <A, E, R>(env: DispatchEnv | undefined, f: (env: DispatchEnv) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  env !== undefined
+    ? f(env)
+    : Clock.clockWith((clock) => Effect.flatMap(CurrentEventSink, (sink) => f({ sink, now: () => clock.currentTimeMillisUnsafe() })))
+
+/**
+ * Runs the `WrapInference` hooks around a model call: `call` is the call itself, which
+ * the innermost `next` reaches. `ctx` is the BeforeInference context (with `request`).
+ * Events go to `env.sink` (else `HookExecuted.CurrentEventSink`).
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const wrapInference = <R>(
+  self: HookStack<R>,
+  ctx: HookContext,
+  call: (ctx: HookContext, options: WrapHook.CallOptions | undefined) => Effect.Effect<InferenceResponse, AgentError.InferenceFailed>,
+  env?: DispatchEnv,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed | AgentError.HookFailed, R> => {
+  const entries = self.wraps.WrapInference
+  return entries.length === 0 ? call(ctx, undefined) : wrapEnv(env, (e) => runInferenceChain(entries, ctx, call, e))
+}
+
+/**
+ * Runs the `WrapToolUse` hooks around a tool execution: `call` runs the tool. `ctx` is
+ * the BeforeToolUse context (with `toolCall`).
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const wrapToolUse = <R>(
+  self: HookStack<R>,
+  ctx: HookContext,
+  call: (ctx: HookContext) => Effect.Effect<ToolExecution>,
+  env?: DispatchEnv,
+): Effect.Effect<ToolExecution, AgentError.HookFailed, R> => {
+  const entries = self.wraps.WrapToolUse
+  return entries.length === 0 ? call(ctx) : wrapEnv(env, (e) => runToolUseChain(entries, ctx, call, e))
 }

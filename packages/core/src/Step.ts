@@ -4,10 +4,84 @@
  *
  * @since 0.1.0
  */
+import type { InferenceFailed } from "./AgentError.js"
 import type { FinishReason, InferenceResponse } from "./InferenceResponse.js"
-import type { ToolExecution } from "./ToolExecution.js"
+import type { ToolError, ToolExecution } from "./ToolExecution.js"
 import * as Usage from "./Usage.js"
 import { deepFreeze } from "./internal/immer.js"
+
+/**
+ * One call of the model within a step, as wrap hooks made it (a retry, a fallback).
+ * Recorded when the step has wrap hooks around its model call.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface InferenceAttempt {
+  /** The model that answered, else the driver's own id, if it has one. */
+  readonly modelId: string | undefined
+  /** Epoch milliseconds. */
+  readonly startedAt: number
+  readonly durationMs: number
+  /** What the attempt cost, when it answered (a failed call reports none). */
+  readonly usage: Usage.Usage
+  /** Why it failed; absent for an attempt that answered. */
+  readonly error: InferenceFailed | undefined
+}
+
+/**
+ * One execution of a tool within a step, as wrap hooks made it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolAttempt {
+  readonly toolCallId: string
+  readonly toolName: string
+  /** Epoch milliseconds. */
+  readonly startedAt: number
+  readonly durationMs: number
+  /** Why it failed; absent for an attempt that succeeded (or was blocked). */
+  readonly error: ToolError | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const inferenceAttempt = (input: {
+  readonly modelId?: string | undefined
+  readonly startedAt: number
+  readonly durationMs: number
+  readonly usage?: Usage.Usage | undefined
+  readonly error?: InferenceFailed | undefined
+}): InferenceAttempt =>
+  Object.freeze({
+    modelId: input.modelId,
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    usage: input.usage ?? Usage.empty,
+    error: input.error,
+  })
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toolAttempt = (input: {
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly startedAt: number
+  readonly durationMs: number
+  readonly error?: ToolError | undefined
+}): ToolAttempt =>
+  Object.freeze({
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    error: input.error,
+  })
 
 /**
  * @since 0.1.0
@@ -21,6 +95,10 @@ export interface Step {
   readonly finishReason: FinishReason | undefined
   readonly startedAt: number
   readonly completedAt: number | undefined
+  /** Every model call of the step, when wrap hooks held it; else absent. */
+  readonly attempts?: ReadonlyArray<InferenceAttempt> | undefined
+  /** Every tool execution of the step, when wrap hooks held them; else absent. */
+  readonly toolAttempts?: ReadonlyArray<ToolAttempt> | undefined
 }
 
 const none: ReadonlyArray<ToolExecution> = Object.freeze([])
@@ -39,8 +117,10 @@ export const make = (input: {
   readonly usage?: Usage.Usage | undefined
   readonly finishReason?: FinishReason | undefined
   readonly completedAt?: number | undefined
-}): Step =>
-  Object.freeze({
+  readonly attempts?: ReadonlyArray<InferenceAttempt> | undefined
+  readonly toolAttempts?: ReadonlyArray<ToolAttempt> | undefined
+}): Step => {
+  const step: Step = {
     index: input.index,
     response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolExecutions: input.toolExecutions === undefined || input.toolExecutions.length === 0
@@ -50,4 +130,12 @@ export const make = (input: {
     finishReason: input.finishReason ?? input.response?.finishReason,
     startedAt: input.startedAt,
     completedAt: input.completedAt,
+  }
+  // Steps without wrap hooks keep the shape they always had.
+  if (input.attempts === undefined && input.toolAttempts === undefined) return Object.freeze(step)
+  return Object.freeze({
+    ...step,
+    ...(input.attempts === undefined ? {} : { attempts: Object.freeze(input.attempts.map(deepFreeze)) }),
+    ...(input.toolAttempts === undefined ? {} : { toolAttempts: Object.freeze(input.toolAttempts.map(deepFreeze)) }),
   })
+}

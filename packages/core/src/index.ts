@@ -18,10 +18,10 @@ import * as Guards_ from "./Guards.js"
 export { Guards_ as Guards }
 import * as Hook_ from "./Hook.js"
 export { Hook_ as Hook }
-export type Hook = Hook_.Hook
+export type Hook<C = unknown> = Hook_.Hook<C>
 import * as HookContext_ from "./HookContext.js"
 export { HookContext_ as HookContext }
-export type HookContext = HookContext_.HookContext
+export type HookContext<C = unknown> = HookContext_.HookContext<C>
 import * as HookExecuted_ from "./HookExecuted.js"
 export { HookExecuted_ as HookExecuted }
 export type HookExecuted = HookExecuted_.HookExecuted
@@ -70,6 +70,9 @@ export { Truncation_ as Truncation }
 import * as Usage_ from "./Usage.js"
 export { Usage_ as Usage }
 export type Usage = Usage_.Usage
+import * as WrapHook_ from "./WrapHook.js"
+export { WrapHook_ as WrapHook }
+export type WrapHook<E = unknown, R = never> = WrapHook_.WrapHook<E, R>
 export { PassThroughInterceptor } from "./Interceptor.js"
 export type { JsonValue, JsonObject, Metadata } from "./Json.js"
 import * as Codecs_ from "./Codecs.js"

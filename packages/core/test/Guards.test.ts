@@ -100,9 +100,10 @@ describe("Guards", () => {
             priority: 200,
             onError: "fail",
             effectful: false,
+            observer: false,
           })),
         },
-        { trigger: "AfterStep", hooks: [{ name: "guard:finish_reason", priority: -200, onError: "fail", effectful: false }] },
+        { trigger: "AfterStep", hooks: [{ name: "guard:finish_reason", priority: -200, onError: "fail", effectful: false, observer: false }] },
       ])
     })
 

@@ -112,12 +112,12 @@ describe("HookStack", () => {
         HookStack.with(Hook.effect((c) => Effect.succeed(c)), { triggers: "AfterStep", name: "e", priority: 5 }),
       )
       expect(HookStack.explain(stack)).toEqual([
-        { trigger: "BeforeStep", hooks: [{ name: "a", priority: 0, onError: "skip", effectful: false }] },
+        { trigger: "BeforeStep", hooks: [{ name: "a", priority: 0, onError: "skip", effectful: false, observer: false }] },
         {
           trigger: "AfterStep",
           hooks: [
-            { name: "e", priority: 5, onError: "fail", effectful: true },
-            { name: "a", priority: 0, onError: "skip", effectful: false },
+            { name: "e", priority: 5, onError: "fail", effectful: true, observer: false },
+            { name: "a", priority: 0, onError: "skip", effectful: false, observer: false },
           ],
         },
       ])

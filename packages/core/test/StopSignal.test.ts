@@ -115,9 +115,9 @@ describe("StopSignal", () => {
       fc.assert(
         fc.property(fc.array(stopSignal, { minLength: 1, maxLength: 8 }), (signals) => {
           const best = StopSignal.highest(signals)!
-          const max = Math.max(...signals.map((s) => StopReason.priority(s.reason)))
-          expect(StopReason.priority(best.reason)).toBe(max)
-          expect(best).toBe(signals.find((s) => StopReason.priority(s.reason) === max))
+          const max = Math.max(...signals.map(StopSignal.priority))
+          expect(StopSignal.priority(best)).toBe(max)
+          expect(best).toBe(signals.find((s) => StopSignal.priority(s) === max))
         }),
       )
     })

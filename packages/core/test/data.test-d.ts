@@ -119,7 +119,7 @@ describe("literal types", () => {
 
   it("types each stop reason constant as its own name", () => {
     expectTypeOf(StopReason.Completed).toEqualTypeOf<"Completed">()
-    expectTypeOf(StopSignal.make("Completed", "", "x").reason).toEqualTypeOf<StopReason>()
+    expectTypeOf(StopSignal.make("Completed", "", "x").reason).toEqualTypeOf<StopReason.Name>()
     // @ts-expect-error not a stop reason
     StopSignal.make("Done", "", "x")
   })

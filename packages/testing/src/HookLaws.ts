@@ -14,7 +14,13 @@
  */
 import { HookStack, HookTrigger, type Hook, type HookContext } from "@hookline/core"
 import { isDeepFrozen as isDeepFrozen_ } from "./internal/inspect.js"
-import { deterministic as deterministic_, immutable as immutable_, keepsTrigger as keepsTrigger_, returnsFrozen as returnsFrozen_ } from "./laws/basic.js"
+import {
+  deterministic as deterministic_,
+  immutable as immutable_,
+  keepsTrigger as keepsTrigger_,
+  noHiddenState as noHiddenState_,
+  returnsFrozen as returnsFrozen_,
+} from "./laws/basic.js"
 import {
   blockStaysBlocked as blockStaysBlocked_,
   commutes as commutes_,
@@ -25,11 +31,13 @@ import {
   type GuardRun,
   type Progress,
 } from "./laws/declared.js"
+import { verifyEffect, type EffectfulHook } from "./laws/effect.js"
 import type { Law, LawName } from "./laws/Law.js"
 import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options } from "./laws/run.js"
 
-export type { GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
+export type { EffectfulHook, GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
 export { LawFailed, verify }
+export { checkWrap } from "./laws/wrap.js"
 
 /**
  * The laws as data, to run one case inside any test:
@@ -43,6 +51,7 @@ export const laws = Object.freeze({
   keepsTrigger: keepsTrigger_,
   returnsFrozen: returnsFrozen_,
   deterministic: deterministic_,
+  noHiddenState: noHiddenState_,
   blockStaysBlocked: blockStaysBlocked_,
   idempotent: idempotent_,
   guardStaysFired: guardStaysFired_,
@@ -55,7 +64,7 @@ export const laws = Object.freeze({
  * @since 0.1.0
  * @category laws
  */
-export const universal: ReadonlyArray<Law<any>> = Object.freeze([immutable_, keepsTrigger_, returnsFrozen_, deterministic_, blockStaysBlocked_])
+export const universal: ReadonlyArray<Law<any>> = Object.freeze([immutable_, keepsTrigger_, returnsFrozen_, deterministic_, noHiddenState_, blockStaysBlocked_])
 
 /**
  * Whether a value and everything reachable from it (AppendLog items included) is frozen.
@@ -104,12 +113,25 @@ const assertLaw = <X>(law: Law<X>, hook: Hook, options: Options): void => {
 }
 
 /**
- * Same input, equal output (no clock, no randomness, no state between calls).
+ * Same input, equal output (no clock, no randomness, no state between calls), also
+ * after the hook ran on other contexts (no state hidden in a closure).
  *
  * @since 0.1.0
  * @category laws
  */
-export const deterministic = (hook: Hook, options: Options = {}): void => assertLaw(deterministic_, hook, options)
+export const deterministic = (hook: Hook, options: Options = {}): void => {
+  assertLaw(deterministic_, hook, options)
+  assertLaw(noHiddenState_, hook, options)
+}
+
+/**
+ * The same context gives the same result after the hook ran on other contexts of its
+ * triggers: no cache or counter hidden in a closure. Part of `deterministic` and `check`.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const noHiddenState = (hook: Hook, options: Options = {}): void => assertLaw(noHiddenState_, hook, options)
 
 /**
  * Never mutates its input.
@@ -264,4 +286,31 @@ export const checkStack = <R>(stack: HookStack.HookStack<R>, options: CheckOptio
     throw neverExercised(guardLaw.name, options.name ?? "stack", checked.map((c) => c.trigger), guardRuns, guardSeed)
   }
   return { checked, skipped }
+}
+
+/**
+ * `check` for an effectful hook (`Hook.promise`, `Hook.effect`): the same laws, each
+ * case running the real hook (awaited) once per call a law makes, in order. A
+ * rejected promise or a failed Effect counts as a throw. Resolves with the report,
+ * rejects with the first `LawFailed`. The clock and random source are not controlled
+ * while the hook runs (use Effect's `Clock` with `TestClock` for time); `Hook.effect`
+ * hooks that need services get them with `Effect.provide` before the check.
+ *
+ * ```ts
+ * await HookLaws.checkEffect(Hook.promise(async (ctx) => ctx), { triggers: "BeforeToolUse", idempotent: true })
+ * ```
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const checkEffect = async (hook: EffectfulHook, options: CheckOptions = {}): Promise<Report> => {
+  const covered: Array<{ law: LawName; triggers: ReadonlyArray<HookTrigger> }> = []
+  for (const law of declaredLaws(options)) {
+    const triggers = triggersOf(options).filter(law.appliesTo)
+    if (triggers.length === 0) continue
+    const failure = await verifyEffect(law, hook, options)
+    if (failure !== undefined) throw failure
+    covered.push({ law: law.name, triggers })
+  }
+  return { laws: covered }
 }

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import type { Agent, AgentEvent, AgentLoop } from "@hookline/agent"
-import type { AgentState, HookExecuted, HookTrigger } from "@hookline/core"
+import type { AgentState, HookExecuted, HookTrigger, WrapHook } from "@hookline/core"
 
 /**
  * One trigger's hooks running once, in order.
@@ -22,7 +22,8 @@ import type { AgentState, HookExecuted, HookTrigger } from "@hookline/core"
  * @category models
  */
 export interface Dispatch {
-  readonly trigger: HookTrigger
+  /** A trigger, or the wrap point of wrap hooks. */
+  readonly trigger: HookTrigger | WrapHook.WrapPoint
   /** How many steps had ended when it ran (0 during the first step); counted from the events of `onEvent`. */
   readonly step: number
   readonly events: ReadonlyArray<HookExecuted>
@@ -52,7 +53,7 @@ export interface TraceRecorder {
 }
 
 interface MutableDispatch {
-  readonly trigger: HookTrigger
+  readonly trigger: HookTrigger | WrapHook.WrapPoint
   readonly step: number
   readonly events: Array<HookExecuted>
   readonly hooks: Array<string>

@@ -13,3 +13,5 @@ export { HookLaws_ as HookLaws }
 import * as TraceRecorder_ from "./TraceRecorder.js"
 export { TraceRecorder_ as TraceRecorder }
 export type TraceRecorder = TraceRecorder_.TraceRecorder
+import * as StoreConformance_ from "./StoreConformance.js"
+export { StoreConformance_ as StoreConformance }

@@ -9,7 +9,7 @@ describe("HookLaws.check", () => {
   it("passes a well-behaved hook and reports the laws it checked, per trigger", () => {
     const report = HookLaws.check(H.denyShell, { idempotent: true, independentOf: [H.tagTenant] })
     expect(report.laws.map((l) => l.law)).toEqual([
-      "immutable", "keepsTrigger", "returnsFrozen", "deterministic", "blockStaysBlocked", "idempotent", "commutes",
+      "immutable", "keepsTrigger", "returnsFrozen", "deterministic", "noHiddenState", "blockStaysBlocked", "idempotent", "commutes",
     ])
     expect(report.laws.find((l) => l.law === "blockStaysBlocked")?.triggers).toEqual(["BeforeToolUse", "AfterToolUse"])
   })
@@ -54,7 +54,7 @@ describe("HookLaws.checkStack", () => {
     expect(report.checked).toEqual([{
       trigger: "BeforeStep",
       hooks: ["guard:steps_limit", "guard:token_limit", "guard:time_limit"],
-      laws: ["immutable", "keepsTrigger", "returnsFrozen", "deterministic", "guardStaysFired", "idempotent"],
+      laws: ["immutable", "keepsTrigger", "returnsFrozen", "deterministic", "noHiddenState", "guardStaysFired", "idempotent"],
     }])
     expect(report.skipped).toEqual([])
   })
@@ -70,7 +70,7 @@ describe("HookLaws.checkStack", () => {
 
     const report = HookLaws.checkStack(HookStack.without(stack, "log:stamp"))
     expect(report.checked.map((c) => c.trigger)).toEqual(["BeforeStep", "BeforeToolUse", "AfterStep"])
-  })
+  }, 60_000) // three triggers, every law: slow on a shared 2-core machine
 
   it("checks the stack's guarantees: the dispatcher keeps a block and freezes what a hook spread", () => {
     // Each hook alone breaks a law; the stack restores the block and freezes the output.
@@ -111,5 +111,5 @@ describe("HookLaws.checkStack", () => {
     HookLaws.checkStack(stack, { guard: { source: Guards.names.steps } })
     const failure = H.failureOf(() => HookLaws.checkStack(stack, { guard: { source: "guard:nobody" } }))
     expect(failure.message).toMatch(/^HookLaws\.guardStaysFired failed for "stack": it was never exercised/)
-  })
+  }, 60_000)
 })

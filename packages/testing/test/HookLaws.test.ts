@@ -55,6 +55,19 @@ describe("HookLaws", () => {
       expect(H.failureOf(() => HookLaws.deterministic(H.counts())).reason).toMatch(/metadata\.calls is \d+ in one run but \d+ in the other/)
     })
 
+    it("detects state hidden in a closure: the same context gives another result after other contexts ran", () => {
+      const cache = H.failureOf(() => HookLaws.deterministic(H.closureCache(), { triggers: ["BeforeInference", "AfterInference"] }))
+      expect(cache.law).toBe("noHiddenState")
+      expect(cache.message).toMatch(/^HookLaws\.noHiddenState failed for "closureCache|^HookLaws\.noHiddenState failed for "hook"/)
+      expect(cache.reason).toMatch(/^the same context gave a different result after other contexts ran: response/)
+      expect(cache.reason).toContain("a cache or a counter in a closure")
+      expect(cache.counterexample?.context.trigger).toBe("BeforeInference")
+      // Two equal inputs in a row, with nothing in between, cannot see it.
+      fc.assert(fc.property(Arbitraries.hookContext("BeforeInference"), (ctx) => {
+        expect(HookLaws.laws.deterministic.check(H.closureCache(), ctx)).toBeUndefined()
+      }), quick)
+    })
+
     it("puts the real clock and random source back, pass or fail", () => {
       const { Date: RealDate, Math: { random } } = globalThis
       const now = performance.now
@@ -242,7 +255,7 @@ describe("HookLaws", () => {
     })
 
     it("names and describes each law", () => {
-      expect(HookLaws.universal.map((l) => l.name)).toEqual(["immutable", "keepsTrigger", "returnsFrozen", "deterministic", "blockStaysBlocked"])
+      expect(HookLaws.universal.map((l) => l.name)).toEqual(["immutable", "keepsTrigger", "returnsFrozen", "deterministic", "noHiddenState", "blockStaysBlocked"])
       expect(HookLaws.laws.blockStaysBlocked.appliesTo(HookTrigger.BeforeToolUse)).toBe(true)
       expect(HookLaws.laws.blockStaysBlocked.appliesTo(HookTrigger.BeforeStep)).toBe(false)
     })

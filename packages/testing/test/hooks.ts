@@ -147,3 +147,22 @@ export const failureOf = (f: () => unknown): HookLaws.LawFailed => {
   expect.unreachable("expected a HookLaws.LawFailed")
   throw new Error("unreachable")
 }
+
+/**
+ * A response cache keeping a Map in a closure across triggers (issue 15): filled at
+ * AfterInference, read at BeforeInference. Each trigger alone gives equal outputs for
+ * equal inputs; the same context gives another result once AfterInference ran.
+ */
+export const closureCache = (): Hook => {
+  const cache = new Map<string, NonNullable<HookContext["response"]>>()
+  const keyOf = (ctx: HookContext) => JSON.stringify([...(ctx.request?.messages ?? [])])
+  return (ctx) => {
+    if (ctx.trigger === "AfterInference" && ctx.response !== undefined) {
+      cache.set(keyOf(ctx), ctx.response)
+      return ctx
+    }
+    const hit = ctx.trigger === "BeforeInference" ? cache.get(keyOf(ctx)) : undefined
+    return hit === undefined ? ctx : HookContext.withResponse(ctx, hit)
+  }
+}
+

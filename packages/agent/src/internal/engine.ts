@@ -8,6 +8,7 @@
 import {
   AgentError,
   AgentState,
+  Guards,
   HookContext,
   HookExecuted,
   HookStack,
@@ -17,14 +18,19 @@ import {
   StopReason,
   StopSignal,
   ToolExecution,
+  Usage,
+  WrapHook,
   type HookTrigger,
   type Interceptor,
   type InferenceResponse,
   type ToolCall,
 } from "@hookline/core"
-import { Cause, Clock, Effect, Exit, Stream } from "effect"
+import { Cause, Clock, Effect, Exit } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
-import { Driver, type DriverShape } from "../Driver.js"
+import * as Driver_ from "../Driver.js"
+import { Driver, generateChecked, streamChecked, type DriverShape } from "../Driver.js"
+import { RunCallOptions } from "./callSignal.js"
+import * as DerivedStream from "./derivedStream.js"
 import * as Tools from "../Tools.js"
 
 /** How one run is carried out. */
@@ -33,10 +39,14 @@ export interface EngineConfig<R> {
   readonly tools: Tools.Tools
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly modelOptions: InferenceRequest.ModelOptions
-  /** A stream emits the model's text only after the AfterInference hooks ran. */
-  readonly checkedText: boolean
+  /** Set when a stream emits the model's text only after the AfterInference hooks ran: why. */
+  readonly textCheck: Omit<Extract<AgentEvent, { readonly _tag: "TextChecked" }>, "_tag"> | undefined
 /** Triggers with no hooks: the loop builds no context for them. */
   readonly silent: Readonly<Record<HookTrigger, boolean>>
+  /** The stack, when it has wrap hooks around model calls or tool executions. */
+  readonly wraps?: HookStack.HookStack<R> | undefined
+  /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
+  readonly timeLimit?: number | undefined
 }
 
 /** The parts of a context, as the loop has them. */
@@ -54,17 +64,26 @@ const point = (
   toolCall?: ToolCall,
   toolExecution?: ToolExecution,
   errors?: ReadonlyArray<AgentError.AgentError>,
-): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors })
+): DispatchInput => ({ trigger, state, createdAt, request, response, toolCall, toolExecution, errors, runContext: undefined })
 
 /** What a dispatch gives back: the context the hooks returned, or the input when there were none. */
 type Dispatched = DispatchInput | HookContext
 
-/** Per-run options. */
-export interface RunOptions {
+/**
+ * Per-run options: what the caller gives each run (a resumed run takes the same shape,
+ * given again).
+ */
+export interface RunOptions<C = unknown> {
   /** Aborts the run: it ends stopped with UserRequested, AfterExecution still fires. */
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /**
+   * The run's context (who asks: a role, a tenant; request-scoped services): hooks
+   * read it as `ctx.runContext`, tools as `context.runContext`. It is never put in
+   * the state, so never persisted or encoded: give it again on every run.
+   */
+  readonly context?: C | undefined
 }
 
 /** Where the run's events go (streaming), and whether the model is streamed. */
@@ -115,7 +134,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false)
+  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context)
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
@@ -126,6 +145,7 @@ type Outcome =
   | { readonly _tag: "Done" }
   | { readonly _tag: "Failed"; readonly errors: ReadonlyArray<AgentError.AgentError> }
   | { readonly _tag: "Aborted" }
+  | { readonly _tag: "TimedOut" }
 
 // The state with the record of `raised` (its last entries, if untouched) replaced by `transformed`.
 const rerecord = (
@@ -139,8 +159,37 @@ const rerecord = (
   return untouched ? AgentState.withExecution(state, { ...state.execution, errors: [...all.slice(0, start), ...transformed] }) : state
 }
 
+// The step being run, for the record it leaves.
+interface Current {
+  startedAt: number
+  response: InferenceResponse | undefined
+  executions: Array<ToolExecution>
+  attempts: Array<AttemptRecord> | undefined
+  toolAttempts: Array<Step.ToolAttempt> | undefined
+}
+
+interface AttemptRecord {
+  readonly attempt: Step.InferenceAttempt
+  readonly response: InferenceResponse | undefined
+}
+
+const isDriver = (u: unknown): u is DriverShape =>
+  typeof u === "object" && u !== null && typeof (u as DriverShape).generate === "function"
+  && typeof (u as DriverShape).stream === "function"
+
+// The attempts of a step with wrap hooks, and its usage: the response that counts plus
+// every other attempt that answered (a retry discarded it, it still cost tokens).
+const attemptsOf = (current: Current, response: InferenceResponse | undefined) => {
+  if (current.attempts === undefined && current.toolAttempts === undefined) return {}
+  const attempts = current.attempts?.map((a) => a.attempt)
+  let usage = response?.usage ?? Usage.empty
+  for (const a of current.attempts ?? []) if (a.response !== undefined && a.response !== response) usage = Usage.add(usage, a.attempt.usage)
+  return { attempts, toolAttempts: current.toolAttempts, usage }
+}
+
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
+const timedOut: Outcome = { _tag: "TimedOut" }
 
 // The mutable heart of one run: `state` is always the last committed state, so an
 // abort or an error anywhere keeps everything committed before it.
@@ -150,11 +199,10 @@ const aborted: Outcome = { _tag: "Aborted" }
 // returns from the generator without yielding to the runtime.
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
-  // Made when a driver first reads the signal: an AbortController costs microseconds.
-  private controller: AbortController | undefined
-  private abortRequested = false
+  // What every model call of the run gets: one signal for the run, made when a driver
+  // first reads it (an AbortController costs microseconds).
+  private readonly callOptions = new RunCallOptions()
   private signal: AbortSignal | undefined
-  private readonly callOptions: { readonly signal: AbortSignal }
   private afterExecutionRan = false
   private stepIndex = 0
   private inBeforeStep = false
@@ -164,7 +212,10 @@ class Run<R> {
   private lastReading = 0
   private stale = true
   // The step being run, for the record an error leaves.
-  private current: { startedAt: number; response: InferenceResponse | undefined; executions: Array<ToolExecution> } | undefined
+  private current: Current | undefined
+  // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
+  // an error or an abort there still records them (settleTools).
+  private readonly unrecorded: Array<ToolExecution> = []
 
   constructor(
     private readonly config: EngineConfig<R>,
@@ -174,18 +225,9 @@ class Run<R> {
     sink: HookExecuted.EventSink | undefined,
     private readonly emit: ((event: AgentEvent) => void) | undefined,
     private readonly streaming: boolean,
+    private readonly runContext: unknown,
   ) {
     this.env = { sink, now }
-    const self = this
-    this.callOptions = {
-      get signal(): AbortSignal {
-        if (self.controller === undefined) {
-          self.controller = new AbortController()
-          if (self.abortRequested) self.controller.abort()
-        }
-        return self.controller.signal
-      },
-    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -195,8 +237,7 @@ class Run<R> {
   }
 
   private abortCalls(): void {
-    this.abortRequested = true
-    this.controller?.abort()
+    this.callOptions.abort()
   }
 
   execute(signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> {
@@ -211,7 +252,15 @@ class Run<R> {
     this.state = AgentState.withStatus(this.state, "running", this.read())
     this.stepIndex = this.state.execution.steps.length
     this.emit?.({ _tag: "RunStarted", state: this.state })
-    const body = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    const check = this.config.textCheck
+    if (this.streaming && check !== undefined) this.emit?.({ _tag: "TextChecked", ...check })
+    const steps = Effect.gen(() => this.bodyGen()).pipe(Effect.onInterrupt(() => Effect.sync(() => this.abortCalls())))
+    // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
+    // call or hook is interrupted when it passes.
+    const limit = this.config.timeLimit
+    const body = limit === undefined
+      ? steps
+      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, (this.state.execution.startedAt ?? this.lastReading) + limit - this.lastReading)), timedOut))
     this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
@@ -253,7 +302,7 @@ class Run<R> {
         if (result.success) return done
         continue
       }
-      this.recordFailedStep()
+      this.recordFailedStep(false, `its step failed before it ran (${result.failure._tag})`)
       this.inBeforeStep = false
       if (this.abortSeen()) return aborted
       const outcome = yield* this.onError([result.failure])
@@ -287,7 +336,7 @@ class Run<R> {
     const startedAt = this.at()
     // A step starts at BeforeStep: an error from there on leaves a step record, so
     // retries after handled errors count against the steps guard.
-    const current = { startedAt, response: undefined as InferenceResponse | undefined, executions: [] as Array<ToolExecution> }
+    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
     this.current = current
     this.inBeforeStep = true
     yield* this.dispatch(point("BeforeStep", this.state, startedAt))
@@ -311,13 +360,15 @@ class Run<R> {
     const request = before.request ?? draft
     let answered = before.response
     if (answered === undefined) {
-      answered = yield* this.callDriver(request, index)
+      answered = this.config.wraps === undefined || !HookStack.hasWraps(this.config.wraps, WrapHook.WrapInference)
+        ? yield* this.callDriver(request, index)
+        : yield* this.wrappedCall(this.config.wraps, before, request, index, current)
       this.stale = true
     }
     const after = yield* this.dispatch(point("AfterInference", this.state, this.at(), request, answered))
     const response = after.response ?? answered
     current.response = response
-    if (this.streaming && this.config.checkedText && response.text.length > 0) {
+    if (this.streaming && this.config.textCheck !== undefined && response.text.length > 0) {
       this.emit?.({ _tag: "TextDelta", step: index, text: response.text })
     }
     this.state = AgentState.appendMessage(this.state, Message.assistant(response.text, response.toolCalls))
@@ -327,7 +378,14 @@ class Run<R> {
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
 
-    const step = Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at() })
+    const step = Step.make({
+      index,
+      startedAt,
+      response,
+      toolExecutions: current.executions,
+      completedAt: this.at(),
+      ...attemptsOf(current, response),
+    })
     this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined
@@ -339,23 +397,111 @@ class Run<R> {
     return yield* this.shouldStop()
   }
 
-  private callDriver(request: InferenceRequest, index: number): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
+  // Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
+  // garbage, a throw or a defect of the driver is InferenceFailed, like a failed call.
+  private callDriver(
+    request: InferenceRequest,
+    index: number,
+    driver: DriverShape = this.driver,
+  ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> {
     const options = this.callOptions
-    if (!this.streaming) return this.driver.generate(request, options)
+    if (!this.streaming) return generateChecked(driver, request, options)
     // Checked text is emitted after the AfterInference hooks, not as it streams.
-    const emit = this.config.checkedText ? undefined : this.emit
-    let response: InferenceResponse | undefined
-    return Stream.runForEach(this.driver.stream(request, options), (part) =>
-      Effect.sync(() => {
-        if (part._tag === "TextDelta") emit?.({ _tag: "TextDelta", step: index, text: part.text })
-        else if (part._tag === "Finish") response = part.response
-      })).pipe(
-        Effect.flatMap(() =>
-          response === undefined
-            ? Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
-            : Effect.succeed(response)
-        ),
-      )
+    const emit = this.config.textCheck !== undefined ? undefined : this.emit
+    // A stream derived from generate: the same call and the same delta, with no stream built.
+    // (The generate the stream calls: a driver spread with another generate keeps its stream's.)
+    const generate = DerivedStream.generateOf(driver.stream)
+    if (generate !== undefined) {
+      const answer = generateChecked(generate === driver.generate ? driver : { generate, stream: driver.stream }, request, options)
+      if (emit === undefined) return answer
+      return Effect.map(answer, (response) => {
+        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        return response
+      })
+    }
+    let streamed = false
+    const onText = emit === undefined ? undefined : (text: string) => {
+      streamed = true
+      emit({ _tag: "TextDelta", step: index, text })
+    }
+    return streamChecked(driver, request, options, onText).pipe(
+      // The consumer drops the text of an attempt that failed after streaming some.
+      Effect.tapError(() => Effect.sync(() => streamed && emit?.({ _tag: "TextReset", step: index }))),
+    )
+  }
+
+  // The model call held by the WrapInference hooks: each call of the innermost `next`
+  // is one attempt, recorded in the step (the failed ones too, with what they cost).
+  private wrappedCall(
+    stack: HookStack.HookStack<R>,
+    before: Dispatched,
+    request: InferenceRequest,
+    index: number,
+    current: Current,
+  ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed | AgentError.HookFailed, R> {
+    const ctx = HookContext.isHookContext(before) && before.request === request
+      ? before
+      : HookContext.make(point("BeforeInference", this.state, this.at(), request))
+    const attempts: Array<AttemptRecord> = (current.attempts = [])
+    const call = (c: HookContext, options: WrapHook.CallOptions | undefined) => {
+      const driver = options?.model === undefined ? this.driver : options.model
+      if (!isDriver(driver)) return Effect.die(new Error("next was given a model that is not a driver (generate and stream)"))
+      // Aborted: no new attempt starts, whatever a wrap hook asks.
+      if (this.abortSeen()) return Effect.fail(AgentError.inferenceFailed("the model call was aborted"))
+      const startedAt = this.now()
+      return Effect.onExit(this.callDriver(c.request ?? request, index, driver), (exit) =>
+        Effect.sync(() => {
+          if (Exit.hasInterrupts(exit)) return
+          const durationMs = this.now() - startedAt
+          const modelId = (driver as { readonly modelId?: unknown }).modelId
+          attempts.push(Exit.isSuccess(exit)
+            ? { attempt: Step.inferenceAttempt({ modelId: exit.value.modelId, startedAt, durationMs, usage: exit.value.usage }), response: exit.value }
+            : {
+              attempt: Step.inferenceAttempt({
+                modelId: typeof modelId === "string" ? modelId : undefined,
+                startedAt,
+                durationMs,
+                error: Driver_.inferenceFailed(Cause.squash(exit.cause)),
+              }),
+              response: undefined,
+            })
+        }))
+    }
+    return HookStack.wrapInference(stack, ctx, call, this.env)
+  }
+
+  // One tool execution held by the WrapToolUse hooks; each call of the innermost
+  // `next` is one attempt.
+  private wrappedTool(
+    stack: HookStack.HookStack<R>,
+    before: Dispatched,
+    toolCall: ToolCall,
+    state: AgentState,
+    current: Current,
+  ): Effect.Effect<ToolExecution, AgentError.HookFailed, R> {
+    const ctx = HookContext.isHookContext(before) && before.toolCall === toolCall
+      ? before
+      : HookContext.make(point("BeforeToolUse", state, this.at(), undefined, undefined, toolCall))
+    const attempts = (current.toolAttempts ??= [])
+    const tools = this.config.tools
+    return HookStack.wrapToolUse(stack, ctx, (c) => {
+      const call = c.toolCall ?? toolCall
+      const startedAt = this.now()
+      return Effect.tap(Tools.execute(tools, call, { state, runContext: this.runContext }), (execution) =>
+        Effect.sync(() => {
+          attempts.push(Step.toolAttempt({
+            toolCallId: call.id,
+            toolName: call.name,
+            startedAt,
+            durationMs: this.now() - startedAt,
+            error: execution.status === "failure" ? execution.error : undefined,
+          }))
+        }))
+    }, this.env)
+  }
+
+  private hasToolWraps(): boolean {
+    return this.config.wraps !== undefined && HookStack.hasWraps(this.config.wraps, WrapHook.WrapToolUse)
   }
 
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
@@ -370,30 +516,43 @@ class Run<R> {
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined) {
-          const started = Tools.start(tools, toolCall, this.state, this.now, this.at())
-          if (Effect.isEffect(started)) {
-            execution = yield* started
+          if (this.hasToolWraps()) {
+            execution = yield* this.wrappedTool(this.config.wraps!, before, toolCall, this.state, this.current!)
             this.stale = true
           } else {
-            // A synchronous tool's end is the last reading.
-            execution = started
-            this.lastReading = started.completedAt
+            const started = Tools.start(tools, toolCall, this.state, this.now, this.at(), this.runContext)
+            if (Effect.isEffect(started)) {
+              execution = yield* started
+              this.stale = true
+            } else {
+              // A synchronous tool's end is the last reading.
+              execution = started
+              this.lastReading = started.completedAt
+            }
           }
+          this.unrecorded.push(execution)
         }
         executions.push(yield* this.afterTool(toolCall, execution, index))
       }
       return
     }
-    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined }> = []
+    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
     for (const call of calls) {
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
-      prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution })
+      prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
     }
     if (this.abortSeen()) return
     const state = this.state
+    const wrapped = this.hasToolWraps()
+    const runContext = this.runContext
     const results = yield* Effect.forEach(
       prepared,
-      (p) => p.execution === undefined ? Tools.execute(tools, p.toolCall, { state }) : Effect.succeed(p.execution),
+      (p) =>
+        p.execution !== undefined
+          ? Effect.succeed(p.execution)
+          : wrapped
+          ? Effect.tap(this.wrappedTool(this.config.wraps!, p.before, p.toolCall, state, this.current!), (e) => Effect.sync(() => void this.unrecorded.push(e)))
+          : Effect.tap(Tools.execute(tools, p.toolCall, { state, runContext }), (e) => Effect.sync(() => void this.unrecorded.push(e))),
       { concurrency: "unbounded" },
     )
     this.stale = true
@@ -405,12 +564,50 @@ class Run<R> {
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
     const ctx = yield* this.dispatch(point("AfterToolUse", this.state, this.at(), undefined, undefined, toolCall, execution))
     const final = ctx.toolExecution ?? execution
+    const ran = this.unrecorded.indexOf(execution)
+    if (ran >= 0) this.unrecorded.splice(ran, 1)
+    this.commitExecution(toolCall, final, index)
+    return final
+  }
+
+  private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
     let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state
     this.emit?.({ _tag: "ToolResult", step: index, execution: final })
-    return final
+  }
+
+  // Every tool call of the last assistant message gets exactly one tool message before
+  // anything else is committed: a tool that ran and was not recorded (its AfterToolUse
+  // failed, or the run was aborted there) is recorded as it ran, in its step too; a
+  // call that never ran gets a cancellation marker (Tools.cancelled).
+  private settleTools(why: string): void {
+    const messages = this.state.context.messages
+    // The last assistant message, and the tool messages after it (a hook may have
+    // added other messages in between).
+    let i = messages.length - 1
+    const answered: Array<string> = []
+    for (let m = messages.at(i); m !== undefined && m.role !== "assistant"; m = messages.at(--i)) {
+      if (m.role === "tool") answered.push(m.toolCallId)
+    }
+    const last = messages.at(i)
+    if (last === undefined || last.role !== "assistant" || last.toolCalls.length === 0) {
+      this.unrecorded.length = 0
+      return
+    }
+    for (const call of last.toolCalls) {
+      if (answered.includes(call.id)) continue
+      const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)
+      if (k < 0) {
+        this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))
+        continue
+      }
+      const [execution] = this.unrecorded.splice(k, 1) as [ToolExecution]
+      this.current?.executions.push(execution)
+      this.commitExecution(execution.toolCall, execution, this.stepIndex)
+    }
+    this.unrecorded.length = 0
   }
 
   // The stop check: with stop signals, OnStop runs; a continuation resumes the loop
@@ -439,6 +636,8 @@ class Run<R> {
   // hooks builds no context at all: its parts come back as they went in.
   private *dispatch(input: DispatchInput) {
     if (this.config.silent[input.trigger]) return input as Dispatched
+    // Every input has the field (one shape); it is filled here, not by each caller.
+    if (this.runContext !== undefined) (input as { runContext: unknown }).runContext = this.runContext
     const ctx = HookContext.make(input)
     const sync = this.config.interceptor.interceptSync
     if (sync !== undefined) {
@@ -475,7 +674,8 @@ class Run<R> {
 
   // A step that an error ended still leaves its record (so the steps guard counts
   // retries).
-  private recordFailedStep(aborting = false): void {
+  private recordFailedStep(aborting = false, why = "its step failed before it ran"): void {
+    this.settleTools(why)
     const current = this.current
     if (current === undefined) return
     this.current = undefined
@@ -491,6 +691,7 @@ class Run<R> {
         toolExecutions: current.executions,
         finishReason: "error",
         completedAt: this.read(),
+        ...attemptsOf(current, undefined),
       }),
     )
     this.stepIndex++
@@ -534,19 +735,37 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
+    this.settleTools(
+      outcome._tag === "Aborted"
+        ? "the run was aborted before it ran"
+        : outcome._tag === "TimedOut"
+        ? "the run reached its time limit before it ran"
+        : "the run ended before it ran",
+    )
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep(true)
+      this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
+    } else if (outcome._tag === "TimedOut") {
+      this.recordFailedStep(true, "the run reached its time limit before it ran")
+      state = this.state
+      // The time guard's own signal, as it would have raised it at the next BeforeStep.
+      if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
+        const limit = this.config.timeLimit as number
+        const elapsed = this.read() - (state.execution.startedAt ?? this.lastReading)
+        state = AgentState.withStopSignal(state, StopSignal.make(StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limit} ms`, Guards.names.time))
+      }
     } else if (outcome._tag === "Failed") {
       const first = outcome.errors[0] as AgentError.AgentError
       state = AgentState.withStopSignal(state, StopSignal.make(StopReason.ErrorForbade, first.message, LOOP))
     }
     const status = outcome._tag === "Failed"
       ? "failed"
-      : outcome._tag === "Aborted" || state.execution.stopSignals.some(StopSignal.isHard)
+      : outcome._tag === "Aborted" || outcome._tag === "TimedOut" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
       : "completed"
+    // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.
+    state = AgentState.withStopReason(state, StopSignal.highest(state.execution.stopSignals)?.reason)
     this.state = AgentState.withContinuationRequested(AgentState.withStatus(state, status, this.read()), false)
     const exit = yield* Effect.exit(
       Effect.gen(() => this.dispatch(point("AfterExecution", this.state, this.read()))),

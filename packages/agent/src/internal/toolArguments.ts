@@ -5,6 +5,7 @@
  * @internal
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec"
+import { Json, type JsonValue, type ToolCall } from "@hookline/core"
 import { Effect } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type * as t from "io-ts"
@@ -115,4 +116,89 @@ export const fromStandardSchema = <A>(schema: StandardSchemaV1<unknown, A>): Val
       return isPromiseLike(result) ? Effect.flatMap(Effect.promise(() => result), fromResult) : fromResult(result)
     })
   }
+}
+
+/** Deeper arguments are refused: the JSON codec's bound, so every state round-trips. */
+export const maxDepth = 512
+
+/** The most JSON values (every array, object and scalar) one call's arguments may hold. */
+export const maxValues = 100_000
+
+/** A call whose arguments were refused for their depth or size, before any validator. */
+export interface Refusal {
+  /** The call as it is recorded: its arguments are a short excerpt of what was sent. */
+  readonly toolCall: ToolCall
+  readonly path: string
+  readonly message: string
+}
+
+// Calls this module made for refused arguments. Weak, and keyed by frozen calls made
+// here: a call a hook rebuilds is checked again (`bounds`), and nothing stays alive.
+const refusals = new WeakMap<ToolCall, Refusal>()
+
+/** How much of refused arguments the recorded call keeps (as a string). */
+const excerptLength = 200
+
+/** A call whose arguments are too deep or too large: it keeps an excerpt of them. */
+export const refused = (
+  call: { readonly id: string; readonly name: string },
+  args: unknown,
+  path: string,
+  message: string,
+): Refusal => {
+  const toolCall: ToolCall = Object.freeze({ id: call.id, name: call.name, arguments: Json.excerpt(args, excerptLength) })
+  const refusal = Object.freeze({ toolCall, path, message })
+  refusals.set(toolCall, refusal)
+  return refusal
+}
+
+const appendSegment = (path: string, key: string | number): string =>
+  typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`
+
+/**
+ * Why these arguments cannot be validated (nested deeper than `maxDepth`, more than
+ * `maxValues` values), or `undefined`. Reads at most `maxValues` values and recurses at
+ * most `maxDepth` levels, so it is safe on any input.
+ */
+export const bounds = (args: JsonValue): { readonly path: string; readonly message: string } | undefined => {
+  let budget = maxValues
+  const found: Array<string | number> = []
+  let message = ""
+  const walk = (u: unknown, depth: number): boolean => {
+    if (--budget < 0) {
+      message = `too large: more than ${maxValues} JSON values`
+      return false
+    }
+    if (typeof u !== "object" || u === null) return true
+    if (depth >= maxDepth) {
+      message = `nested deeper than ${maxDepth} levels`
+      return false
+    }
+    if (Array.isArray(u)) {
+      for (let i = 0; i < u.length; i++) {
+        if (!walk(u[i], depth + 1)) return (found.push(i), false)
+      }
+      return true
+    }
+    for (const key of Object.keys(u)) {
+      if (!walk((u as Record<string, unknown>)[key], depth + 1)) return (found.push(key), false)
+    }
+    return true
+  }
+  if (walk(args, 0)) return undefined
+  let path = ""
+  for (let i = found.length - 1; i >= 0; i--) path = appendSegment(path, found[i] as string | number)
+  return { path, message }
+}
+
+/**
+ * The refusal of a call: made at the driver boundary (`refused`), or found now for
+ * arguments a hook set. The recorded call of a refusal found now keeps an excerpt.
+ */
+export const refusalOf = (toolCall: ToolCall): Refusal | undefined => {
+  const known = refusals.get(toolCall)
+  if (known !== undefined) return known
+  if (typeof toolCall.arguments !== "object" || toolCall.arguments === null) return undefined
+  const problem = bounds(toolCall.arguments)
+  return problem === undefined ? undefined : refused(toolCall, toolCall.arguments, problem.path, problem.message)
 }

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { AgentState, HookContext, Message, StopSignal, type HookExecuted } from "@hookline/core"
 import {
+  answersEveryCall,
   blockedNeverRuns,
   commitsWhatHooksReturned,
   dispatchesOf,
@@ -273,6 +274,25 @@ describe("the fuzzer's properties", () => {
       const enter = twin.log[i] as Extract<Entry, { _tag: "Enter" }>
       const edited = { ...enter, ctx: HookContext.withMetadata(enter.ctx, { streamed: true }) }
       reports(sameWhenStreamed, { ...r, twin: withLog(twin, twin.log.map((e, j) => (j === i ? edited : e))) }, /differs between run and stream/)
+    })
+  })
+
+  describe("answersEveryCall", () => {
+    it("reports a call left without a tool message, before a model request and at the end, and a tool that ran but left no record", async () => {
+      const r = await record()
+      expect(answersEveryCall(r)).toEqual([])
+      const final = r.final as AgentState
+      const messages = [...final.context.messages]
+      const i = messages.findIndex((m) => m.role === "tool")
+      const dropped = AgentState.make({ id: final.id, messages: messages.filter((_, j) => j !== i) })
+      reports(answersEveryCall, { ...r, final: dropped }, /in the final state, call call_1 of message 1 has 0 tool messages/)
+      const twice = AgentState.make({ id: final.id, messages: [...messages.slice(0, i + 1), messages[i] as Message, ...messages.slice(i + 1)] })
+      reports(answersEveryCall, { ...r, final: twice }, /call call_1 of message 1 has 2 tool messages/)
+      const at = indexOf(r, (e) => e._tag === "DispatchStart" && e.trigger === "BeforeInference" && e.ctx.state.context.messages.length > 2)
+      const start = r.log[at] as Extract<Entry, { _tag: "DispatchStart" }>
+      const unanswered = HookContext.withState(start.ctx, AgentState.make({ id: final.id, messages: messages.slice(0, 2) }))
+      reports(answersEveryCall, withLog(r, r.log.map((e, j) => (j === at ? { ...start, ctx: unanswered } : e))), /a model request at log\[\d+\] followed a history where call call_1/)
+      reports(answersEveryCall, withLog(r, [...r.log, { _tag: "ToolDone", callId: "call_9", tool: "add" }]), /tool add ran to its end for call_9 .* no step records it/)
     })
   })
 })

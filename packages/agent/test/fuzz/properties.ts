@@ -1,8 +1,9 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, HookContext, StopSignal, ToolExecution, type HookExecuted, type Message } from "@hookline/core"
-import type { Entry, Recording } from "./run.js"
+import { AgentState, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message } from "@hookline/core"
+import { Tools } from "@hookline/agent"
+import { synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
 
 // -- dispatches -----------------------------------------------------------------------
@@ -49,7 +50,8 @@ const hookOf = (e: Entry): { readonly trigger: Trigger; readonly hook: string } 
     case "Interrupted":
       return e
     case "Event":
-      return { trigger: e.event.trigger, hook: e.event.hook }
+      // Wrap hooks hold a call; they are not part of a trigger's dispatch.
+      return WrapHook.isWrapPoint(e.event.trigger) ? undefined : { trigger: e.event.trigger, hook: e.event.hook }
     default:
       return undefined
   }
@@ -177,13 +179,14 @@ const at = (r: Recording, i: number) => `log[${i}]`
 const isContext = (u: unknown): u is HookContext => HookContext.isHookContext(u)
 
 const turnFails = (turn: TurnSpec | undefined): boolean =>
-  turn === undefined || turn._tag === "Failure" || (turn._tag === "Delay" && turnFails(turn.turn))
+  turn === undefined || turn._tag === "Failure" || (turn._tag === "Garbage" && turn.kind !== "afterFinish") ||
+  (turn._tag === "Delay" && turnFails(turn.turn))
 
 // -- the properties --------------------------------------------------------------------------
 
 export type Checker = (r: Recording) => ReadonlyArray<string>
 
-const reportedOnly: ReadonlySet<Trigger> = new Set(["OnStop", "OnError", "AfterExecution"])
+const reportedOnly: ReadonlySet<string> = new Set(["OnStop", "OnError", "AfterExecution"])
 
 /** The run terminates, its Effect never fails, and no more steps than `maxSteps` are recorded. */
 export const terminates: Checker = (r) => {
@@ -480,7 +483,8 @@ export const blockedNeverRuns: Checker = (r) => {
   }
   if (final !== undefined) {
     for (const m of messagesOf(final)) {
-      if (m.role === "tool" && blocked.has(m.toolCallId) && (!m.isError || !m.content.startsWith("Blocked: "))) {
+      // A block the run never committed (its dispatch was cut short) leaves a cancellation marker (issue 12, item 6).
+      if (m.role === "tool" && blocked.has(m.toolCallId) && (!m.isError || !(m.content.startsWith("Blocked: ") || Tools.isCancelled(m)))) {
         v.push(`the result of the blocked call ${m.toolCallId} reached the model as ${JSON.stringify(m.content)} (isError ${m.isError})`)
       }
     }
@@ -798,7 +802,57 @@ export const sameWhenStreamed: Checker = (r) => {
   return []
 }
 
+/** Where `messages` break the rule: a call without exactly one tool message after its assistant message (before the next one). */
+export const unansweredCalls = (messages: ReadonlyArray<Message>): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant" || m.toolCalls.length === 0) return
+    const results: Array<string> = []
+    // Up to the next assistant message (a hook may add a user message in between).
+    for (let j = i + 1; j < messages.length && messages[j]?.role !== "assistant"; j++) {
+      const next = messages[j] as Message
+      if (next.role === "tool") results.push(next.toolCallId)
+    }
+    for (const call of m.toolCalls) {
+      const n = results.filter((id) => id === call.id).length
+      if (n !== 1) problems.push(`call ${call.id} of message ${i} has ${n} tool messages`)
+    }
+  })
+  return problems
+}
+
+/**
+ * Issue 12, item 6: every tool call in a committed assistant message has exactly one
+ * committed tool message (its result, an error or a cancellation marker) before the
+ * next model request and in the final state, and every tool that ran to its end is
+ * recorded in its step (an asynchronous one unless an abort or the time limit cut the
+ * run while its result was on the way back).
+ */
+export const answersEveryCall: Checker = (r) => {
+  const v: Array<string> = []
+  const ds = dispatchesOf(r)
+  for (const d of ds) {
+    if (d.trigger !== "BeforeInference" || d.input === undefined) continue
+    const problems = unansweredCalls(messagesOf(d.input.state))
+    if (problems.length > 0) v.push(`a model request at ${at(r, d.start)} followed a history where ${problems[0]}`)
+  }
+  const final = finalState(r, ds)
+  if (final === undefined) return v
+  const problems = unansweredCalls(messagesOf(final))
+  if (problems.length > 0) v.push(`in the final state, ${problems.join("; ")}`)
+  const recorded = new Set(final.execution.steps.toArray().flatMap((step) => step.toolExecutions.map((e) => e.toolCall.id)))
+  const cut = r.log.some((e) => e._tag === "Abort") ||
+    final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
+  r.log.forEach((e, i) => {
+    if (e._tag !== "ToolDone" || recorded.has(e.callId)) return
+    if (cut && !synchronousTools.has(e.tool)) return
+    v.push(`tool ${e.tool} ran to its end for ${e.callId} (${at(r, i)}), no step records it`)
+  })
+  return v
+}
+
 export const properties: Readonly<Record<string, Checker>> = {
+  answersEveryCall,
   terminates,
   hardStopsHold,
   oneEnd,

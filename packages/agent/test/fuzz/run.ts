@@ -31,7 +31,7 @@ import {
 } from "@hookline/core"
 import { AgentLoop, Driver, Tool, type AgentEvent } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import type { AbortSpec, Behaviour, CallSpec, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
+import type { AbortSpec, Behaviour, CallSpec, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
 
 // -- the recording ----------------------------------------------------------------
 
@@ -54,6 +54,8 @@ export type Entry =
     readonly ctx: HookContext | undefined
     readonly unfrozen: string | undefined
   }
+  /** A tool's execute finished (returned, threw or its Effect ended). */
+  | { readonly _tag: "ToolDone"; readonly callId: string; readonly tool: string }
   /** A tool's execute ran; `unfrozen`: the first unfrozen path of the state it got. */
   | { readonly _tag: "ToolRun"; readonly callId: string; readonly tool: string; readonly args: unknown; readonly unfrozen: string | undefined }
   /** A model call; `turn` is the script entry it consumed (undefined: the script was exhausted). */
@@ -132,7 +134,13 @@ const EPOCH = 1_700_000_000_000
 export class VirtualClock implements Clock.Clock {
   private now = EPOCH
   private seq = 0
-  private readonly sleepers: Array<{ readonly at: number; readonly seq: number; readonly wake: () => void }> = []
+  private readonly sleepers: Array<{ readonly at: number; readonly seq: number; readonly ms: number; readonly wake: () => void }> = []
+  private deadlineWoken = false
+  /**
+   * `onDeadline` hears when the loop's deadline ends: the first sleep of `deadline` ms
+   * made at the start of the run (the loop sleeps from the run's start).
+   */
+  constructor(private readonly deadline?: number | null, private readonly onDeadline?: () => void) {}
   private scheduled = false
   currentTimeMillisUnsafe(): number {
     return this.now
@@ -151,7 +159,7 @@ export class VirtualClock implements Clock.Clock {
     if (ms <= 0) return Effect.yieldNow
     if (!Number.isFinite(ms)) return Effect.never
     return Effect.callback<void>((resume) => {
-      const entry = { at: this.now + ms, seq: this.seq++, wake: () => resume(Effect.void) }
+      const entry = { at: this.now + ms, seq: this.seq++, ms, wake: () => resume(Effect.void) }
       this.sleepers.push(entry)
       this.schedule()
       return Effect.sync(() => {
@@ -174,6 +182,10 @@ export class VirtualClock implements Clock.Clock {
       }
       const [next] = this.sleepers.splice(best, 1)
       this.now = Math.max(this.now, next!.at)
+      if (next!.ms === this.deadline && next!.at === EPOCH + next!.ms && !this.deadlineWoken) {
+        this.deadlineWoken = true
+        this.onDeadline?.()
+      }
       next!.wake()
       if (this.sleepers.length > 0) this.schedule()
     })
@@ -218,6 +230,11 @@ class Recorder {
   awaitPoint(): void {
     this.awaits++
     if (this.abort !== undefined && this.awaits === this.abort.at) this.fire(this.abort.via, this.abort.timing)
+  }
+
+  /** A tool that aborts the run itself, synchronously (`quit`). */
+  quit(): void {
+    this.fire(this.abort?.via ?? (this.signalPassed ? "signal" : this.mode === "run" ? "interrupt" : "leave"), "now")
   }
 
   /** Something that waits until the run is aborted: abort it (after it started waiting). */
@@ -302,12 +319,30 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
         case "throw":
         case "die":
           throw new Error(`${name} throws`)
+        case "hostile":
+          throw hostileError(name)
+        case "proxy":
+          throw hostileProxy()
         case "undefined":
           return undefined
         case "wrongTrigger":
           return { ...ctx, trigger: ctx.trigger === "OnStop" ? "OnError" : "OnStop" }
       }
   }
+}
+
+// Thrown values whose every read throws (issue 12, item 5).
+const hostileError = (name: string): Error =>
+  Object.defineProperty(new Error(`${name} throws`), "message", {
+    get() {
+      throw new Error("the message getter throws")
+    },
+  })
+const hostileProxy = (): unknown => {
+  const trap = () => {
+    throw new Error("a proxy trap throws")
+  }
+  return new Proxy({}, { get: trap, has: trap, ownKeys: trap, getPrototypeOf: trap, getOwnPropertyDescriptor: trap })
 }
 
 const waitEffect = (w: Wait): Effect.Effect<void> => {
@@ -322,12 +357,15 @@ const waitEffect = (w: Wait): Effect.Effect<void> => {
       return Effect.promise(() => Promise.resolve())
     case "Macrotask":
       return Effect.promise(macrotask)
+    case "Hang":
+      return Effect.never
   }
 }
 
 const waitPromise = async (w: Wait): Promise<void> => {
   if (w._tag === "Microtask") await Promise.resolve()
   else if (w._tag === "Macrotask") await macrotask()
+  else if (w._tag === "Hang") await new Promise<void>(() => {})
 }
 
 const asksPermission = (spec: HookSpec, ctx: HookContext): ctx is HookContext & { readonly toolCall: ToolCall } =>
@@ -424,6 +462,17 @@ export const buildHook = (spec: HookSpec, rec: Recorder): Hook.AnyHook<unknown, 
       return out as HookContext
     }
     return pure
+  }
+
+  if (spec.lift === "asyncPure") {
+    // An async function registered as a pure hook: what it returns is a Promise.
+    const asyncPure = (ctx: HookContext): HookContext => {
+      enter(ctx)
+      const out = (async () => act(spec, b, ctx))()
+      exit(ctx, out)
+      return out as unknown as HookContext
+    }
+    return asyncPure
   }
 
   if (spec.lift === "promise") {
@@ -594,13 +643,15 @@ const ran = (ctx: Tool.ToolContext, args: unknown) => {
   rec.push({ _tag: "ToolRun", callId: ctx.toolCall.id, tool: ctx.toolCall.name, args, unfrozen: firstUnfrozen(ctx.state) })
   return rec
 }
+// Into the recorder of the scenario the tool ran in (a later scenario's, once it ended, ignores it).
+const done = (rec: Recorder, ctx: Tool.ToolContext) => rec.push({ _tag: "ToolDone", callId: ctx.toolCall.id, tool: ctx.toolCall.name })
 
 const tools = [
   Tool.make({
     name: "add",
     parameters: t.type({ a: t.number, b: t.number }),
     execute: (args, ctx) => {
-      ran(ctx, args)
+      done(ran(ctx, args), ctx)
       return args.a + args.b
     },
   }),
@@ -608,8 +659,10 @@ const tools = [
     name: "echo",
     parameters: t.type({ text: t.string }),
     execute: async (args, ctx) => {
-      ran(ctx, args).awaitPoint()
+      const rec = ran(ctx, args)
+      rec.awaitPoint()
       await macrotask()
+      done(rec, ctx)
       return args.text
     },
   }),
@@ -618,15 +671,16 @@ const tools = [
     parameters: t.type({ ms: t.number }),
     execute: (args, ctx) =>
       Effect.suspend(() => {
-        ran(ctx, args).awaitPoint()
-        return Effect.as(Effect.sleep(args.ms), "slept")
+        const rec = ran(ctx, args)
+        rec.awaitPoint()
+        return Effect.as(Effect.sleep(args.ms), "slept").pipe(Effect.tap(() => Effect.sync(() => done(rec, ctx))))
       }),
   }),
   Tool.make({
     name: "boom",
     parameters: t.type({}),
     execute: (args, ctx) => {
-      ran(ctx, args)
+      done(ran(ctx, args), ctx)
       throw new Error("boom")
     },
   }),
@@ -651,11 +705,24 @@ const tools = [
         return Effect.as(Effect.sleep(50), "late")
       }),
   }),
+  Tool.make({
+    name: "quit",
+    parameters: t.type({}),
+    execute: (args, ctx) => {
+      const rec = ran(ctx, args)
+      rec.quit()
+      done(rec, ctx)
+      return "quitting"
+    },
+  }),
 ]
+
+/** Tools whose run ends before the loop gets control back: once done, nothing can lose their result. */
+export const synchronousTools: ReadonlySet<string> = new Set(["add", "boom", "quit"])
 
 // -- the model ------------------------------------------------------------------------
 
-const validArguments: Record<ToolName, JsonValue> = { add: { a: 2, b: 3 }, echo: { text: "hi" }, sleepy: { ms: 5 }, boom: {}, stall: {}, slow: {} }
+const validArguments: Record<ToolName, JsonValue> = { add: { a: 2, b: 3 }, echo: { text: "hi" }, sleepy: { ms: 5 }, boom: {}, stall: {}, slow: {}, quit: {} }
 const invalidArguments: Record<ToolName, JsonValue> = {
   add: { a: "two", b: 3 },
   echo: { text: 42 },
@@ -663,6 +730,13 @@ const invalidArguments: Record<ToolName, JsonValue> = {
   boom: [],
   stall: [],
   slow: [],
+  quit: [],
+}
+
+const deepArguments = (): JsonValue => {
+  let value: JsonValue = 1
+  for (let i = 0; i < 2_000; i++) value = { a: value }
+  return value
 }
 
 const toCall = (c: CallSpec): ScriptedDriver.ScriptedToolCall => {
@@ -675,6 +749,8 @@ const toCall = (c: CallSpec): ScriptedDriver.ScriptedToolCall => {
       return { name: "no_such_tool", arguments: {} }
     case "Invalid":
       return { name: c.tool, arguments: invalidArguments[c.tool] }
+    case "Deep":
+      return { name: c.tool, arguments: deepArguments() }
   }
 }
 
@@ -694,6 +770,62 @@ const toTurn = (turn: TurnSpec): ScriptedDriver.Turn => {
       return ScriptedDriver.delay(turn.ms, toTurn(turn.turn))
     case "Hang":
       return ScriptedDriver.hang()
+    case "Stall":
+    case "Garbage":
+      // Placeholders: makeDriver answers these turns itself.
+      return ScriptedDriver.text("placeholder")
+  }
+}
+
+const good = InferenceResponse.make({ text: "ok", modelId: "garbage" })
+
+const garbageResponse = (kind: GarbageKind): unknown => {
+  const base = { text: "", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "garbage", metadata: {} }
+  switch (kind) {
+    case "undefined":
+      return undefined
+    case "null":
+    case "nullPart":
+      return null
+    case "nullCall":
+      return { ...base, toolCalls: [null] }
+    case "stringCalls":
+      return { ...base, toolCalls: "abc" }
+    case "emptyCall":
+      return { ...base, toolCalls: [{}] }
+    case "noToolCalls":
+      return { ...base, toolCalls: undefined }
+    case "numberText":
+    case "stringPart":
+      return { ...base, text: 42 }
+    case "nanUsage":
+      return { ...base, usage: NaN }
+    case "bananaFinish":
+      return { ...base, finishReason: "banana" }
+    case "circularMetadata": {
+      const metadata: Record<string, unknown> = {}
+      metadata["self"] = metadata
+      return { ...base, metadata }
+    }
+    case "otherText":
+      return { ...base, text: 7 }
+    case "afterFinish":
+      return good
+  }
+}
+
+const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
+  switch (kind) {
+    case "nullPart":
+      return [null]
+    case "stringPart":
+      return ["ok"]
+    case "otherText":
+      return [{ _tag: "TextDelta", text: "other" }, { _tag: "Finish", response: good }]
+    case "afterFinish":
+      return [{ _tag: "TextDelta", text: "ok" }, { _tag: "Finish", response: good }, null, { _tag: "Finish", response: InferenceResponse.make({ text: "never" }) }]
+    default:
+      return [{ _tag: "Finish", response: garbageResponse(kind) }]
   }
 }
 
@@ -707,10 +839,29 @@ const makeDriver = (script: ReadonlyArray<TurnSpec>, rec: Recorder): Driver.Driv
     rec.awaitPoint()
     if (turn?._tag === "Hang") rec.hang()
   }
-  return Driver.make({
-    generate: (request, options) => Effect.suspend(() => (begin(request), scripted.generate(request, options))),
-    stream: (request, options) => Stream.unwrap(Effect.sync(() => (begin(request), scripted.stream(request, options)))),
-  })
+  // A garbage or stalling turn still uses up its placeholder in the script.
+  const own = (turn: TurnSpec | undefined) => turn?._tag === "Garbage" || turn?._tag === "Stall" ? turn : undefined
+  return {
+    generate: (request, options) =>
+      Effect.suspend(() => {
+        const turn = own(script[calls])
+        begin(request)
+        const answer = scripted.generate(request, options)
+        if (turn === undefined) return answer
+        return Effect.flatMap(answer, () => turn._tag === "Stall" ? Effect.never : Effect.succeed(garbageResponse(turn.kind) as InferenceResponse))
+      }),
+    stream: (request, options) =>
+      Stream.unwrap(Effect.sync(() => {
+        const turn = own(script[calls])
+        begin(request)
+        const parts = scripted.stream(request, options)
+        if (turn === undefined) return parts
+        return Stream.unwrap(Effect.map(
+          Stream.runDrain(parts),
+          () => turn._tag === "Stall" ? Stream.never : Stream.fromIterable(garbageParts(turn.kind) as ReadonlyArray<Driver.StreamPart>),
+        ))
+      })),
+  }
 }
 
 // -- running ----------------------------------------------------------------------------
@@ -759,6 +910,8 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
     tools,
     toolConcurrency: s.toolConcurrency,
     textDeltas: s.textDeltas,
+    // The time guard's limit bounds the wall clock too, as AgentBuilder sets it.
+    maxExecutionTime: s.guards.maxExecutionTime,
   })
   const input = inputOf(s)
   const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink }
@@ -786,7 +939,8 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
   const exit = await Effect.runPromiseExit(
     program.pipe(
       Effect.provideService(Driver.Driver, makeDriver(s.script, rec)),
-      Effect.provideService(Clock.Clock, new VirtualClock()),
+      // The loop's deadline is the run's first sleep: when it ends, the time limit cut the run.
+      Effect.provideService(Clock.Clock, new VirtualClock(s.guards.maxExecutionTime, () => rec.push({ _tag: "Abort", via: "timeLimit", timing: "now" }))),
     ),
     { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
   )
@@ -855,6 +1009,8 @@ export const trace = (r: Recording, limit = 400): string => {
         return `${i} dispatch-end ${e.trigger} ${e.outcome}`
       case "ToolRun":
         return `${i} tool ${e.tool} ${e.callId}`
+      case "ToolDone":
+        return `${i} tool ${e.tool} ${e.callId} done`
       case "DriverCall":
         return `${i} model call #${e.index}: ${e.turn === undefined ? "(script exhausted)" : e.turn._tag}`
       case "Permission":

@@ -9,8 +9,12 @@ import { HookTrigger, type StopReason } from "@hookline/core"
 
 export type Trigger = HookTrigger.HookTrigger
 
-/** How a hook is lifted: a plain function, `Hook.effect` or `Hook.promise`. */
-export type Lift = "pure" | "effect" | "promise"
+/**
+ * How a hook is lifted: a plain function, `Hook.effect` or `Hook.promise`; `asyncPure`
+ * is an async function registered as a pure hook, a mistake the dispatcher must report
+ * as HookFailed without an unhandled rejection (issue 12, item 1).
+ */
+export type Lift = "pure" | "effect" | "promise" | "asyncPure"
 
 /**
  * What an effectful hook awaits before it acts: nothing, `Effect.yieldNow`, a sleep
@@ -22,6 +26,8 @@ export type Wait =
   | { readonly _tag: "Sleep"; readonly ms: number }
   | { readonly _tag: "Microtask" }
   | { readonly _tag: "Macrotask" }
+  /** Never ends, and nothing aborts it: only the run's time limit does (issue 12, item 7). */
+  | { readonly _tag: "Hang" }
 
 /** What a hook does to the context it gets. */
 export type Behaviour =
@@ -43,8 +49,12 @@ export type Behaviour =
   | { readonly _tag: "EditArguments" }
   /** BeforeInference: sends only the last message (a sliding window; not persisted). */
   | { readonly _tag: "Window" }
-  /** Fails: a throw (or Effect.fail / die / a rejection), or a return that is not a context of the trigger. */
-  | { readonly _tag: "Throw"; readonly how: "throw" | "die" | "undefined" | "wrongTrigger" }
+  /**
+   * Fails: a throw (or Effect.fail / die / a rejection), or a return that is not a context
+   * of the trigger; `hostile` throws an error whose `message` getter throws, `proxy` a Proxy
+   * whose every trap throws (issue 12, item 5).
+   */
+  | { readonly _tag: "Throw"; readonly how: "throw" | "die" | "undefined" | "wrongTrigger" | "hostile" | "proxy" }
   /**
    * BeforeToolUse: waits, then allows or denies the call; `hang` waits until the run is
    * aborted. `impl: "Permission"` uses `Permission.make` (with an optional timeout on
@@ -69,7 +79,8 @@ export interface HookSpec {
   readonly fromStep: number
 }
 
-export type ToolName = "add" | "echo" | "sleepy" | "boom" | "stall" | "slow"
+/** `quit` fires the run's abort from inside a synchronous tool and returns (issue 12, item 6). */
+export type ToolName = "add" | "echo" | "sleepy" | "boom" | "stall" | "slow" | "quit"
 
 export type CallSpec =
   | { readonly _tag: "Valid"; readonly tool: ToolName }
@@ -78,6 +89,8 @@ export type CallSpec =
   | { readonly _tag: "Unknown" }
   /** JSON arguments that violate the tool's schema. */
   | { readonly _tag: "Invalid"; readonly tool: ToolName }
+  /** Arguments nested 2,000 levels deep: a ToolArgumentsInvalid for the model (issue 12, item 3). */
+  | { readonly _tag: "Deep"; readonly tool: ToolName }
 
 export interface Usage {
   readonly inputTokens: number
@@ -91,7 +104,45 @@ export type TurnSpec =
   | { readonly _tag: "Delay"; readonly ms: number; readonly turn: TurnSpec }
   /** Never answers: only an abort ends it (reaching it aborts the run). */
   | { readonly _tag: "Hang" }
+  /** Never answers and nothing aborts it: only the run's time limit ends it (issue 12, item 7). */
+  | { readonly _tag: "Stall" }
+  /** The driver answers garbage (issue 12, item 2); every kind but `afterFinish` is an InferenceFailed. */
+  | { readonly _tag: "Garbage"; readonly kind: GarbageKind }
 
+/** What a garbage driver answers (generate: the response; stream: its parts). */
+export type GarbageKind =
+  | "undefined"
+  | "null"
+  | "nullCall"
+  | "stringCalls"
+  | "emptyCall"
+  | "noToolCalls"
+  | "numberText"
+  | "nanUsage"
+  | "bananaFinish"
+  | "circularMetadata"
+  | "nullPart"
+  | "stringPart"
+  | "otherText"
+  /** A good answer, then parts after the Finish (null, a second Finish): those are never read. */
+  | "afterFinish"
+
+export const garbageKinds: ReadonlyArray<GarbageKind> = [
+  "undefined",
+  "null",
+  "nullCall",
+  "stringCalls",
+  "emptyCall",
+  "noToolCalls",
+  "numberText",
+  "nanUsage",
+  "bananaFinish",
+  "circularMetadata",
+  "nullPart",
+  "stringPart",
+  "otherText",
+  "afterFinish",
+]
 export interface Guards {
   readonly maxSteps: number
   readonly maxTokens: number | null
@@ -109,7 +160,8 @@ export interface Guards {
  */
 export interface AbortSpec {
   readonly at: number
-  readonly via: "signal" | "interrupt" | "leave"
+  /** `timeLimit` is never generated: the log records the loop's deadline that way. */
+  readonly via: "signal" | "interrupt" | "leave" | "timeLimit"
   readonly timing: "now" | "soon"
 }
 
@@ -140,15 +192,21 @@ const triggers = HookTrigger.all
 const priority = fc.constantFrom(-300, -200, -1, 0, 0, 0, 1, 100, 200, 250)
 
 const wait = (lift: Lift): fc.Arbitrary<Wait> =>
-  lift === "pure"
+  lift === "pure" || lift === "asyncPure"
     ? fc.constant({ _tag: "None" } as const)
     : lift === "effect"
     ? fc.oneof(
-      fc.constant({ _tag: "None" } as const),
-      fc.constant({ _tag: "Yield" } as const),
-      fc.record({ _tag: fc.constant("Sleep" as const), ms: fc.constantFrom(1, 5, 20) }),
+      { weight: 3, arbitrary: fc.constant({ _tag: "None" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Yield" } as const) },
+      { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Sleep" as const), ms: fc.constantFrom(1, 5, 20) }) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
     )
-    : fc.oneof(fc.constant({ _tag: "None" } as const), fc.constant({ _tag: "Microtask" } as const), fc.constant({ _tag: "Macrotask" } as const))
+    : fc.oneof(
+      { weight: 3, arbitrary: fc.constant({ _tag: "None" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Microtask" } as const) },
+      { weight: 3, arbitrary: fc.constant({ _tag: "Macrotask" } as const) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
+    )
 
 const stopReason = fc.constantFrom<StopReason.StopReason>("StopRequested", "FinishReasonReceived", "ErrorForbade", "TokenLimitReached")
 
@@ -166,7 +224,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ _tag: "Handle" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },
-  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger") }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger", "hostile", "proxy") }) },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -204,7 +262,7 @@ const triggersFor = (b: Behaviour): fc.Arbitrary<ReadonlyArray<Trigger> | "all">
   )
 
 const liftFor = (b: Behaviour): fc.Arbitrary<Lift> =>
-  b._tag === "Permission" ? fc.constant("effect") : fc.constantFrom<Lift>("pure", "pure", "effect", "promise")
+  b._tag === "Permission" ? fc.constant("effect") : fc.constantFrom<Lift>("pure", "pure", "effect", "promise", "asyncPure")
 
 const hookSpec = (index: number): fc.Arbitrary<HookSpec> =>
   behaviour.chain((b) =>
@@ -250,13 +308,14 @@ const hooks: fc.Arbitrary<ReadonlyArray<HookSpec>> = fc.integer({ min: 0, max: 6
   )
 )
 
-const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow")
+const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow", "quit")
 
 const callSpec: fc.Arbitrary<CallSpec> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ _tag: fc.constant("Valid" as const), tool: toolName }) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Malformed" as const), tool: toolName }) },
-  { weight: 1, arbitrary: fc.constant({ _tag: "Unknown" } as const) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Invalid" as const), tool: fc.constantFrom<ToolName>("add", "echo", "sleepy") }) },
+  { weight: 12, arbitrary: fc.record({ _tag: fc.constant("Valid" as const), tool: toolName }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Malformed" as const), tool: toolName }) },
+  { weight: 2, arbitrary: fc.constant({ _tag: "Unknown" } as const) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Invalid" as const), tool: fc.constantFrom<ToolName>("add", "echo", "sleepy") }) },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Deep" as const), tool: fc.constantFrom<ToolName>("add", "echo") }) },
 )
 
 const usage: fc.Arbitrary<Usage> = fc.record({ inputTokens: fc.integer({ min: 0, max: 40 }), outputTokens: fc.integer({ min: 0, max: 20 }) })
@@ -288,6 +347,8 @@ const turn: fc.Arbitrary<TurnSpec> = fc.oneof(
   { weight: 12, arbitrary: answer },
   { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Delay" as const), ms: fc.constantFrom(1, 10, 40), turn: answer }) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Hang" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Stall" } as const) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Garbage" as const), kind: fc.constantFrom(...garbageKinds) }) },
 )
 
 const guards: fc.Arbitrary<Guards> = fc.record({
@@ -311,13 +372,16 @@ const onTrigger = (h: HookSpec, trigger: Trigger): boolean => h.triggers === "al
 
 /**
  * A failure the steps guard cannot see: a BeforeStep hook that runs before the guards
- * (priority >= 200) fails under 'fail'. The guard never runs in that dispatch, so the
+ * (priority >= 200) fails under 'fail' (it throws, or it is an async function registered
+ * as a pure hook, which always fails). The guard never runs in that dispatch, so the
  * failed attempt is recorded past the limit, and an OnError hook that handles every
  * error retries it forever, like a `catch` that always retries (docs/guarantees.md,
  * Known limits). The guarantees are checked for every other scenario.
  */
 export const failsBeforeGuards = (s: Pick<Scenario, "hooks">): boolean =>
-  s.hooks.some((h) => h.onError === "fail" && h.behaviour._tag === "Throw" && h.priority >= 200 && onTrigger(h, "BeforeStep"))
+  s.hooks.some((h) =>
+    h.onError === "fail" && (h.behaviour._tag === "Throw" || h.lift === "asyncPure") && h.priority >= 200 && onTrigger(h, "BeforeStep")
+  )
 
 export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]>("run", "run", "stream", "iterate").chain((mode) =>
   fc.record({
@@ -331,12 +395,33 @@ export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]
     abort: abortSpec(mode),
     input: fc.constantFrom<Scenario["input"]>("question", "question", "question", "finished"),
     twin: mode === "run" ? fc.constantFrom(false, false, false, true) : fc.constant(false),
-  }).filter((s) => !failsBeforeGuards(s)).chain((s) => fc.integer({ min: 0, max: s.hooks.length }).map((guardsAt) => ({ ...s, guardsAt })))
+  }).filter((s) => !failsBeforeGuards(s)).map(withinTimeLimit).chain((s) =>
+    fc.integer({ min: 0, max: s.hooks.length }).map((guardsAt) => ({ ...s, guardsAt }))
+  )
 )
+
+const hangsOnAfterExecution = (h: HookSpec): boolean => h.triggers === "all" || h.triggers.includes("AfterExecution")
+
+/**
+ * Hangs nothing aborts end only by the time limit, which bounds the run but not its
+ * AfterExecution (the `finally`, bounded by its hooks' own timeouts): without a limit,
+ * or on AfterExecution, a hang waits for nothing. A run with a garbage answer is not
+ * compared with its streamed twin (the paths name different parts in their errors).
+ */
+const withinTimeLimit = <S extends Omit<Scenario, "guardsAt">>(s: S): S => {
+  const limited = s.guards.maxExecutionTime !== null
+  return {
+    ...s,
+    hooks: s.hooks.map((h) => h.wait._tag === "Hang" && (!limited || hangsOnAfterExecution(h)) ? { ...h, wait: { _tag: "None" } as const } : h),
+    script: limited ? s.script : s.script.map((t) => (t._tag === "Stall" ? ({ _tag: "Hang" } as const) : t)),
+    twin: s.twin && !s.script.some((t) => t._tag === "Garbage"),
+  }
+}
 
 // -- a readable form ----------------------------------------------------------
 
-const showWait = (w: Wait): string => (w._tag === "None" ? "" : w._tag === "Sleep" ? ` after sleep(${w.ms}ms)` : ` after ${w._tag.toLowerCase()}`)
+const showWait = (w: Wait): string =>
+  w._tag === "None" ? "" : w._tag === "Sleep" ? ` after sleep(${w.ms}ms)` : w._tag === "Hang" ? " after a hang (no abort)" : ` after ${w._tag.toLowerCase()}`
 
 const showBehaviour = (b: Behaviour): string => {
   switch (b._tag) {
@@ -371,6 +456,10 @@ const showTurn = (t: TurnSpec): string => {
       return `delay(${t.ms}ms, ${showTurn(t.turn)})`
     case "Hang":
       return "hang"
+    case "Stall":
+      return "stall (no abort: the time limit ends it)"
+    case "Garbage":
+      return `garbage(${t.kind})`
   }
 }
 

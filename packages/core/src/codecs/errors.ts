@@ -7,11 +7,11 @@
 import * as t from "io-ts"
 import * as AgentError_ from "../AgentError.js"
 import { finite, optional, struct, tagged } from "./combinators.js"
-import { HookTrigger } from "./literals.js"
+import { HookPoint, HookTrigger } from "./literals.js"
 
 const hookFailed = struct(
   "HookFailed",
-  { _tag: t.literal("HookFailed"), hook: t.string, trigger: HookTrigger, message: t.string },
+  { _tag: t.literal("HookFailed"), hook: t.string, trigger: HookPoint, message: t.string },
   ({ hook, trigger, message }): AgentError_.HookFailed => Object.freeze({ _tag: "HookFailed", hook, trigger, message }),
 )
 
@@ -23,8 +23,8 @@ const hookIsEffectful = struct(
 
 const inferenceFailed = struct(
   "InferenceFailed",
-  { _tag: t.literal("InferenceFailed"), message: t.string, status: optional(finite), retryable: t.boolean },
-  ({ message, status, retryable }) => AgentError_.inferenceFailed(message, { status, retryable }),
+  { _tag: t.literal("InferenceFailed"), message: t.string, status: optional(finite), retryable: t.boolean, retryAfterMs: optional(finite) },
+  ({ message, status, retryable, retryAfterMs }) => AgentError_.inferenceFailed(message, { status, retryable, retryAfterMs }),
 )
 
 const toolFailed = struct(
@@ -77,6 +77,14 @@ const aborted = struct(
   { _tag: t.literal("Aborted"), message: t.string },
   ({ message }) => AgentError_.aborted(message),
 )
+
+/**
+ * A failed model call.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const InferenceFailed = inferenceFailed
 
 /**
  * Any `AgentError`, dispatched on `_tag`.

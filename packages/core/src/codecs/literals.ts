@@ -8,6 +8,7 @@ import type { ExecutionStatus as ExecutionStatus_ } from "../AgentState.js"
 import * as HookTrigger_ from "../HookTrigger.js"
 import * as InferenceResponse_ from "../InferenceResponse.js"
 import * as StopReason_ from "../StopReason.js"
+import * as WrapHook_ from "../WrapHook.js"
 import { literals, type Codec } from "./combinators.js"
 
 /**
@@ -17,6 +18,14 @@ import { literals, type Codec } from "./combinators.js"
  * @category codecs
  */
 export const HookTrigger: Codec<HookTrigger_.HookTrigger> = literals(HookTrigger_.all)
+
+/**
+ * A trigger or a wrap point: where a hook runs (the `trigger` of `HookFailed`).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const HookPoint: Codec<HookTrigger_.HookTrigger | WrapHook_.WrapPoint> = literals([...HookTrigger_.all, ...WrapHook_.points])
 
 /**
  * One of the stop reasons.

@@ -9,25 +9,59 @@ import { pipe } from "effect/Function"
 import * as AgentState_ from "../AgentState.js"
 import * as HookContext_ from "../HookContext.js"
 import * as Step_ from "../Step.js"
+import * as StopReason_ from "../StopReason.js"
 import * as StopSignal_ from "../StopSignal.js"
+import { isLeft } from "fp-ts/lib/Either.js"
 import * as ToolExecution_ from "../ToolExecution.js"
-import { appendLog, array, finite, optional, struct, tagged } from "./combinators.js"
-import { AgentError, ToolError } from "./errors.js"
+import { appendLog, array, finite, literals, optional, struct, tagged } from "./combinators.js"
+import { AgentError, InferenceFailed, ToolError } from "./errors.js"
 import { InferenceRequest, InferenceResponse, ResponseFormat, Usage } from "./inference.js"
+import { emptyMetadata } from "../Json.js"
 import { JsonValue, Metadata } from "./json.js"
 import { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./literals.js"
 import { Message, ToolCall } from "./messages.js"
 
+const signalFields = struct(
+  "StopSignal",
+  { reason: t.string, message: t.string, source: t.string, priority: optional(finite), kind: optional(literals<StopReason_.Kind>(["hard", "soft"])) },
+  (fields) => fields,
+)
+
 /**
- * A stop signal.
+ * A stop signal: a built-in reason (no priority, no kind: they are fixed), or a custom
+ * reason with its declared priority and kind (`StopReason.custom`).
  *
  * @since 0.1.0
  * @category codecs
  */
-export const StopSignal = struct(
+export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof signalFields>, unknown>(
   "StopSignal",
-  { reason: StopReason, message: t.string, source: t.string },
-  ({ reason, message, source }) => StopSignal_.make(reason, message, source),
+  (u): u is StopSignal_.StopSignal =>
+    signalFields.is(u) && (StopReason.is(u.reason)
+      ? u.priority === undefined && u.kind === undefined
+      : StopReason_.customProblem(u.reason, u.priority, u.kind) === undefined),
+  (u, c): t.Validation<StopSignal_.StopSignal> => {
+    const decoded = signalFields.validate(u, c)
+    if (isLeft(decoded)) return decoded
+    const { reason, message, source, priority, kind } = decoded.right
+    const at = (key: string, value: unknown, detail: string) =>
+      t.failure<StopSignal_.StopSignal>(value, t.appendContext(c, key, t.unknown, value), detail)
+    if (StopReason.is(reason)) {
+      if (priority !== undefined) return at("priority", priority, `the priority of the built-in reason "${reason}" is fixed: leave it out`)
+      if (kind !== undefined) return at("kind", kind, `the kind of the built-in reason "${reason}" is fixed: leave it out`)
+      return t.success(StopSignal_.make(reason, message, source))
+    }
+    if (priority === undefined && kind === undefined) {
+      return at("reason", reason, `expected a built-in reason (${StopReason.name}), or a custom reason with its priority and kind`)
+    }
+    const problem = StopReason_.customProblem(reason, priority, kind)
+    if (problem !== undefined) {
+      const key = problem.path === "name" ? "reason" : problem.path
+      return at(key, key === "reason" ? reason : key === "priority" ? priority : kind, problem.detail)
+    }
+    return t.success(StopSignal_.make(StopReason_.custom({ name: reason, priority: priority!, kind: kind! }), message, source))
+  },
+  (signal) => signalFields.encode({ ...signal, priority: signal.priority, kind: signal.kind }),
 )
 
 const success = struct(
@@ -61,6 +95,30 @@ const blocked = struct(
 export const ToolExecution = tagged("ToolExecution", "status", { success, failure, blocked })
 
 /**
+ * One model call of a step (wrap hooks).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const InferenceAttempt = struct(
+  "InferenceAttempt",
+  { modelId: optional(t.string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
+  (fields) => Step_.inferenceAttempt(fields),
+)
+
+/**
+ * One tool execution of a step (wrap hooks).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const ToolAttempt = struct(
+  "ToolAttempt",
+  { toolCallId: t.string, toolName: t.string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
+  (fields) => Step_.toolAttempt(fields),
+)
+
+/**
  * A step of the loop.
  *
  * @since 0.1.0
@@ -76,6 +134,8 @@ export const Step = struct(
     finishReason: optional(FinishReason),
     startedAt: finite,
     completedAt: optional(finite),
+    attempts: optional(array(InferenceAttempt)),
+    toolAttempts: optional(array(ToolAttempt)),
   },
   (fields): Step_.Step => {
     const made = Step_.make(fields)
@@ -114,6 +174,9 @@ export const Execution = struct(
     continuationRequested: t.boolean,
     usage: Usage,
     errors: array(AgentError),
+    // Optional: states encoded before these fields existed still decode.
+    stopReason: optional(t.string),
+    metadata: optional(Metadata),
   },
   (fields): AgentState_.Execution =>
     Object.freeze({
@@ -125,6 +188,8 @@ export const Execution = struct(
       continuationRequested: fields.continuationRequested,
       usage: fields.usage,
       errors: fields.errors,
+      stopReason: fields.stopReason,
+      metadata: fields.metadata ?? emptyMetadata,
     }),
 )
 

@@ -4,6 +4,7 @@ import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
 import { problemOf } from "./contextCheck.js"
+import type { WrapPoint } from "../WrapHook.js"
 import { deepFreeze } from "./immer.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
@@ -91,7 +92,7 @@ export const disarm = (value: unknown): boolean => {
 
 const emit = (
   sink: HookExecuted.EventSink,
-  trigger: HookTrigger,
+  trigger: HookTrigger | WrapPoint,
   entry: Entry,
   startedAt: number,
   endedAt: number,

@@ -2,6 +2,7 @@
 import {
   AgentError,
   Message,
+  StopReason,
   StopSignal,
   ToolCall,
   ToolExecution,
@@ -74,7 +75,17 @@ export const message = (options: Options = {}): fc.Arbitrary<Message> => {
  * @category constructors
  */
 export const stopSignal = (options: Options = {}): fc.Arbitrary<StopSignal> =>
-  fc.tuple(stopReason(), text(options), identifier).map(([reason, msg, source]) => StopSignal.make(reason, msg, source))
+  fc.tuple(fc.oneof({ weight: 4, arbitrary: stopReason() }, { weight: 1, arbitrary: customStopReason }), text(options), identifier)
+    .map(([reason, msg, source]) => StopSignal.make(reason, msg, source))
+
+// A custom reason (`StopReason.custom`): its priority and kind ride on the signal.
+const customStopReason: fc.Arbitrary<StopReason.Custom> = fc
+  .record({
+    name: fc.stringMatching(/^[A-Za-z][A-Za-z0-9_:]{0,30}$/).filter((n) => !StopReason.isStopReason(n)),
+    priority: fc.integer({ min: -1000, max: 1000 }),
+    kind: fc.constantFrom<StopReason.Kind>("hard", "soft"),
+  })
+  .map(StopReason.custom)
 
 /**
  * Any `AgentError`, made by its constructor.

@@ -5,6 +5,7 @@ import {
   HookContext,
   HookTrigger,
   Step,
+  StopSignal,
   ToolCall,
   Usage,
 } from "@hookline/core"
@@ -68,6 +69,7 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
       messages: fc.array(message(options), { maxLength: s.maxMessages }),
       contextMetadata: metadata(options),
       metadata: metadata(options),
+      executionMetadata: metadata(options),
       status: executionStatus(),
       startedAt: epochMs,
       duration: fc.nat(3_600_000),
@@ -100,6 +102,9 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
         continuationRequested: r.continuationRequested,
         usage: steps.reduce((u, st) => Usage.add(u, st.usage), Usage.empty),
         errors: Object.freeze(r.errors),
+        // A finished run says how it ended: its highest signal's reason.
+        stopReason: finalStatuses.has(r.status) ? StopSignal.highest(r.stopSignals)?.reason : undefined,
+        metadata: r.executionMetadata,
       })
     })
 }

@@ -7,6 +7,7 @@
  */
 import { HookContext, type Hook, type HookTrigger } from "@hookline/core"
 import type fc from "fast-check"
+import type * as Arbitraries from "../Arbitraries.js"
 import { structuralDifference } from "../internal/inspect.js"
 
 /**
@@ -17,6 +18,7 @@ import { structuralDifference } from "../internal/inspect.js"
  */
 export type LawName =
   | "deterministic"
+  | "noHiddenState"
   | "immutable"
   | "keepsTrigger"
   | "returnsFrozen"
@@ -24,6 +26,19 @@ export type LawName =
   | "blockStaysBlocked"
   | "commutes"
   | "idempotent"
+  /** A wrap hook pure apart from `next` (`HookLaws.checkWrap`). */
+  | "wrapPure"
+
+/**
+ * What a law is checked on: the hook's triggers and the sizes of generated values.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Scope {
+  readonly triggers: ReadonlyArray<HookTrigger>
+  readonly arbitraries?: Arbitraries.Options | undefined
+}
 
 /**
  * A law of pure hooks.
@@ -37,13 +52,21 @@ export interface Law<X = undefined> {
   readonly description: string
   /** Whether the law says anything about contexts of this trigger. */
   readonly appliesTo: (trigger: HookTrigger) => boolean
-  /** The extra input of a case besides the context (a block reason, how a run goes on). */
-  readonly extra: fc.Arbitrary<X>
+  /**
+   * The extra input of a case besides the context (a block reason, how a run goes
+   * on), or how to make it from the triggers and sizes being checked (other contexts
+   * of those triggers, for `deterministic`).
+   */
+  readonly extra: fc.Arbitrary<X> | ((scope: Scope) => fc.Arbitrary<X>)
   /**
    * Turns a generated context into the one the law is about (blockStaysBlocked blocks
    * it); the report shows the prepared context. Default: the context as generated.
    */
   readonly prepare?: ((ctx: HookContext, extra: X) => HookContext) | undefined
+  /** Cases when the options give none (default: fast-check's); each case of a costly law runs the hook many times. */
+  readonly defaultNumRuns?: number | undefined
+  /** Whether a failure is shrunk (default true); false for laws whose cases are not independent. */
+  readonly shrinks?: boolean | undefined
   /** What went wrong on this case, or `undefined` when the law holds. */
   readonly check: (hook: Hook, ctx: HookContext, extra?: X) => string | undefined
   /**

@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { HookContext, type Hook } from "@hookline/core"
+import { HookContext, HookTrigger, type Hook } from "@hookline/core"
 import fc from "fast-check"
+import * as Arbitraries from "../Arbitraries.js"
 import { within, worlds } from "../internal/environment.js"
 import { difference, firstUnfrozen, rebuild, snapshot, thaw } from "../internal/inspect.js"
 import { apply, describeThrow, describeValue, differs, errorText, isMutationError, isViolation, output, type Law } from "./Law.js"
@@ -104,6 +105,26 @@ const separateCopy = (ctx: HookContext): HookContext => {
   }
 }
 
+// `other` as it would come in the same run as `ctx`: the same state, and the same
+// request or tool call where its trigger carries one. A cache keyed by the request
+// (filled at AfterInference, read at BeforeInference) meets its own key this way.
+const sibling = (ctx: HookContext, other: HookContext): HookContext => {
+  const fields = HookTrigger.fields[other.trigger]
+  const toolCall = fields.includes("toolCall") ? ctx.toolCall ?? other.toolCall : undefined
+  const execution = other.toolExecution
+  return HookContext.make({
+    trigger: other.trigger,
+    state: ctx.state,
+    createdAt: other.createdAt,
+    request: fields.includes("request") ? ctx.request ?? other.request : undefined,
+    response: other.response,
+    toolCall,
+    toolExecution: execution === undefined || toolCall === undefined ? execution : { ...execution, toolCall },
+    errors: other.errors,
+    metadata: other.metadata,
+  })
+}
+
 /**
  * Same input, equal output. The hook runs twice, on two equal contexts built
  * separately, each time under another controlled world: the clock (`Date`,
@@ -133,5 +154,42 @@ export const deterministic: Law = {
     return difference === undefined
       ? undefined
       : `two runs on equal contexts gave different results: ${difference} (does it read the clock, draw randomness, or keep state between calls?)`
+  },
+}
+
+/**
+ * No state hidden from the context (`HookLaws.deterministic` checks it too): the same context gives
+ * the same result after the hook ran on other contexts of its triggers, some sharing
+ * the first one's state, request or tool call. State hidden from the context (a cache
+ * or a counter in a closure) shows. Not shrunk: the hidden state outlives each case,
+ * so a smaller case proves nothing; the case that failed is reported as it was.
+ *
+ * @since 0.1.0
+ * @category laws
+ */
+export const noHiddenState: Law<ReadonlyArray<HookContext>> = {
+  name: "noHiddenState",
+  description: "gives the same output for the same input, whatever ran before",
+  appliesTo: always,
+  extra: ({ triggers, arbitraries }) => fc.array(Arbitraries.hookContextOf(triggers, arbitraries), { minLength: 1, maxLength: 2 }),
+  shrinks: false,
+  // A closure's state shows within a few cases (each runs the hook up to six times).
+  defaultNumRuns: 25,
+  check: (hook, ctx, others = []) => {
+    const first = apply(hook, ctx)
+    const between = others.flatMap((other) => [sibling(ctx, other), other])
+    // What the hook does with these is not this law's concern: only what it keeps.
+    for (const other of between) apply(hook, other)
+    const again = apply(hook, separateCopy(ctx))
+    const after = `after it ran on ${between.length} other context(s) (${between.map((c) => c.trigger).join(", ")})`
+    if (first._tag === "Threw" || again._tag === "Threw") {
+      const a = first._tag === "Threw" ? errorText(first.error) : "returned"
+      const b = again._tag === "Threw" ? errorText(again.error) : "returned"
+      return a === b ? undefined : `the same context gave a different outcome ${after}: ${a} at first, then ${b}`
+    }
+    const later = differs(first.value, again.value, "at first", after)
+    return later === undefined
+      ? undefined
+      : `the same context gave a different result after other contexts ran: ${later} (state hidden from the context, such as a cache or a counter in a closure: keep it in the context)`
   },
 }

@@ -77,7 +77,8 @@ const encodeForReport = (ctx: unknown): string => {
 
 const indent = (text: string) => text.replace(/\n/g, "\n  ")
 
-class Violation extends Error {}
+/** @internal what a failing case throws inside the property. */
+export class Violation extends Error {}
 
 /** @internal */
 export interface Run {
@@ -99,7 +100,8 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
   const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, options.arbitraries)
   let exercised = law.exercised === undefined
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
-  const property = fc.property(contexts, law.extra, (generated, extra) => {
+  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra
+  const property = fc.property(contexts, extras, (generated, extra) => {
     if (!law.appliesTo(generated.trigger)) return
     const ctx = prepare(generated, extra)
     const violation = law.check(hook, ctx, extra)
@@ -107,13 +109,26 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     if (!exercised && law.exercised?.(hook, ctx, extra) === true) exercised = true
   })
   const details = fc.check(property, {
-    ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
+    ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : law.defaultNumRuns !== undefined ? { numRuns: law.defaultNumRuns } : {}),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.path === undefined ? {} : { path: options.path, endOnFailure: true }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    ...(options.path !== undefined || law.shrinks === false ? { endOnFailure: true } : {}),
   })
   if (!details.failed) {
     return { failure: undefined, exercised: exercised || options.path !== undefined, numRuns: details.numRuns, seed: details.seed }
   }
+  const failure = failureOf(law, label, details, prepare)
+  return { failure, exercised, numRuns: details.numRuns, seed: details.seed }
+}
+
+/** @internal the `LawFailed` of a failed fast-check run of a law. */
+export const failureOf = <X>(
+  law: Law<X>,
+  label: string,
+  details: fc.RunDetails<[HookContext, X]>,
+  prepare: (ctx: HookContext, extra: X) => HookContext,
+  replay: string = law.name === "commutes" ? "HookLaws.commutes(hook, other, { %s })" : `HookLaws.${law.name}(hook, { %s })`,
+): LawFailed => {
   const [generated, extra] = (details.counterexample ?? [undefined, undefined]) as [HookContext | undefined, X]
   const context = generated === undefined ? undefined : prepare(generated, extra)
   const error = details.errorInstance
@@ -122,7 +137,7 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     : `the check itself threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
   const trigger = context?.trigger
   const seedAndPath = `seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)}`
-  const call = law.name === "commutes" ? `HookLaws.commutes(hook, other, { ${seedAndPath} })` : `HookLaws.${law.name}(hook, { ${seedAndPath} })`
+  const call = replay.replace("%s", seedAndPath)
   const lines = [
     `HookLaws.${law.name} failed for ${JSON.stringify(label)}${trigger === undefined ? "" : ` on ${trigger}`}: ${reason}`,
     `Property failed after ${details.numRuns} test(s), shrunk ${details.numShrinks} time(s).`,
@@ -131,7 +146,7 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     `  context: ${indent(encodeForReport(context))}`,
     ...(extra === undefined || law.prepare !== undefined ? [] : [`  extra: ${indent(fc.stringify(extra))}`]),
   ]
-  const failure = new LawFailed(
+  return new LawFailed(
     law.name,
     reason,
     trigger,
@@ -140,7 +155,6 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
     details.counterexamplePath ?? undefined,
     lines.join("\n"),
   )
-  return { failure, exercised, numRuns: details.numRuns, seed: details.seed }
 }
 
 /** @internal the failure of a law that no case exercised (a guard that never fired). */

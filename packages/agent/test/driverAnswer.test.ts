@@ -1,0 +1,47 @@
+// The driver boundary's check (internal/driverAnswer.ts) agrees with the codecs: what it
+// accepts decodes with Codecs.InferenceResponse to an equal response, and what the codec
+// refuses it refuses too (the hand-written check exists only to be cheap).
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Codecs } from "@hookline/core"
+import { Arbitraries } from "@hookline/testing"
+import { isFailure, response } from "../src/internal/driverAnswer.js"
+
+const encoded = Arbitraries.inferenceResponse().map((r) => JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(r))) as unknown)
+
+// A valid response with one value anywhere in it replaced by anything.
+const damaged = fc.tuple(encoded, fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true }), fc.nat()).map(([u, junk, n]) => {
+  const paths: Array<Array<string | number>> = []
+  const visit = (v: unknown, path: Array<string | number>) => {
+    paths.push(path)
+    if (typeof v === "object" && v !== null) for (const [k, c] of Object.entries(v)) visit(c, [...path, Array.isArray(v) ? Number(k) : k])
+  }
+  visit(u, [])
+  const path = paths[n % paths.length] as Array<string | number>
+  if (path.length === 0) return junk
+  let parent = u as Record<string | number, unknown>
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
+  parent[path.at(-1) as string | number] = junk
+  return u
+})
+
+describe("the driver boundary's check", () => {
+  it("accepts every encoded response and gives what the codec decodes", () => {
+    fc.assert(fc.property(encoded, (u) => {
+      const checked = response(u)
+      expect(isFailure(checked)).toBe(false)
+      expect(checked).toEqual(Codecs.decodeUnsafe(Codecs.InferenceResponse, u))
+    }))
+  })
+
+  it("refuses whatever the codec refuses, and what it accepts round-trips through the codec", () => {
+    fc.assert(fc.property(damaged, (u) => {
+      const checked = response(u)
+      const decoded = Codecs.decode(Codecs.InferenceResponse, u)
+      if (decoded._tag === "Failure") expect(isFailure(checked)).toBe(true)
+      if (!isFailure(checked)) {
+        expect(Codecs.decodeUnsafe(Codecs.InferenceResponse, JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(checked))))).toEqual(checked)
+      }
+    }), { numRuns: 300 })
+  })
+})

@@ -1,0 +1,64 @@
+import { AgentState, Message } from "@hookline/core"
+import { ScriptedDriver } from "@hookline/testing"
+import { Effect } from "effect"
+import * as t from "io-ts"
+import { describe, expect, it } from "vitest"
+import { AgentBuilder, Tool, UseAll, UseDriver, UseLoader, UseTools } from "../src/index.js"
+
+describe("Agent", () => {
+  describe("resume", () => {
+    it("rejects with InvalidConfiguration when no capability loads runs", async () => {
+      const agent = AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("hi")])))
+      await expect(agent.resume("run-1")).rejects.toMatchObject({ _tag: "InvalidConfiguration" })
+    })
+
+    it("runs a loaded state that has not finished, and gives a finished one back as it is", async () => {
+      const pending = AgentState.make({ id: "run-1", messages: [Message.user("hi")] })
+      const done = AgentState.withStatus(pending, "completed", 5)
+      const driver = ScriptedDriver.make([ScriptedDriver.text("hello")])
+      const loaded: Array<string> = []
+      const agent = AgentBuilder.make(
+        UseDriver(driver),
+        UseLoader((runId) => Effect.sync(() => (loaded.push(runId), runId === "done" ? done : pending))),
+      )
+      expect(await agent.resume("done")).toBe(done)
+      const final = await agent.resume("run-1")
+      expect(final.execution.status).toBe("completed")
+      expect(final.context.messages.last()?.content).toBe("hello")
+      expect(loaded).toEqual(["done", "run-1"])
+      expect(driver.requests).toHaveLength(1)
+    })
+
+    it("fails with the loader's typed error", async () => {
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([])),
+        UseLoader((runId) => Effect.fail({ _tag: "RunNotFound", message: `no run ${runId}` })),
+      )
+      const exit = await Effect.runPromiseExit(agent.resumeEffect("x"))
+      expect(exit).toMatchObject({ _tag: "Failure" })
+      await expect(agent.resume("x")).rejects.toMatchObject({ _tag: "RunNotFound" })
+    })
+  })
+})
+
+describe("AgentBuilder", () => {
+  it("reads the capabilities of a bundle at their own paths", () => {
+    expect(() => AgentBuilder.make(UseAll(UseLoader(() => Effect.die("x")), UseLoader(() => Effect.die("y")))))
+      .toThrow("capabilities[0].capabilities[1]")
+    expect(() => AgentBuilder.make(UseAll(UseAll({ _tag: "Nope" } as never)))).toThrow("capabilities[0].capabilities[0].capabilities[0]")
+  })
+})
+
+describe("Tool", () => {
+  it("gives the call an idempotency key made of the run id and the tool call id", async () => {
+    const keys: Array<string> = []
+    const tool = Tool.make({ name: "pay", parameters: t.type({}), execute: (_, context) => (keys.push(context.idempotencyKey), "ok") })
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "call-7", name: "pay", arguments: {} }]), ScriptedDriver.text("paid")])),
+      UseTools([tool]),
+    )
+    const final = await agent.run(AgentState.make({ id: "run-9", messages: [Message.user("pay")] }))
+    expect(final.execution.status).toBe("completed")
+    expect(keys).toEqual(["run-9:call-7"])
+  })
+})

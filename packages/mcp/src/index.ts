@@ -1,0 +1,15 @@
+/**
+ * @hookline/mcp: tools from Model Context Protocol servers as hookline tools.
+ *
+ * @since 0.1.0
+ */
+import * as McpServer_ from "./McpServer.js"
+export { McpServer_ as McpServer }
+export type McpServer = McpServer_.McpServer
+import * as McpConnection_ from "./McpConnection.js"
+export { McpConnection_ as McpConnection }
+export type McpConnection = McpConnection_.McpConnection
+import * as McpTool_ from "./McpTool.js"
+export { McpTool_ as McpTool }
+export { McpConnectionFailed } from "./McpError.js"
+export { UseMcp } from "./UseMcp.js"

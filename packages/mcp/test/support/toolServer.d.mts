@@ -1,0 +1,2 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+export declare const makeServer: () => Server

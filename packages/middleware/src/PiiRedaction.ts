@@ -1,0 +1,178 @@
+/**
+ * Redacts personal data and secrets: email addresses, phone numbers, card numbers
+ * (only digit runs that pass the Luhn check, so order numbers stay) and API-key shapes
+ * (OpenAI, Anthropic, AWS, GitHub, Slack, Google keys; bearer tokens). It rewrites tool
+ * results and tool errors (AfterToolUse) before the model reads them, and the text of
+ * model responses (AfterInference) before it is committed to the state. Tool-call
+ * arguments are left alone: the model may pass an address on to a tool on purpose. Streamed text is clean too when the loop's `textDeltas` is `"auto"` (the
+ * default: a stack with an AfterInference hook holds the text back until the hooks
+ * ran) or `"checked"`; with `"live"` the stream shows the text before any hook saw it
+ * (docs/loop.md).
+ *
+ * @since 0.1.0
+ */
+import { UseHook, type AgentBuilder } from "@hookline/agent"
+import { HookContext, HookTrigger, HookTriggers, InferenceResponse, type Hook, type JsonValue } from "@hookline/core"
+import * as O from "./internal/builtinOptions.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = "email" | "phone" | "card" | "apiKey"
+
+/** @since 0.1.0 @category constants */
+export const kinds: ReadonlyArray<Kind> = Object.freeze(["email", "phone", "card", "apiKey"])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** What to redact; default all four kinds. */
+  readonly kinds?: ReadonlyArray<Kind> | undefined
+  /** Where: tool results, model responses, or both (default). */
+  readonly on?: ReadonlyArray<"toolResults" | "responses"> | undefined
+}
+
+/** @since 0.1.0 @category constants */
+export const name = "privacy:pii_redaction"
+
+/** Low on AfterToolUse/AfterInference: it sees what other rewrites left. @since 0.1.0 @category constants */
+export const priority = -100
+
+/** What a redacted value becomes: `[REDACTED:email]`. @since 0.1.0 @category constants */
+export const placeholder = (kind: Kind): string => `[REDACTED:${kind}]`
+
+/** Whether a run of digits passes the Luhn check (card numbers do). @since 0.1.0 @category predicates */
+export const luhn = (digits: string): boolean => {
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48
+    if (i % 2 === 1) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return digits.length > 0 && sum % 10 === 0
+}
+
+// Keys first (their shapes may hold digit runs), then cards (before phones, which a
+// spaced card number also looks like), then emails and phones.
+const patterns: ReadonlyArray<readonly [Kind, RegExp]> = [
+  ["apiKey", /\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})\b|\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*/g],
+  ["card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g],
+  ["email", /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g],
+  ["phone", /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}[\s.-]\d{2,4}(?:[\s.-]\d{2,5}){0,2}(?![\w])/g],
+]
+
+// 2024-01-05, 05.01.2024: dates look like phone numbers with separators.
+const datePattern = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{4})$/
+
+const redactWith = (enabled: ReadonlySet<Kind>) => (text: string): string => {
+  let out = text
+  for (const [kind, pattern] of patterns) {
+    if (!enabled.has(kind)) continue
+    out = out.replace(pattern, (match) => {
+      if (kind === "card" && !luhn(match.replace(/[ -]/g, ""))) return match
+      // A phone needs 7 to 15 digits (E.164); fewer is a date or a version number.
+      if (kind === "phone") {
+        const digits = match.replace(/\D/g, "").length
+        if (digits < 7 || digits > 15 || datePattern.test(match)) return match
+      }
+      return placeholder(kind)
+    })
+  }
+  return out
+}
+
+/**
+ * The text with every enabled kind replaced by its placeholder. Idempotent.
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const redact = (text: string, only: ReadonlyArray<Kind> = kinds): string => redactWith(new Set(only))(text)
+
+// Every string of a JSON value, keys left alone; the same value when nothing changed.
+const redactJson = (value: JsonValue, f: (s: string) => string, depth = 0): JsonValue => {
+  if (typeof value === "string") return f(value)
+  if (typeof value !== "object" || value === null || depth > 64) return value
+  if (Array.isArray(value)) {
+    let changed = false
+    const next = value.map((v) => {
+      const r = redactJson(v, f, depth + 1)
+      if (r !== v) changed = true
+      return r
+    })
+    return changed ? next : value
+  }
+  let changed = false
+  const next: Record<string, JsonValue> = {}
+  for (const [k, v] of Object.entries(value)) {
+    const r = redactJson(v as JsonValue, f, depth + 1)
+    if (r !== v) changed = true
+    next[k] = r
+  }
+  return changed ? next : value
+}
+
+const check = (options: unknown) => {
+  const o = O.record("options", options, ["kinds", "on"])
+  const enabled = o["kinds"] === undefined
+    ? kinds
+    : O.names("options.kinds", o["kinds"]).map((k, i) => O.oneOf(`options.kinds[${i}]`, k, kinds))
+  const on = o["on"] === undefined
+    ? ["toolResults", "responses"]
+    : O.names("options.on", o["on"]).map((k, i) => O.oneOf(`options.on[${i}]`, k, ["toolResults", "responses"] as const))
+  return { enabled: new Set(enabled), on: new Set(on) }
+}
+
+/**
+ * The hook, for AfterToolUse and AfterInference. Throws `InvalidConfiguration` for
+ * bad options.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Hook => {
+  const { enabled, on } = check(options)
+  const f = redactWith(enabled)
+  return (ctx) => {
+    if (ctx.trigger === HookTrigger.AfterToolUse && on.has("toolResults")) {
+      const execution = ctx.toolExecution
+      if (execution === undefined || execution.status === "blocked") return ctx
+      if (execution.status === "failure") {
+        const message = f(execution.error.message)
+        return message === execution.error.message
+          ? ctx
+          : HookContext.withToolExecution(ctx, { ...execution, error: { ...execution.error, message } })
+      }
+      const output = redactJson(execution.output, f)
+      return output === execution.output ? ctx : HookContext.withToolResult(ctx, output)
+    }
+    if (ctx.trigger === HookTrigger.AfterInference && on.has("responses")) {
+      const response = ctx.response
+      if (response === undefined) return ctx
+      const text = f(response.text)
+      return text === response.text ? ctx : HookContext.withResponse(ctx, InferenceResponse.make({ ...response, text }))
+    }
+    return ctx
+  }
+}
+
+/**
+ * As a capability: `UseHook(make(options), { triggers: AfterToolUse and AfterInference,
+ * priority: -100, name: "privacy:pii_redaction" })`.
+ *
+ * @example
+ * ```ts
+ * UsePiiRedaction({ kinds: ["email", "card"] })
+ * ```
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UsePiiRedaction = (options: Options = {}): AgentBuilder.Capability =>
+  UseHook(make(options), { triggers: HookTriggers.of(HookTrigger.AfterToolUse, HookTrigger.AfterInference), priority, name })

@@ -1,0 +1,65 @@
+// Checks of a built-in's options where the user gives them: a bad value throws
+// `HooklineError(InvalidConfiguration)` naming the path (`retry.maxAttempts`), and a
+// key the built-in does not know is refused (a typo would silently keep the default).
+import { AgentError, Json } from "@hookline/core"
+
+export const invalid = (path: string, detail: string): never => {
+  throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
+}
+
+const got = (u: unknown) => Json.excerpt(u, 60)
+
+export const record = (at: string, u: unknown, keys: ReadonlyArray<string>): Readonly<Record<string, unknown>> => {
+  if (u === undefined) return {}
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return invalid(at, `expected an options object, got ${got(u)}`)
+  for (const key of Object.keys(u)) {
+    if (!keys.includes(key)) invalid(`${at}.${key}`, `unknown option ${JSON.stringify(key)}: expected one of ${keys.join(", ")}`)
+  }
+  return u as Readonly<Record<string, unknown>>
+}
+
+export const integer = (at: string, u: unknown, fallback: number, min: number): number => {
+  if (u === undefined) return fallback
+  if (typeof u !== "number" || !Number.isSafeInteger(u) || u < min) invalid(at, `expected an integer >= ${min}, got ${got(u)}`)
+  return u as number
+}
+
+export const number = (at: string, u: unknown, fallback: number, min: number, max = Number.POSITIVE_INFINITY): number => {
+  if (u === undefined) return fallback
+  if (typeof u !== "number" || !Number.isFinite(u) || u < min || u > max) {
+    invalid(at, `expected a number from ${min}${max === Number.POSITIVE_INFINITY ? "" : ` to ${max}`}, got ${got(u)}`)
+  }
+  return u as number
+}
+
+export const boolean = (at: string, u: unknown, fallback: boolean): boolean => {
+  if (u === undefined) return fallback
+  if (typeof u !== "boolean") invalid(at, `expected true or false, got ${got(u)}`)
+  return u as boolean
+}
+
+export const strings = (at: string, u: unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(u) || u.length === 0) return invalid(at, `expected a non-empty array of names, got ${got(u)}`)
+  u.forEach((s, i) => {
+    if (typeof s !== "string" || s.trim() === "") invalid(`${at}[${i}]`, `expected a name, got ${got(s)}`)
+  })
+  return Object.freeze([...u])
+}
+
+export const integers = (at: string, u: unknown, fallback: ReadonlyArray<number>): ReadonlyArray<number> => {
+  if (u === undefined) return fallback
+  if (!Array.isArray(u)) return invalid(at, `expected an array of HTTP status codes, got ${got(u)}`)
+  u.forEach((n, i) => {
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 100 || n > 599) invalid(`${at}[${i}]`, `expected an HTTP status code, got ${got(n)}`)
+  })
+  return Object.freeze([...u])
+}
+
+/** The options every built-in takes for its place in the stack. */
+export const placement = (at: string, o: Readonly<Record<string, unknown>>, name: string, priority: number) => {
+  const n = o["name"]
+  if (n !== undefined && (typeof n !== "string" || n.trim() === "")) invalid(`${at}.name`, `expected a non-empty name, got ${got(n)}`)
+  const p = o["priority"]
+  if (p !== undefined && (typeof p !== "number" || !Number.isFinite(p))) invalid(`${at}.priority`, `expected a finite number, got ${got(p)}`)
+  return { name: (n as string | undefined) ?? name, priority: (p as number | undefined) ?? priority }
+}

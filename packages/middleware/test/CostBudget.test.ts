@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest"
+import { AgentBuilder, UseDriver, UseGuards, UseHook } from "@hookline/agent"
+import { HookContext, HookTrigger, StopSignal, Usage } from "@hookline/core"
+import { CostBudget, UseCostBudget } from "@hookline/middleware"
+import { HookLaws, ScriptedDriver } from "@hookline/testing"
+
+const prices = { "model-a": { input: 1, output: 2 }, "model-b": { input: 10, output: 20, cachedInput: 1 } }
+
+const keepGoing = UseHook(
+  (ctx) => (ctx.state.execution.stopSignals.every((s) => s.reason === "Completed") ? HookContext.requestContinuation(ctx, "again") : ctx),
+  { triggers: HookTrigger.OnStop, name: "test:keep_going" },
+)
+
+// Each answer costs 300,000 input and 100,000 output tokens of model-a: 0.3 + 0.2 = 0.5.
+const answer = (modelId = "model-a") => ScriptedDriver.text("ok", { usage: Usage.make(300_000, 100_000), modelId })
+
+describe("CostBudget", () => {
+  describe("use", () => {
+    it("stops the run once its cost reaches the budget", async () => {
+      const driver = ScriptedDriver.make([answer(), answer(), answer(), answer()])
+      const final = await AgentBuilder.make(
+        UseDriver(driver),
+        UseGuards({ maxSteps: 10, maxTokens: null }),
+        keepGoing,
+        UseCostBudget({ maxCost: 1, prices, currency: "USD" }),
+      ).run("go")
+      expect(driver.requests).toHaveLength(2)
+      expect(final.execution.status).toBe("stopped")
+      expect(StopSignal.highest(final.execution.stopSignals)).toEqual(
+        StopSignal.make(CostBudget.stopReason, "Cost budget reached: 1/1 USD", CostBudget.name),
+      )
+      expect(CostBudget.cost(final, prices)).toBeCloseTo(1)
+    })
+
+    it("stops when a model has no price, unless unknown models are free", async () => {
+      const run = (unknownModel: "stop" | "free") =>
+        AgentBuilder.make(
+          UseDriver(ScriptedDriver.make([answer("model-x"), answer("model-x"), answer("model-x")])),
+          UseGuards({ maxSteps: 3, maxTokens: null }),
+          keepGoing,
+          UseCostBudget({ maxCost: 1, prices, unknownModel }),
+        ).run("go")
+      const stopped = await run("stop")
+      expect(StopSignal.highest(stopped.execution.stopSignals)?.message).toContain("no price for the model \"model-x\"")
+      const free = await run("free")
+      expect(StopSignal.highest(free.execution.stopSignals)?.source).toBe("guard:steps_limit")
+    })
+
+    it("prices cached input tokens when the driver reports them", () => {
+      const usage = Object.freeze({ inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 600_000 })
+      const step = { index: 0, response: { modelId: "model-b" }, usage } as never
+      const priced = CostBudget.stepCost(step, new Map(Object.entries(prices)))
+      expect(priced).toEqual({ cost: 400_000 * 10 / 1e6 + 600_000 * 1 / 1e6 })
+    })
+
+    it("refuses bad options", () => {
+      expect(() => UseCostBudget({ maxCost: -1, prices })).toThrow(/options\.maxCost/)
+      expect(() => UseCostBudget({ maxCost: 1, prices: { m: { input: 1 } as never } })).toThrow(/options\.prices\.m\.output/)
+    })
+  })
+
+  describe("make", () => {
+    it("is a guard that stays fired and obeys the laws of hooks", () => {
+      HookLaws.check(CostBudget.make({ maxCost: 0.001, prices: { unknown: { input: 1, output: 1 } }, unknownModel: "free" }), {
+        name: CostBudget.name,
+        triggers: "BeforeStep",
+        idempotent: true,
+        guard: { source: CostBudget.name, reason: CostBudget.stopReason },
+      })
+    })
+  })
+})

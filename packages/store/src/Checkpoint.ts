@@ -1,0 +1,339 @@
+/**
+ * Delta checkpoints. A run's history is append-only, so a checkpoint holds only what
+ * changed since the previous one: the new messages, the new steps, the execution
+ * fields that changed. Loading folds the deltas back into the state that was saved.
+ * Every delta carries the format version `v`; what comes back from a store is
+ * decoded with the core's io-ts codecs, and a bad row is a `DecodeFailed` naming its
+ * path (`checkpoints[3].messages.items[0].role`).
+ *
+ * @since 0.1.0
+ */
+import { AgentState, AppendLog, Codecs, type Json, type Message, type Step, type StopSignal } from "@hookline/core"
+import type { AgentError, InferenceRequest, Usage } from "@hookline/core"
+import { Result } from "effect"
+import * as t from "io-ts"
+import * as StoreError from "./StoreError.js"
+
+/**
+ * The format version this library writes and reads.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = 1
+
+/**
+ * Items appended to a list from index `from`; a `from` below the stored length
+ * replaces the tail (a hook that rewrote the history, a new execution).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tail<A> {
+  readonly from: number
+  readonly items: ReadonlyArray<A>
+}
+
+/**
+ * What changed in a state since the previous checkpoint; absent fields did not change.
+ * `null` clears an optional field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Delta {
+  readonly v: typeof version
+  readonly id: string
+  readonly parentId?: string | null | undefined
+  readonly systemPrompt?: string | undefined
+  readonly responseFormat?: InferenceRequest.ResponseFormat | null | undefined
+  readonly contextMetadata?: Json.Metadata | undefined
+  readonly metadata?: Json.Metadata | undefined
+  readonly messages?: Tail<Message> | undefined
+  readonly steps?: Tail<Step> | undefined
+  readonly status?: AgentState.ExecutionStatus | undefined
+  readonly startedAt?: number | null | undefined
+  readonly completedAt?: number | null | undefined
+  readonly stopSignals?: ReadonlyArray<StopSignal> | undefined
+  readonly continuationRequested?: boolean | undefined
+  readonly stopReason?: string | null | undefined
+  readonly executionMetadata?: Json.Metadata | undefined
+  readonly usage?: Usage.Usage | undefined
+  readonly errors?: Tail<AgentError.AgentError> | undefined
+}
+
+const tail = <A, O>(item: t.Type<A, O, unknown>) =>
+  t.type({ from: t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, "index"), items: t.readonlyArray(item) })
+
+// `null` clears the field; encoding does not ask the codec whether a value is its own
+// (a union would, and the core codecs' `is` is strict about frozen shapes).
+const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>
+  new t.Type<A | null, O | null, unknown>(
+    `${codec.name} | null`,
+    (u): u is A | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : codec.encode(a)),
+  )
+
+const finite = t.refinement(t.number, Number.isFinite, "finite number")
+
+/**
+ * The codec of a delta, version 1 (without the version check, which comes first).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
+  t.type({ v: t.literal(version), id: t.string }),
+  t.partial({
+    parentId: nullable(t.string),
+    systemPrompt: t.string,
+    responseFormat: nullable(Codecs.ResponseFormat),
+    contextMetadata: Codecs.Metadata,
+    metadata: Codecs.Metadata,
+    messages: tail(Codecs.Message),
+    steps: tail(Codecs.Step),
+    status: Codecs.ExecutionStatus,
+    startedAt: nullable(finite),
+    completedAt: nullable(finite),
+    stopSignals: t.readonlyArray(Codecs.StopSignal),
+    continuationRequested: t.boolean,
+    stopReason: nullable(t.string),
+    executionMetadata: Codecs.Metadata,
+    usage: Codecs.Usage,
+    errors: tail(Codecs.AgentError),
+  }),
+])
+
+// The items of `next` after those of `prev`, when `next` extends `prev`; else all of
+// `next`. Items are frozen and shared between snapshots, so the same reference at the
+// first and at the last shared index means an append (a hook that rewrites the
+// history makes new logs, which fail this check and are written whole).
+const tailOf = <A>(prev: AppendLog<A>, next: AppendLog<A>): Tail<A> | undefined => {
+  if (prev === next) return undefined
+  const n = prev.length
+  const extended = next.length >= n && (n === 0 || (next.at(0) === prev.at(0) && next.at(n - 1) === prev.at(n - 1)))
+  if (extended) return next.length === n ? undefined : { from: n, items: next.slice(n) }
+  return { from: 0, items: next.toArray() }
+}
+
+const arrayTailOf = <A>(prev: ReadonlyArray<A>, next: ReadonlyArray<A>): Tail<A> | undefined => {
+  if (prev === next) return undefined
+  const n = prev.length
+  const extended = next.length >= n && (n === 0 || (next[0] === prev[0] && next[n - 1] === prev[n - 1]))
+  if (extended) return next.length === n ? undefined : { from: n, items: next.slice(n) }
+  return { from: 0, items: next }
+}
+
+const orNull = <A>(a: A | undefined): A | null => (a === undefined ? null : a)
+
+/**
+ * The delta from `prev` (the last checkpointed state, or nothing) to `next`;
+ * `undefined` when nothing changed. Cost and size are those of the change, not of
+ * the history.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const diff = (prev: AgentState | undefined, next: AgentState): Delta | undefined => {
+  const delta: { -readonly [K in keyof Delta]: Delta[K] } = { v: version, id: next.id }
+  let changed = prev === undefined
+  const c0 = prev?.context
+  const c1 = next.context
+  const e0 = prev?.execution
+  const e1 = next.execution
+  if (prev === undefined ? next.parentId !== undefined : prev.parentId !== next.parentId) {
+    delta.parentId = orNull(next.parentId)
+    changed = true
+  }
+  if (c0 === undefined || c0.systemPrompt !== c1.systemPrompt) (delta.systemPrompt = c1.systemPrompt), (changed = true)
+  if (c0 === undefined ? c1.responseFormat !== undefined : c0.responseFormat !== c1.responseFormat) {
+    delta.responseFormat = orNull(c1.responseFormat)
+    changed = true
+  }
+  if (c0 === undefined || c0.metadata !== c1.metadata) (delta.contextMetadata = c1.metadata), (changed = true)
+  if (prev === undefined || prev.metadata !== next.metadata) (delta.metadata = next.metadata), (changed = true)
+  const messages = c0 === undefined ? { from: 0, items: c1.messages.toArray() } : tailOf(c0.messages, c1.messages)
+  if (messages !== undefined) (delta.messages = messages), (changed = true)
+  const steps = e0 === undefined ? { from: 0, items: e1.steps.toArray() } : tailOf(e0.steps, e1.steps)
+  if (steps !== undefined) (delta.steps = steps), (changed = true)
+  if (e0 === undefined || e0.status !== e1.status) (delta.status = e1.status), (changed = true)
+  if (e0 === undefined ? e1.startedAt !== undefined : e0.startedAt !== e1.startedAt) {
+    delta.startedAt = orNull(e1.startedAt)
+    changed = true
+  }
+  if (e0 === undefined ? e1.completedAt !== undefined : e0.completedAt !== e1.completedAt) {
+    delta.completedAt = orNull(e1.completedAt)
+    changed = true
+  }
+  if (e0 === undefined || e0.stopSignals !== e1.stopSignals) (delta.stopSignals = e1.stopSignals), (changed = true)
+  if (e0 === undefined || e0.continuationRequested !== e1.continuationRequested) {
+    delta.continuationRequested = e1.continuationRequested
+    changed = true
+  }
+  if (e0 === undefined ? e1.stopReason !== undefined : e0.stopReason !== e1.stopReason) {
+    delta.stopReason = orNull(e1.stopReason)
+    changed = true
+  }
+  if (e0 === undefined || e0.metadata !== e1.metadata) (delta.executionMetadata = e1.metadata), (changed = true)
+  if (e0 === undefined || e0.usage !== e1.usage) (delta.usage = e1.usage), (changed = true)
+  const errors = e0 === undefined ? { from: 0, items: e1.errors } : arrayTailOf(e0.errors, e1.errors)
+  if (errors !== undefined) (delta.errors = errors), (changed = true)
+  return changed ? delta : undefined
+}
+
+/**
+ * A delta as JSON text, the form a store keeps.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toJson = (delta: Delta): string => JSON.stringify(DeltaCodec.encode(delta as t.TypeOf<typeof DeltaCodec>))
+
+/**
+ * One stored checkpoint: its sequence number and the delta's JSON text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Row {
+  readonly seq: number
+  readonly body: string
+}
+
+// The fold's accumulator: plain arrays, made into a state once at the end.
+interface Acc {
+  id: string
+  parentId: string | undefined
+  systemPrompt: string
+  responseFormat: InferenceRequest.ResponseFormat | undefined
+  contextMetadata: Json.Metadata
+  metadata: Json.Metadata
+  messages: Array<Message>
+  steps: Array<Step>
+  status: AgentState.ExecutionStatus
+  startedAt: number | undefined
+  completedAt: number | undefined
+  stopSignals: ReadonlyArray<StopSignal>
+  continuationRequested: boolean
+  stopReason: string | undefined
+  executionMetadata: Json.Metadata
+  usage: Usage.Usage
+  errors: Array<AgentError.AgentError>
+}
+
+const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
+  if (tail === undefined) return Result.void
+  if (tail.from > list.length) {
+    return Result.fail(StoreError.decodeFailed(runId, `${at}.from`, `a gap: ${tail.from} is past the ${list.length} items stored before it`))
+  }
+  list.length = tail.from
+  for (const item of tail.items) list.push(item)
+  return Result.void
+}
+
+const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, StoreError.DecodeFailed> => {
+  const at = `checkpoints[${i}]`
+  if (typeof row.body !== "string") return Result.fail(StoreError.decodeFailed(runId, at, "expected the checkpoint's JSON text"))
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(row.body)
+  } catch (cause) {
+    return Result.fail(StoreError.decodeFailed(runId, at, `not JSON: ${cause instanceof Error ? cause.message : String(cause)}`))
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return Result.fail(StoreError.decodeFailed(runId, at, "expected a checkpoint object"))
+  }
+  const v = (parsed as { v?: unknown }).v
+  if (v !== version) {
+    return Result.fail(StoreError.decodeFailed(runId, `${at}.v`, `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads version ${version}`))
+  }
+  const decoded = Codecs.decode(DeltaCodec, parsed)
+  if (Result.isFailure(decoded)) {
+    const inner = decoded.failure.path
+    return Result.fail(StoreError.decodeFailed(runId, inner === "" ? at : `${at}.${inner}`, decoded.failure.message.replace(/^cannot decode [^:]+: /, "")))
+  }
+  if (decoded.success.id !== runId) return Result.fail(StoreError.decodeFailed(runId, `${at}.id`, `the checkpoint is of run ${decoded.success.id}`))
+  return Result.succeed(decoded.success as Delta)
+}
+
+/**
+ * Folds stored checkpoints (oldest first) into the state they describe; no rows is no
+ * state. A row of an unknown version, a corrupt row or a gap in the sequence is a
+ * `DecodeFailed` naming its path.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<AgentState | undefined, StoreError.DecodeFailed> => {
+  if (rows.length === 0) return Result.succeed(undefined)
+  const acc: Acc = {
+    id: runId,
+    parentId: undefined,
+    systemPrompt: "",
+    responseFormat: undefined,
+    contextMetadata: {},
+    metadata: {},
+    messages: [],
+    steps: [],
+    status: "pending",
+    startedAt: undefined,
+    completedAt: undefined,
+    stopSignals: [],
+    continuationRequested: false,
+    stopReason: undefined,
+    executionMetadata: {},
+    usage: AgentState.emptyExecution.usage,
+    errors: [],
+  }
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as Row
+    if (row.seq !== i + 1) {
+      return Result.fail(StoreError.decodeFailed(runId, `checkpoints[${i}].seq`, `expected sequence number ${i + 1}, got ${row.seq}`))
+    }
+    const decoded = decodeRow(runId, row, i)
+    if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+    const d = decoded.success
+    if (d.parentId !== undefined) acc.parentId = d.parentId ?? undefined
+    if (d.systemPrompt !== undefined) acc.systemPrompt = d.systemPrompt
+    if (d.responseFormat !== undefined) acc.responseFormat = d.responseFormat ?? undefined
+    if (d.contextMetadata !== undefined) acc.contextMetadata = d.contextMetadata
+    if (d.metadata !== undefined) acc.metadata = d.metadata
+    const applied = [
+      applyTail(acc.messages, d.messages, runId, `checkpoints[${i}].messages`),
+      applyTail(acc.steps, d.steps, runId, `checkpoints[${i}].steps`),
+      applyTail(acc.errors, d.errors, runId, `checkpoints[${i}].errors`),
+    ].find(Result.isFailure)
+    if (applied !== undefined && Result.isFailure(applied)) return Result.fail(applied.failure)
+    if (d.status !== undefined) acc.status = d.status
+    if (d.startedAt !== undefined) acc.startedAt = d.startedAt ?? undefined
+    if (d.completedAt !== undefined) acc.completedAt = d.completedAt ?? undefined
+    if (d.stopSignals !== undefined) acc.stopSignals = d.stopSignals
+    if (d.continuationRequested !== undefined) acc.continuationRequested = d.continuationRequested
+    if (d.stopReason !== undefined) acc.stopReason = d.stopReason ?? undefined
+    if (d.executionMetadata !== undefined) acc.executionMetadata = d.executionMetadata
+    if (d.usage !== undefined) acc.usage = d.usage
+  }
+  const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
+  const state = AgentState.withExecution(
+    AgentState.withContext(base, {
+      systemPrompt: acc.systemPrompt,
+      responseFormat: acc.responseFormat,
+      messages: AppendLog.fromIterable(acc.messages),
+      metadata: acc.contextMetadata,
+    }),
+    {
+      status: acc.status,
+      startedAt: acc.startedAt,
+      completedAt: acc.completedAt,
+      steps: AppendLog.fromIterable(acc.steps),
+      stopSignals: Object.freeze([...acc.stopSignals]),
+      continuationRequested: acc.continuationRequested,
+      stopReason: acc.stopReason,
+      metadata: acc.executionMetadata,
+      usage: acc.usage,
+      errors: Object.freeze([...acc.errors]),
+    },
+  )
+  return Result.succeed(state)
+}

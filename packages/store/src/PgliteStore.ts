@@ -1,0 +1,67 @@
+/**
+ * The embedded default: PostgreSQL compiled to WebAssembly (PGlite), in a folder of
+ * its own, with no server to run. It needs only Node.js and npm, survives the process,
+ * and shares its schema and its SQL with `PostgresStore` (docs/decisions.md says why).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import * as Sql from "./internal/sql.js"
+import type * as RunStore from "./RunStore.js"
+import * as StoreError from "./StoreError.js"
+
+/**
+ * Where the store keeps its data: a folder (made if missing), or `memory://` for a
+ * store that lives as long as the process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly dataDir: string
+}
+
+// The two PGlite methods the store uses, typed here so that the package loads (and
+// type-checks) without PGlite until a store is opened.
+interface PgliteLike {
+  readonly query: (text: string, params?: Array<unknown>) => Promise<{ rows: Array<Record<string, unknown>>; affectedRows?: number }>
+  readonly transaction: <A>(f: (tx: PgliteLike) => Promise<A>) => Promise<A>
+  readonly close?: () => Promise<void>
+}
+
+const clientOf = (db: PgliteLike): Sql.SqlClient => ({
+  query: async (text, params) => {
+    const result = await db.query(text, params === undefined ? undefined : [...params])
+    return { rows: result.rows, affected: result.affectedRows ?? 0 }
+  },
+  transaction: (f) => db.transaction((tx) => f(clientOf(tx))),
+})
+
+/**
+ * Opens (and migrates) the store in `dataDir`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
+  Effect.tryPromise({
+    try: async () => {
+      const { PGlite } = await import("@electric-sql/pglite")
+      const db = await PGlite.create(options.dataDir)
+      const client = clientOf(db as unknown as PgliteLike)
+      try {
+        await Sql.migrate(client)
+      } catch (cause) {
+        await db.close()
+        throw cause
+      }
+      return Sql.make("pglite", client, () => db.close())
+    },
+    catch: (cause) => StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const open = (options: Options): Promise<RunStore.RunStore> => Effect.runPromise(openEffect(options))

@@ -1,0 +1,85 @@
+/**
+ * The production store: PostgreSQL through node-postgres (`pg`), with the schema's
+ * migrations applied when the store opens (under an advisory lock, so processes that
+ * start together migrate once).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { Pool, PoolConfig } from "pg"
+import * as Sql from "./internal/sql.js"
+import type * as RunStore from "./RunStore.js"
+import * as StoreError from "./StoreError.js"
+
+/**
+ * A connection string or pool settings (the store makes and ends its pool), or a pool
+ * of yours (the store never ends it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Options =
+  | { readonly connectionString: string; readonly max?: number | undefined }
+  | { readonly config: PoolConfig }
+  | { readonly pool: Pool }
+
+const clientOf = (pool: Pool): Sql.SqlClient => ({
+  query: async (text, params) => {
+    const result = await pool.query(text, params === undefined ? undefined : [...params])
+    return { rows: result.rows, affected: result.rowCount ?? 0 }
+  },
+  transaction: async (f) => {
+    const connection = await pool.connect()
+    const tx: Sql.SqlClient = {
+      query: async (text, params) => {
+        const result = await connection.query(text, params === undefined ? undefined : [...params])
+        return { rows: result.rows, affected: result.rowCount ?? 0 }
+      },
+      transaction: (g) => g(tx),
+    }
+    let failed = true
+    try {
+      await connection.query("BEGIN")
+      const out = await f(tx)
+      await connection.query("COMMIT")
+      failed = false
+      return out
+    } finally {
+      if (failed) await connection.query("ROLLBACK").catch(() => undefined)
+      connection.release()
+    }
+  },
+})
+
+/**
+ * Connects, migrates and gives the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
+  Effect.tryPromise({
+    try: async () => {
+      const pg = await import("pg")
+      const PoolClass = (pg.default ?? pg).Pool
+      const owned = !("pool" in options)
+      const pool = "pool" in options
+        ? options.pool
+        : new PoolClass("config" in options ? options.config : { connectionString: options.connectionString, max: options.max ?? 10 })
+      const client = clientOf(pool)
+      try {
+        await Sql.migrate(client)
+      } catch (cause) {
+        if (owned) await pool.end()
+        throw cause
+      }
+      return Sql.make("postgres", client, () => (owned ? pool.end() : Promise.resolve()))
+    },
+    catch: (cause) => StoreError.storeFailed("opening the PostgreSQL store", cause),
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const open = (options: Options): Promise<RunStore.RunStore> => Effect.runPromise(openEffect(options))

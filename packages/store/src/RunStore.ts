@@ -1,0 +1,202 @@
+/**
+ * The store contract: where a run's checkpoints and its journal of tool results live.
+ * A store keeps rows (JSON text) and enforces the sequence; this module turns states
+ * into delta checkpoints and back. Every operation has a Promise form (`save`) and an
+ * Effect form (`saveEffect`); a store is written against the Effect contract, or with
+ * `fromPromise`.
+ *
+ * @since 0.1.0
+ */
+import type { AgentState } from "@hookline/core"
+import { Effect, Result } from "effect"
+import * as Checkpoint from "./Checkpoint.js"
+import * as StoreError from "./StoreError.js"
+
+/**
+ * A checkpoint to commit: `seq` must be the run's head plus one (1 for a new run).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Commit {
+  readonly runId: string
+  readonly seq: number
+  readonly status: AgentState.ExecutionStatus
+  /** Epoch ms, for listing by time. */
+  readonly at: number
+  /** The delta's JSON text. */
+  readonly body: string
+}
+
+/**
+ * One stored run, as `list` gives it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunSummary {
+  readonly runId: string
+  readonly seq: number
+  readonly status: AgentState.ExecutionStatus
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/**
+ * Which runs `list` gives, newest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListQuery {
+  readonly status?: AgentState.ExecutionStatus | ReadonlyArray<AgentState.ExecutionStatus> | undefined
+  /** Only runs updated at or after this time (epoch ms). */
+  readonly updatedSince?: number | undefined
+  /** Only runs updated before this time (epoch ms). */
+  readonly updatedBefore?: number | undefined
+  readonly limit?: number | undefined
+}
+
+/**
+ * A store. `commit` is atomic and optimistic: it writes only when the run's head is
+ * `seq - 1`, else fails with `CheckpointConflict` and writes nothing. The journal keeps
+ * the first entry written under a key (`journalPut` answers whether it wrote).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunStore {
+  readonly _tag: "RunStore"
+  /** A short name for messages and benches ("memory", "pglite", "postgres"). */
+  readonly name: string
+  readonly commit: (commit: Commit) => Effect.Effect<void, StoreError.CheckpointConflict | StoreError.StoreFailed>
+  /** The run's checkpoints, oldest first; none for an unknown run. */
+  readonly rows: (runId: string) => Effect.Effect<ReadonlyArray<Checkpoint.Row>, StoreError.StoreFailed>
+  readonly list: (query: ListQuery) => Effect.Effect<ReadonlyArray<RunSummary>, StoreError.StoreFailed>
+  /** Deletes the run, its checkpoints and its journal; answers whether it was there. */
+  readonly remove: (runId: string) => Effect.Effect<boolean, StoreError.StoreFailed>
+  readonly journalPut: (runId: string, key: string, body: string) => Effect.Effect<boolean, StoreError.StoreFailed>
+  readonly journalGet: (runId: string, key: string) => Effect.Effect<string | undefined, StoreError.StoreFailed>
+  readonly close: () => Effect.Effect<void>
+}
+
+/**
+ * A store written with Promises; a rejection becomes `StoreFailed`, except a
+ * `CheckpointConflict` the store rejects with, which stays one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPromise = (store: {
+  readonly name: string
+  readonly commit: (commit: Commit) => Promise<void>
+  readonly rows: (runId: string) => Promise<ReadonlyArray<Checkpoint.Row>>
+  readonly list: (query: ListQuery) => Promise<ReadonlyArray<RunSummary>>
+  readonly remove: (runId: string) => Promise<boolean>
+  readonly journalPut: (runId: string, key: string, body: string) => Promise<boolean>
+  readonly journalGet: (runId: string, key: string) => Promise<string | undefined>
+  readonly close: () => Promise<void>
+}): RunStore => {
+  const lift = <A>(operation: string, f: () => Promise<A>) =>
+    Effect.tryPromise({ try: f, catch: (cause) => StoreError.storeFailed(operation, cause) })
+  return Object.freeze({
+    _tag: "RunStore",
+    name: store.name,
+    commit: (commit: Commit) =>
+      Effect.tryPromise({
+        try: () => store.commit(commit),
+        catch: (cause) => cause instanceof StoreError.CheckpointConflict ? cause : StoreError.storeFailed("commit", cause),
+      }),
+    rows: (runId: string) => lift("rows", () => store.rows(runId)),
+    list: (query: ListQuery) => lift("list", () => store.list(query)),
+    remove: (runId: string) => lift("remove", () => store.remove(runId)),
+    journalPut: (runId: string, key: string, body: string) => lift("journalPut", () => store.journalPut(runId, key, body)),
+    journalGet: (runId: string, key: string) => lift("journalGet", () => store.journalGet(runId, key)),
+    close: () => Effect.promise(() => store.close()),
+  })
+}
+
+/**
+ * A run as stored: its state and the sequence number of its last checkpoint. Pass it
+ * back to `save` to write the next delta.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Saved {
+  readonly runId: string
+  readonly seq: number
+  readonly state: AgentState
+}
+
+/**
+ * Writes the delta from `previous` (what this writer last saved or loaded; nothing
+ * for a new run) to `state`. Nothing changed: nothing is written.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const saveEffect = (
+  store: RunStore,
+  state: AgentState,
+  previous?: Saved | undefined,
+  at: number = Date.now(),
+): Effect.Effect<Saved, StoreError.CheckpointConflict | StoreError.StoreFailed> => {
+  const delta = Checkpoint.diff(previous?.state, state)
+  if (delta === undefined && previous !== undefined) return Effect.succeed(previous)
+  const seq = (previous?.seq ?? 0) + 1
+  const body = Checkpoint.toJson(delta ?? { v: Checkpoint.version, id: state.id })
+  return Effect.as(store.commit({ runId: state.id, seq, status: state.execution.status, at, body }), { runId: state.id, seq, state })
+}
+
+/**
+ * @since 0.1.0
+ * @category running
+ */
+export const save = (store: RunStore, state: AgentState, previous?: Saved | undefined): Promise<Saved> =>
+  Effect.runPromise(saveEffect(store, state, previous))
+
+/**
+ * The latest state of a run, rebuilt from its checkpoints; `undefined` for an unknown run.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const loadEffect = (
+  store: RunStore,
+  runId: string,
+): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.StoreFailed> =>
+  Effect.flatMap(store.rows(runId), (rows) => {
+    const rebuilt = Checkpoint.rebuild(runId, rows)
+    if (Result.isFailure(rebuilt)) return Effect.fail(rebuilt.failure)
+    const state = rebuilt.success
+    return Effect.succeed(state === undefined ? undefined : { runId, seq: rows.length, state })
+  })
+
+/**
+ * @since 0.1.0
+ * @category running
+ */
+export const load = (store: RunStore, runId: string): Promise<Saved | undefined> => Effect.runPromise(loadEffect(store, runId))
+
+/**
+ * @since 0.1.0
+ * @category running
+ */
+export const list = (store: RunStore, query: ListQuery = {}): Promise<ReadonlyArray<RunSummary>> => Effect.runPromise(store.list(query))
+
+/**
+ * @since 0.1.0
+ * @category running
+ */
+export const remove = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(store.remove(runId))
+
+/**
+ * @since 0.1.0
+ * @category running
+ */
+export const close = (store: RunStore): Promise<void> => Effect.runPromise(store.close())
+
+/** @internal the statuses of a query as a list, or undefined for all. */
+export const statusesOf = (query: ListQuery): ReadonlyArray<AgentState.ExecutionStatus> | undefined =>
+  query.status === undefined ? undefined : typeof query.status === "string" ? [query.status] : query.status

@@ -1,0 +1,98 @@
+/**
+ * The typed errors of a run store. Each is an `Error` (a rejected Promise carries it
+ * as is) and a tagged Effect error (`Effect.catchTag("CheckpointConflict", ...)`).
+ *
+ * @since 0.1.0
+ */
+import { Data } from "effect"
+
+/**
+ * Another writer committed to the run first: the checkpoint was not written and the
+ * winner's rows are untouched. Load the run again to go on from the winner's state.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CheckpointConflict extends Data.TaggedError("CheckpointConflict")<{
+  readonly runId: string
+  /** The sequence number this writer expected as the run's head. */
+  readonly expected: number
+  /** The head the store holds. */
+  readonly actual: number
+  readonly message: string
+}> {}
+
+/**
+ * A stored checkpoint or journal entry did not decode (an unknown format version, a
+ * corrupt row); `path` names the first bad value (`checkpoints[3].messages.items[0].role`).
+ * Nothing is written over it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DecodeFailed extends Data.TaggedError("DecodeFailed")<{
+  readonly runId: string
+  readonly path: string
+  readonly message: string
+}> {}
+
+/**
+ * The store itself failed (the database refused, the folder is not writable).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StoreFailed extends Data.TaggedError("StoreFailed")<{
+  readonly operation: string
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * No run with this id is stored.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunNotFound extends Data.TaggedError("RunNotFound")<{
+  readonly runId: string
+  readonly message: string
+}> {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const conflict = (runId: string, expected: number, actual: number): CheckpointConflict =>
+  new CheckpointConflict({
+    runId,
+    expected,
+    actual,
+    message: `checkpoint conflict on run ${runId}: expected head ${expected}, the store holds ${actual}`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeFailed = (runId: string, path: string, detail: string): DecodeFailed =>
+  new DecodeFailed({ runId, path, message: `cannot decode run ${runId} at ${path === "" ? "the root" : path}: ${detail}` })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const storeFailed = (operation: string, cause: unknown): StoreFailed =>
+  new StoreFailed({ operation, message: `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runNotFound = (runId: string): RunNotFound => new RunNotFound({ runId, message: `no run ${runId} is stored` })

@@ -1,0 +1,161 @@
+// One schema and one SQL implementation of the store contract, for PGlite and
+// PostgreSQL alike (PGlite is PostgreSQL compiled to WebAssembly: same dialect).
+// A client is the least both drivers share: parameterized queries and transactions.
+import { Effect } from "effect"
+import type * as Checkpoint from "../Checkpoint.js"
+import type * as RunStore from "../RunStore.js"
+import * as StoreError from "../StoreError.js"
+
+export interface SqlResult {
+  readonly rows: ReadonlyArray<Record<string, unknown>>
+  readonly affected: number
+}
+
+export interface SqlClient {
+  readonly query: (text: string, params?: ReadonlyArray<unknown>) => Promise<SqlResult>
+  readonly transaction: <A>(f: (tx: SqlClient) => Promise<A>) => Promise<A>
+}
+
+// Migrations, in order; a database records the ones it applied, so opening a store
+// applies only the new ones. Never edit one that shipped: add the next.
+export const migrations: ReadonlyArray<ReadonlyArray<string>> = [
+  [
+    `CREATE TABLE IF NOT EXISTS hookline_runs (
+      run_id text PRIMARY KEY,
+      seq integer NOT NULL,
+      status text NOT NULL,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL
+    )`,
+    `CREATE INDEX IF NOT EXISTS hookline_runs_status_updated ON hookline_runs (status, updated_at DESC)`,
+    `CREATE INDEX IF NOT EXISTS hookline_runs_updated ON hookline_runs (updated_at DESC)`,
+    `CREATE TABLE IF NOT EXISTS hookline_checkpoints (
+      run_id text NOT NULL,
+      seq integer NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    )`,
+    `CREATE TABLE IF NOT EXISTS hookline_journal (
+      run_id text NOT NULL,
+      key text NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (run_id, key)
+    )`,
+  ],
+]
+
+// An arbitrary constant: the advisory lock that serializes migrations between processes.
+const migrationLock = 7_310_413
+
+export const migrate = async (client: SqlClient): Promise<number> =>
+  client.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(${migrationLock})`)
+    await tx.query(`CREATE TABLE IF NOT EXISTS hookline_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)`)
+    const applied = await tx.query(`SELECT coalesce(max(version), 0) AS version FROM hookline_migrations`)
+    const from = Number(applied.rows[0]?.["version"] ?? 0)
+    if (from > migrations.length) {
+      throw new Error(`the database is at schema version ${from}, newer than this library's ${migrations.length}`)
+    }
+    for (let version = from + 1; version <= migrations.length; version++) {
+      for (const statement of migrations[version - 1] ?? []) await tx.query(statement)
+      await tx.query(`INSERT INTO hookline_migrations (version, applied_at) VALUES ($1, $2)`, [version, Date.now()])
+    }
+    return migrations.length
+  })
+
+const head = async (tx: SqlClient, runId: string): Promise<number> => {
+  const found = await tx.query(`SELECT seq FROM hookline_runs WHERE run_id = $1`, [runId])
+  return Number(found.rows[0]?.["seq"] ?? 0)
+}
+
+class Conflict {
+  constructor(readonly actual: number) {}
+}
+
+export const make = (name: string, client: SqlClient, close: () => Promise<void>): RunStore.RunStore => {
+  const lift = <A>(operation: string, f: () => Promise<A>) =>
+    Effect.tryPromise({ try: f, catch: (cause) => StoreError.storeFailed(`${name} ${operation}`, cause) })
+  return Object.freeze({
+    _tag: "RunStore",
+    name,
+    commit: (commit: RunStore.Commit) =>
+      Effect.tryPromise({
+        try: () =>
+          client.transaction(async (tx) => {
+            // The head moves only from seq - 1: of two writers from the same head, the
+            // second finds no row to update (PostgreSQL re-checks the condition after
+            // the first commits) and writes nothing.
+            const moved = commit.seq === 1
+              ? await tx.query(
+                `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+                 ON CONFLICT (run_id) DO NOTHING`,
+                [commit.runId, commit.status, commit.at],
+              )
+              : await tx.query(
+                `UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5`,
+                [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1],
+              )
+            if (moved.affected !== 1) throw new Conflict(await head(tx, commit.runId))
+            await tx.query(`INSERT INTO hookline_checkpoints (run_id, seq, body) VALUES ($1, $2, $3)`, [commit.runId, commit.seq, commit.body])
+          }),
+        catch: (cause) =>
+          cause instanceof Conflict
+            ? StoreError.conflict(commit.runId, commit.seq - 1, cause.actual)
+            : StoreError.storeFailed(`${name} commit`, cause),
+      }),
+    rows: (runId: string) =>
+      lift("rows", async () => {
+        const found = await client.query(`SELECT seq, body FROM hookline_checkpoints WHERE run_id = $1 ORDER BY seq`, [runId])
+        return Object.freeze(found.rows.map((row): Checkpoint.Row => Object.freeze({ seq: Number(row["seq"]), body: row["body"] as string })))
+      }),
+    list: (query: RunStore.ListQuery) =>
+      lift("list", async () => {
+        const where: Array<string> = []
+        const params: Array<unknown> = []
+        const statuses = query.status === undefined ? undefined : typeof query.status === "string" ? [query.status] : query.status
+        if (statuses !== undefined) {
+          if (statuses.length === 0) return Object.freeze([])
+          where.push(`status IN (${statuses.map((s) => `$${params.push(s)}`).join(", ")})`)
+        }
+        if (query.updatedSince !== undefined) where.push(`updated_at >= $${params.push(query.updatedSince)}`)
+        if (query.updatedBefore !== undefined) where.push(`updated_at < $${params.push(query.updatedBefore)}`)
+        const limit = query.limit === undefined ? "" : ` LIMIT $${params.push(Math.max(0, Math.floor(query.limit)))}`
+        const found = await client.query(
+          `SELECT run_id, seq, status, created_at, updated_at FROM hookline_runs${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}
+           ORDER BY updated_at DESC, run_id${limit}`,
+          params,
+        )
+        return Object.freeze(found.rows.map((row): RunStore.RunSummary =>
+          Object.freeze({
+            runId: row["run_id"] as string,
+            seq: Number(row["seq"]),
+            status: row["status"] as RunStore.RunSummary["status"],
+            createdAt: Number(row["created_at"]),
+            updatedAt: Number(row["updated_at"]),
+          })
+        ))
+      }),
+    remove: (runId: string) =>
+      lift("remove", () =>
+        client.transaction(async (tx) => {
+          const runs = await tx.query(`DELETE FROM hookline_runs WHERE run_id = $1`, [runId])
+          await tx.query(`DELETE FROM hookline_checkpoints WHERE run_id = $1`, [runId])
+          const journal = await tx.query(`DELETE FROM hookline_journal WHERE run_id = $1`, [runId])
+          return runs.affected > 0 || journal.affected > 0
+        })),
+    journalPut: (runId: string, key: string, body: string) =>
+      lift("journalPut", async () => {
+        const put = await client.query(
+          `INSERT INTO hookline_journal (run_id, key, body) VALUES ($1, $2, $3) ON CONFLICT (run_id, key) DO NOTHING`,
+          [runId, key, body],
+        )
+        return put.affected === 1
+      }),
+    journalGet: (runId: string, key: string) =>
+      lift("journalGet", async () => {
+        const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key])
+        return found.rows[0]?.["body"] as string | undefined
+      }),
+    close: () => Effect.promise(close),
+  })
+}

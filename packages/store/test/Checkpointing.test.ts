@@ -1,0 +1,155 @@
+import { AgentBuilder, Tool, UseDriver, UseGuards, UseTools } from "@hookline/agent"
+import { Codecs, type AgentState } from "@hookline/core"
+import { ScriptedDriver } from "@hookline/testing"
+import { Effect } from "effect"
+import * as t from "io-ts"
+import { describe, expect, it } from "vitest"
+import { MemoryStore, RunStore, StoreError } from "../src/index.js"
+import { UseCheckpoints } from "../src/Checkpointing.js"
+
+// A model that asks for `charge` twice per step for three steps, then answers. Its tool
+// call ids are random, as a real model's are: only the journal gives the same ids back.
+const model = () =>
+  ScriptedDriver.make([
+    ScriptedDriver.respond((request) => {
+      const step = request.messages.toArray().filter((m) => m.role === "assistant").length
+      if (step >= 3) return ScriptedDriver.text(`charged ${step * 2} times`)
+      return ScriptedDriver.toolCalls([0, 1].map((j) => ({ id: crypto.randomUUID(), name: "charge", arguments: { amount: step * 10 + j } })))
+    }),
+  ], { repeatLast: true })
+
+interface Effects {
+  readonly log: Array<{ readonly toolCallId: string; readonly key: string; readonly amount: number }>
+}
+
+const chargeTool = (effects: Effects) =>
+  Tool.make({
+    name: "charge",
+    parameters: t.type({ amount: t.number }),
+    execute: ({ amount }, context) => {
+      effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
+      return { charged: amount }
+    },
+  })
+
+const agentOf = (store: RunStore.RunStore, effects: Effects, every: "tool" | "step" = "tool") =>
+  AgentBuilder.make(UseDriver(model()), UseTools([chargeTool(effects)]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store, { every }))
+
+// A store that dies after `budget` operations, as a process killed at that point would
+// leave it: what was written stays, nothing more is.
+const dyingAfter = (store: RunStore.RunStore, budget: number): RunStore.RunStore => {
+  let left = budget
+  const gate = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.suspend(() => (left-- > 0 ? effect : Effect.die(new Error("the process died"))))
+  return {
+    ...store,
+    commit: (c) => gate(store.commit(c)),
+    rows: (id) => gate(store.rows(id)),
+    journalPut: (id, k, b) => gate(store.journalPut(id, k, b)),
+    journalGet: (id, k) => gate(store.journalGet(id, k)),
+  }
+}
+
+// Tool call ids are random: name them by order of appearance to compare two runs.
+const normalized = (state: AgentState) => {
+  const names = new Map<string, string>()
+  const text = JSON.stringify(Codecs.encode(Codecs.appendLog(Codecs.Message), state.context.messages))
+  return text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+    if (!names.has(id)) names.set(id, `id${names.size}`)
+    return names.get(id) as string
+  })
+}
+
+describe("UseCheckpoints", () => {
+  it("stores the run as it ends: loading gives the final state", async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    const final = await agentOf(store, effects).run("charge me")
+    expect(final.execution.status).toBe("completed")
+    expect((await RunStore.load(store, final.id))?.state).toEqual(final)
+    expect(effects.log).toHaveLength(6)
+    expect(effects.log.map((e) => e.key)).toEqual(effects.log.map((e) => `${final.id}:${e.toolCallId}`))
+  })
+
+  it("gives a finished run back on resume without running it again", async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    const final = await agentOf(store, effects).run("charge me")
+    const again = await agentOf(store, effects).resume(final.id)
+    expect(again).toEqual(final)
+    expect(effects.log).toHaveLength(6)
+  })
+
+  it("rejects the resume of an unknown run with RunNotFound", async () => {
+    const error = await agentOf(MemoryStore.make(), { log: [] }).resume("nope").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreError.RunNotFound)
+  })
+
+  it("finishes a run cut at any store operation like a run never cut; no journaled call runs twice", async () => {
+    const reference = await agentOf(MemoryStore.make(), { log: [] }).run("charge me")
+    let cuts = 0
+    for (let budget = 0; ; budget++) {
+      const store = MemoryStore.make()
+      const effects: Effects = { log: [] }
+      const cut = await agentOf(dyingAfter(store, budget), effects).run("charge me")
+      if (cut.execution.status === "completed") break
+      cuts++
+      const stored = await RunStore.load(store, cut.id)
+      if (stored === undefined) continue // cut before the first checkpoint: nothing to resume
+      const journaledBefore = new Set<string>()
+      for (const entry of effects.log) {
+        const body = await Effect.runPromise(store.journalGet(cut.id, `tool:${stored.state.execution.startedAt}:${entry.toolCallId}`))
+        if (body !== undefined) journaledBefore.add(entry.toolCallId)
+      }
+      const final = await agentOf(store, effects).resume(cut.id)
+      expect(final.execution.status).toBe("completed")
+      expect(normalized(final)).toEqual(normalized(reference))
+      const runs = new Map<string, number>()
+      for (const entry of effects.log) runs.set(entry.toolCallId, (runs.get(entry.toolCallId) ?? 0) + 1)
+      for (const [id, count] of runs) {
+        if (journaledBefore.has(id)) expect(count, `journaled call ${id} ran again`).toBe(1)
+        else expect(count).toBeLessThanOrEqual(2)
+      }
+      // A call that ran twice did so with the same idempotency key.
+      const keys = new Map<string, Set<string>>()
+      for (const entry of effects.log) keys.set(entry.toolCallId, (keys.get(entry.toolCallId) ?? new Set()).add(entry.key))
+      for (const set of keys.values()) expect(set.size).toBe(1)
+      expect((await RunStore.load(store, cut.id))?.state).toEqual(final)
+    }
+    expect(cuts).toBeGreaterThan(10)
+  })
+
+  it("with every: \"step\", replays an unfinished step whole", async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    // The first checkpoint, then the first step's end: cut before the second step's end.
+    const cut = await agentOf(dyingAfter(store, 3), effects, "step").run("charge me")
+    expect(cut.execution.status).not.toBe("completed")
+    const stored = await RunStore.load(store, cut.id)
+    const final = await agentOf(store, effects, "step").resume(cut.id)
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.steps.length).toBe(4)
+    expect(stored?.state.execution.steps.length).toBeLessThan(final.execution.steps.length)
+  })
+
+  it("lets one of two agents resuming the same run commit; the other fails with CheckpointConflict", async () => {
+    const store = MemoryStore.make()
+    const cut = await agentOf(dyingAfter(store, 2), { log: [] }).run("charge me")
+    // Both load the run before either goes on, as two processes would.
+    let waiting = 2
+    let release: () => void = () => undefined
+    const bothLoaded = new Promise<void>((resolve) => (release = resolve))
+    const racing: RunStore.RunStore = {
+      ...store,
+      rows: (id) => Effect.andThen(store.rows(id), (rows) => Effect.as(Effect.promise(() => (--waiting === 0 && release(), bothLoaded)), rows)),
+    }
+    const [a, b] = await Promise.all([agentOf(racing, { log: [] }).resume(cut.id), agentOf(racing, { log: [] }).resume(cut.id)])
+    const statuses = [a.execution.status, b.execution.status].sort()
+    expect(statuses).toEqual(["completed", "failed"])
+    const loser = a.execution.status === "failed" ? a : b
+    const winner = a.execution.status === "failed" ? b : a
+    expect(loser.execution.errors[0]).toMatchObject({ _tag: "HookFailed", hook: "store:checkpoint_step" })
+    expect(loser.execution.errors[0]?.message).toContain("checkpoint conflict")
+    expect((await RunStore.load(store, cut.id))?.state).toEqual(winner)
+  })
+})

@@ -1,0 +1,71 @@
+import { AgentState, Message } from "@hookline/core"
+import { StoreConformance } from "@hookline/testing"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PostgresStore, RunStore } from "../src/index.js"
+import { startPostgres, type Server } from "./support/postgres.js"
+
+// One server for the whole file.
+let server: Server | undefined
+let store: RunStore.RunStore | undefined
+
+beforeAll(async () => {
+  server = await startPostgres()
+  store = await PostgresStore.open({ connectionString: server.connectionString })
+}, 120_000)
+
+afterAll(async () => {
+  try {
+    if (store !== undefined) await RunStore.close(store)
+  } finally {
+    await server?.stop()
+  }
+}, 60_000)
+
+describe("PostgresStore", () => {
+  StoreConformance.register(it, async () => store as RunStore.RunStore)
+
+  it("migrates once, whoever opens the database", async () => {
+    const again = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    try {
+      const state = AgentState.make({ id: "shared", messages: [Message.user("hi")] })
+      await RunStore.save(again[0]!, state)
+      expect((await RunStore.load(again[2]!, "shared"))?.state).toEqual(state)
+    } finally {
+      await Promise.all(again.map(RunStore.close))
+    }
+  })
+
+  it("lets one of two stores (two processes) commit from the same head", async () => {
+    const other = await PostgresStore.open({ connectionString: (server as Server).connectionString })
+    try {
+      const first = await RunStore.save(store as RunStore.RunStore, AgentState.make({ id: "two-writers" }))
+      const a = AgentState.appendMessage(first.state, Message.user("a"))
+      const b = AgentState.appendMessage(first.state, Message.user("b"))
+      const exits = await Promise.all([
+        Effect.runPromiseExit(RunStore.saveEffect(store as RunStore.RunStore, a, first)),
+        Effect.runPromiseExit(RunStore.saveEffect(other, b, first)),
+      ])
+      expect(exits.map((e) => e._tag).sort()).toEqual(["Failure", "Success"])
+      const winner = exits[0]._tag === "Success" ? a : b
+      expect((await RunStore.load(other, "two-writers"))?.state).toEqual(winner)
+    } finally {
+      await RunStore.close(other)
+    }
+  })
+
+  it("refuses to open a database whose schema is newer than the library", async () => {
+    const pg = await import("pg")
+    const client = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    await client.connect()
+    try {
+      await client.query("INSERT INTO hookline_migrations (version, applied_at) VALUES (999, 0)")
+      const opened = await PostgresStore.open({ connectionString: (server as Server).connectionString }).catch((e: unknown) => e)
+      expect(opened).toMatchObject({ _tag: "StoreFailed" })
+      expect(String((opened as Error).message)).toContain("schema version 999")
+    } finally {
+      await client.query("DELETE FROM hookline_migrations WHERE version = 999")
+      await client.end()
+    }
+  })
+})

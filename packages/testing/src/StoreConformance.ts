@@ -1,0 +1,214 @@
+/**
+ * The run store conformance suite: what every `RunStore` must do, as test cases you
+ * register with your test runner. It needs no runner of its own (no vitest import):
+ * pass your `it`.
+ *
+ * ```ts
+ * import { MemoryStore } from "@hookline/store"
+ * import { StoreConformance } from "@hookline/testing"
+ * import { describe, it } from "vitest"
+ *
+ * describe("my store", () => {
+ *   StoreConformance.register(it, async () => MemoryStore.make())
+ * })
+ * ```
+ *
+ * Each case works on run ids of its own, so the factory may hand out one store for
+ * every case (an embedded database opened once per file).
+ *
+ * @since 0.1.0
+ */
+import { AgentState, Codecs, Message, Step, StopSignal, ToolCall, ToolExecution } from "@hookline/core"
+import { RunStore, StoreError } from "@hookline/store"
+import { Effect, Exit } from "effect"
+import * as assert from "node:assert/strict"
+
+/**
+ * A conformance case: a name and a body that throws when the store fails it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Case {
+  readonly name: string
+  readonly run: () => Promise<void>
+}
+
+/**
+ * How to get the store under test, and how to let it go after a case (default: nothing;
+ * close a store the factory opened for that case alone).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly release?: ((store: RunStore.RunStore) => Promise<void>) | undefined
+}
+
+let counter = 0
+const runIdOf = (label: string): string => `conformance-${label}-${process.pid}-${Date.now().toString(36)}-${counter++}`
+
+const stepOf = (state: AgentState, i: number): AgentState => {
+  const call = ToolCall.make({ id: `call-${i}`, name: "lookup", arguments: { n: i, text: "é😀\u0000\"quote\"" } })
+  const execution = ToolExecution.success(call, { value: i }, 1_000 + i, 1_001 + i)
+  const next = AgentState.appendMessages(state, [Message.assistant(`step ${i}`, [call]), ToolExecution.toMessage(execution)])
+  return AgentState.appendStep(next, Step.make({ index: i, startedAt: 1_000 + i, toolExecutions: [execution], completedAt: 1_002 + i }))
+}
+
+const started = (runId: string): AgentState =>
+  AgentState.withStatus(AgentState.make({ id: runId, systemPrompt: "conformance", messages: [Message.user("hi")] }), "running", 1)
+
+const sameState = (actual: AgentState | undefined, expected: AgentState): void => {
+  assert.ok(actual !== undefined, "the run was not found")
+  assert.deepStrictEqual(Codecs.encode(Codecs.AgentState, actual), Codecs.encode(Codecs.AgentState, expected))
+}
+
+const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) throw new assert.AssertionError({ message: "expected a failure, got a success" })
+  const reason = exit.cause.reasons[0]
+  if (reason === undefined || reason._tag !== "Fail") throw new assert.AssertionError({ message: "expected a typed failure" })
+  return reason.error
+}
+
+/**
+ * The cases, each opening its store with `make`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cases = (make: () => Promise<RunStore.RunStore>, options: Options = {}): ReadonlyArray<Case> => {
+  const using = (name: string, body: (store: RunStore.RunStore) => Promise<void>): Case => ({
+    name,
+    run: async () => {
+      const store = await make()
+      try {
+        await body(store)
+      } finally {
+        await options.release?.(store)
+      }
+    },
+  })
+  return [
+    using("gives back the saved state after every checkpoint", async (store) => {
+      const runId = runIdOf("roundtrip")
+      let state = started(runId)
+      let saved = await RunStore.save(store, state)
+      for (let i = 0; i < 4; i++) {
+        state = stepOf(state, i)
+        saved = await RunStore.save(store, state, saved)
+        const loaded = await RunStore.load(store, runId)
+        assert.equal(loaded?.seq, saved.seq)
+        sameState(loaded?.state, state)
+      }
+      state = AgentState.withStatus(AgentState.withStopSignal(state, StopSignal.make("Completed", "done", "loop")), "completed", 9)
+      await RunStore.save(store, state, saved)
+      sameState((await RunStore.load(store, runId))?.state, state)
+    }),
+    using("knows no unknown run", async (store) => {
+      const runId = runIdOf("unknown")
+      assert.equal(await RunStore.load(store, runId), undefined)
+      assert.deepStrictEqual(await Effect.runPromise(store.rows(runId)), [])
+      assert.equal(await Effect.runPromise(store.journalGet(runId, "call-1")), undefined)
+    }),
+    using("commits one of two writers from the same head; the other gets CheckpointConflict and writes nothing", async (store) => {
+      const runId = runIdOf("conflict")
+      const first = await RunStore.save(store, started(runId))
+      const winner = stepOf(first.state, 0)
+      await RunStore.save(store, winner, first)
+      const error = await failureOf(RunStore.saveEffect(store, stepOf(first.state, 7), first))
+      assert.ok(error instanceof StoreError.CheckpointConflict, `expected CheckpointConflict, got ${String(error)}`)
+      assert.equal(error.expected, 1)
+      assert.equal(error.actual, 2)
+      sameState((await RunStore.load(store, runId))?.state, winner)
+      // A second "new run" with a stored id is a conflict too.
+      const again = await failureOf(RunStore.saveEffect(store, started(runId)))
+      assert.ok(again instanceof StoreError.CheckpointConflict)
+      sameState((await RunStore.load(store, runId))?.state, winner)
+    }),
+    using("lets exactly one of many concurrent writers commit", async (store) => {
+      const runId = runIdOf("race")
+      const first = await RunStore.save(store, started(runId))
+      const exits = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => Effect.runPromiseExit(RunStore.saveEffect(store, stepOf(first.state, i), first))),
+      )
+      const won = exits.filter(Exit.isSuccess)
+      assert.equal(won.length, 1, "exactly one writer commits")
+      const loaded = await RunStore.load(store, runId)
+      assert.equal(loaded?.seq, 2)
+      sameState(loaded?.state, (won[0] as Exit.Success<RunStore.Saved, unknown>).value.state)
+    }),
+    using("lists runs by status and time, newest first", async (store) => {
+      const tag = runIdOf("list")
+      const at = 2_000_000_000_000 + (counter % 1_000) * 1_000_000
+      const ids = [`${tag}-a`, `${tag}-b`, `${tag}-c`]
+      await Effect.runPromise(RunStore.saveEffect(store, started(ids[0]!), undefined, at + 10))
+      await Effect.runPromise(RunStore.saveEffect(store, AgentState.withStatus(started(ids[1]!), "completed", 2), undefined, at + 20))
+      const c = await Effect.runPromise(RunStore.saveEffect(store, started(ids[2]!), undefined, at + 30))
+      await Effect.runPromise(RunStore.saveEffect(store, AgentState.withStatus(c.state, "failed", 3), c, at + 40))
+      const mine = (runs: ReadonlyArray<RunStore.RunSummary>) => runs.filter((r) => r.runId.startsWith(tag)).map((r) => r.runId)
+      const window = { updatedSince: at, updatedBefore: at + 1_000 }
+      assert.deepStrictEqual(mine(await RunStore.list(store, window)), [ids[2], ids[1], ids[0]])
+      assert.deepStrictEqual(mine(await RunStore.list(store, { ...window, status: "running" })), [ids[0]])
+      assert.deepStrictEqual(mine(await RunStore.list(store, { ...window, status: ["completed", "failed"] })), [ids[2], ids[1]])
+      assert.deepStrictEqual(mine(await RunStore.list(store, { updatedSince: at + 15, updatedBefore: at + 35 })), [ids[1]])
+      assert.deepStrictEqual(mine(await RunStore.list(store, { ...window, limit: 1 })), [ids[2]])
+      const summary = (await RunStore.list(store, window)).find((r) => r.runId === ids[2])
+      assert.deepStrictEqual(summary, { runId: ids[2], seq: 2, status: "failed", createdAt: at + 30, updatedAt: at + 40 })
+    }),
+    using("keeps the first journal entry written under a key", async (store) => {
+      const runId = runIdOf("journal")
+      assert.equal(await Effect.runPromise(store.journalPut(runId, "call-1", "first")), true)
+      assert.equal(await Effect.runPromise(store.journalPut(runId, "call-1", "second")), false)
+      assert.equal(await Effect.runPromise(store.journalGet(runId, "call-1")), "first")
+      assert.equal(await Effect.runPromise(store.journalGet(`${runId}-other`, "call-1")), undefined)
+      // A journal written before the run's first checkpoint stays with the run.
+      await RunStore.save(store, started(runId))
+      assert.equal(await Effect.runPromise(store.journalGet(runId, "call-1")), "first")
+    }),
+    using("deletes a run with its checkpoints and journal", async (store) => {
+      const runId = runIdOf("remove")
+      const saved = await RunStore.save(store, started(runId))
+      await RunStore.save(store, stepOf(saved.state, 0), saved)
+      await Effect.runPromise(store.journalPut(runId, "call-0", "result"))
+      assert.equal(await RunStore.remove(store, runId), true)
+      assert.equal(await RunStore.load(store, runId), undefined)
+      assert.equal(await Effect.runPromise(store.journalGet(runId, "call-0")), undefined)
+      assert.equal(await RunStore.remove(store, runId), false)
+      // The id is free again.
+      await RunStore.save(store, started(runId))
+      assert.equal((await RunStore.load(store, runId))?.seq, 1)
+    }),
+    using("keeps checkpoint text byte for byte", async (store) => {
+      const runId = runIdOf("bytes")
+      const body = Array.from({ length: 2_000 }, (_, i) => String.fromCodePoint(0x20 + (i * 7919) % 0xd700)).join("")
+      await Effect.runPromise(store.commit({ runId, seq: 1, status: "running", at: 1, body }))
+      assert.deepStrictEqual(await Effect.runPromise(store.rows(runId)), [{ seq: 1, body }])
+      const error = await failureOf(store.commit({ runId, seq: 3, status: "running", at: 2, body: "{}" }))
+      assert.ok(error instanceof StoreError.CheckpointConflict)
+      assert.deepStrictEqual(await Effect.runPromise(store.rows(runId)), [{ seq: 1, body }])
+    }),
+    using("reports a corrupt checkpoint as DecodeFailed and keeps it", async (store) => {
+      const runId = runIdOf("corrupt")
+      await Effect.runPromise(store.commit({ runId, seq: 1, status: "running", at: 1, body: JSON.stringify({ v: 99, id: runId }) }))
+      const error = await failureOf(RunStore.loadEffect(store, runId))
+      assert.ok(error instanceof StoreError.DecodeFailed, `expected DecodeFailed, got ${String(error)}`)
+      assert.equal(error.path, "checkpoints[0].v")
+      assert.equal((await Effect.runPromise(store.rows(runId))).length, 1)
+    }),
+  ]
+}
+
+/**
+ * Registers every case with your runner's `it` (vitest, jest, node:test).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const register = (
+  it: (name: string, body: () => Promise<void>) => unknown,
+  make: () => Promise<RunStore.RunStore>,
+  options: Options = {},
+): void => {
+  for (const c of cases(make, options)) it(c.name, c.run)
+}

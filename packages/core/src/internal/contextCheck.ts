@@ -16,7 +16,7 @@ import { AgentError } from "../codecs/errors.js"
 import { InferenceResponse, ModelOptions, ResponseFormat, ToolDefinition, Usage } from "../codecs/inference.js"
 import { Metadata } from "../codecs/json.js"
 import { ExecutionStatus } from "../codecs/literals.js"
-import { Message, ToolCall } from "../codecs/messages.js"
+import { Message } from "../codecs/messages.js"
 import { Step, StopSignal, ToolExecution } from "../codecs/state.js"
 import { decodeWith } from "./decode.js"
 
@@ -81,6 +81,14 @@ const checkLog = (where: string, codec: Guarded, next: unknown, prev: AppendLog.
     if (problem !== undefined) return problem
   }
   return undefined
+}
+
+// The arguments are the tool's to validate (bounded in depth and size, at the tool
+// boundary, where a bad value is a ToolArgumentsInvalid the model can correct).
+const checkToolCall = (next: unknown): Problem => {
+  if (next === undefined) return undefined
+  if (!isPlain(next)) return `toolCall: expected a ToolCall, got ${show(next)}`
+  return checkString("toolCall.id", next["id"]) ?? checkString("toolCall.name", next["name"])
 }
 
 const checkContextPart = (next: unknown, prev: AgentState.AgentContext | undefined): Problem => {
@@ -148,7 +156,7 @@ const fieldProblemOf = (prev: HookContext, next: HookContext): Problem => {
     ?? (next.response === prev.response ? undefined : checkOptional("response", InferenceResponse, next.response))
     ?? (toolCall === prev.toolCall
       ? undefined
-      : checkOptional("toolCall", ToolCall, toolCall)
+      : checkToolCall(toolCall)
         ?? (prev.toolCall !== undefined && toolCall !== undefined && toolCall.id !== prev.toolCall.id
           ? `toolCall.id: a hook cannot change the id of the call the model made (${show(prev.toolCall.id)})`
           : undefined))

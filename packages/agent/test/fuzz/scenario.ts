@@ -383,15 +383,15 @@ const onTrigger = (h: HookSpec, trigger: Trigger): boolean => h.triggers === "al
 
 /**
  * A failure the steps guard cannot see: a BeforeStep hook that runs before the guards
- * (priority >= 200) fails under 'fail' (it throws, or it is an async function registered
- * as a pure hook, which always fails). The guard never runs in that dispatch, so the
+ * (priority >= 200) fails under 'fail' (it throws, it is an async function registered
+ * as a pure hook, or it returns a hand-built context: each always fails). The guard never runs in that dispatch, so the
  * failed attempt is recorded past the limit, and an OnError hook that handles every
  * error retries it forever, like a `catch` that always retries (docs/guarantees.md,
  * Known limits). The guarantees are checked for every other scenario.
  */
 export const failsBeforeGuards = (s: Pick<Scenario, "hooks">): boolean =>
   s.hooks.some((h) =>
-    h.onError === "fail" && (h.behaviour._tag === "Throw" || h.lift === "asyncPure") && h.priority >= 200 && onTrigger(h, "BeforeStep")
+    h.onError === "fail" && (h.behaviour._tag === "Throw" || h.behaviour._tag === "HandBuilt" || h.lift === "asyncPure") && h.priority >= 200 && onTrigger(h, "BeforeStep")
   )
 
 export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]>("run", "run", "stream", "iterate").chain((mode) =>

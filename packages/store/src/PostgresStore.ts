@@ -66,6 +66,10 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
       const pool = "pool" in options
         ? options.pool
         : new PoolClass("config" in options ? options.config : { connectionString: options.connectionString, max: options.max ?? 10 })
+      // An idle connection the server ends (a restart, an administrator) is an 'error'
+      // event of the pool: unhandled, it would crash the process. The pool drops that
+      // connection and the next query opens another; the query in flight fails as usual.
+      if (owned) pool.on("error", () => undefined)
       const client = clientOf(pool)
       try {
         await Sql.migrate(client)

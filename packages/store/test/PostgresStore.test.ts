@@ -54,6 +54,28 @@ describe("PostgresStore", () => {
     }
   })
 
+  it("survives the server ending its idle connections (no uncaught error), and goes on working", async () => {
+    const own = await PostgresStore.open({ connectionString: (server as Server).connectionString })
+    const uncaught: Array<unknown> = []
+    const onUncaught = (error: unknown) => void uncaught.push(error)
+    process.prependListener("uncaughtException", onUncaught)
+    const pg = await import("pg")
+    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    await admin.connect()
+    try {
+      const state = AgentState.make({ id: "terminated", messages: [Message.user("hi")] })
+      await RunStore.save(own, state) // the pool now holds an idle connection
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND state = 'idle'")
+      await new Promise((resolve) => setTimeout(resolve, 200)) // the pool hears of it
+      expect(uncaught).toEqual([])
+      expect((await RunStore.load(own, "terminated"))?.state).toEqual(state)
+    } finally {
+      process.removeListener("uncaughtException", onUncaught)
+      await admin.end()
+      await RunStore.close(own)
+    }
+  })
+
   it("refuses to open a database whose schema is newer than the library", async () => {
     const pg = await import("pg")
     const client = new pg.default.Client({ connectionString: (server as Server).connectionString })

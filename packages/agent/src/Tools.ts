@@ -10,6 +10,7 @@
  */
 import { AgentError, Json, Message, ToolExecution, Truncation, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
+import { LazySignal } from "./internal/lazySignal.js"
 import * as Arguments from "./internal/toolArguments.js"
 import * as Tool from "./Tool.js"
 
@@ -259,26 +260,13 @@ const bounded = (error: ToolExecution.ToolError, limit: number): ToolExecution.T
   error.message.length > limit ? Object.freeze({ ...error, message: cut(error.message, limit) }) : error
 
 // The context's signal is made when the tool first reads it: most tools never do.
-// (Private fields stay writable on a frozen instance.)
-class Context implements Tool.ToolContext {
-  #controller: AbortController | undefined
-  #aborted = false
+class Context extends LazySignal implements Tool.ToolContext {
   constructor(readonly toolCall: ToolCall, readonly state: AgentState, readonly runContext: unknown) {
+    super()
     Object.freeze(this)
   }
   get idempotencyKey(): string {
     return `${this.state.id}:${this.toolCall.id}`
-  }
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController()
-      if (this.#aborted) this.#controller.abort()
-    }
-    return this.#controller.signal
-  }
-  abort(): void {
-    this.#aborted = true
-    this.#controller?.abort()
   }
 }
 

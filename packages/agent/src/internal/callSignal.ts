@@ -11,31 +11,12 @@
 //   the call is interrupted; the listener it adds to the given signal is removed when
 //   the call ends.
 import type { CallOptions } from "../Driver.js"
+import { LazySignal } from "./lazySignal.js"
 
-export class RunCallOptions implements CallOptions {
-  #controller: AbortController | undefined = undefined
-  #aborted = false
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController()
-      if (this.#aborted) this.#controller.abort()
-    }
-    return this.#controller.signal
-  }
-
-  /** The run is aborting: the signal aborts, and any read later is aborted too. */
-  abort(): void {
-    this.#aborted = true
-    this.#controller?.abort()
-  }
-
+export class RunCallOptions extends LazySignal implements CallOptions {
   /** One call was interrupted: the signal it may have read aborts; the next call reads a fresh one. */
   abortCall(): void {
-    const controller = this.#controller
-    if (controller === undefined || this.#aborted) return
-    this.#controller = undefined
-    controller.abort()
+    this.renew()
   }
 }
 

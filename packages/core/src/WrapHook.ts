@@ -9,7 +9,7 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { InferenceFailed } from "./AgentError.js"
+import { HooklineError, type InferenceFailed } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
 import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
@@ -134,6 +134,13 @@ export const toolUse = <E = never, R = never>(
   run: (ctx: HookContext, next: ToolNext) => Effect.Effect<ToolExecution, E, R>,
 ): ToolWrap<E, R> => Object.freeze({ _tag: "WrapHook", point: WrapToolUse, run })
 
+// An inner wrap hook's failure reaches a Promise wrap hook as the rejection of `next`
+// (a HookFailed defect); passed on, it stays a defect, so the chain reports it as that
+// hook's and not as the Promise hook's own failure (found by the fuzzer, issue 16).
+const passInnerFailures = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, unknown> =>
+  Effect.catch(effect, (error) =>
+    error instanceof HooklineError && error.error._tag === "HookFailed" ? Effect.die(error) : Effect.fail(error))
+
 /**
  * A hook around each model call, from an async function; `next` gives a Promise, and
  * the signal fires when the run is aborted.
@@ -149,9 +156,13 @@ export const inferencePromise = (
   ) => Promise<InferenceResponse>,
 ): InferenceWrap<unknown> =>
   inference((ctx, next) =>
-    Effect.tryPromise({
-      try: (signal) => run(ctx, (c, o) => Effect.runPromise(next(c, o), { signal }), signal),
-      catch: (cause) => cause,
+    Effect.flatMap(Effect.context<never>(), (services) => {
+      // `next` runs with the run's services (its clock, the hooks' services), not a bare runtime's.
+      const runNext = Effect.runPromiseWith(services)
+      return passInnerFailures(Effect.tryPromise({
+        try: (signal) => run(ctx, (c, o) => runNext(next(c, o), { signal }), signal),
+        catch: (cause) => cause,
+      }))
     })
   )
 
@@ -165,7 +176,10 @@ export const toolUsePromise = (
   run: (ctx: HookContext, next: (ctx: HookContext) => Promise<ToolExecution>, signal: AbortSignal) => Promise<ToolExecution>,
 ): ToolWrap<unknown> =>
   toolUse((ctx, next) =>
-    Effect.tryPromise({ try: (signal) => run(ctx, (c) => Effect.runPromise(next(c), { signal }), signal), catch: (cause) => cause })
+    Effect.flatMap(Effect.context<never>(), (services) => {
+      const runNext = Effect.runPromiseWith(services)
+      return passInnerFailures(Effect.tryPromise({ try: (signal) => run(ctx, (c) => runNext(next(c), { signal }), signal), catch: (cause) => cause }))
+    })
   )
 
 /**

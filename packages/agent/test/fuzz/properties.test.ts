@@ -2,7 +2,7 @@
 // same recording broken on purpose (a second AfterExecution, a blocked tool that ran,
 // hooks out of order, …), and must report the violation.
 import { describe, expect, it } from "vitest"
-import { AgentState, HookContext, Message, StopSignal, type HookExecuted } from "@hookline/core"
+import { AgentState, AppendLog, HookContext, Message, StopSignal, Step, type HookExecuted } from "@hookline/core"
 import {
   answersEveryCall,
   blockedNeverRuns,
@@ -15,6 +15,8 @@ import {
   keepsMessages,
   oneEnd,
   recordConsistent,
+  recordsEveryAttempt,
+  resetsRetriedText,
   sameWhenStreamed,
   statePersists,
   streamsCheckedText,
@@ -23,7 +25,7 @@ import {
   type Checker,
 } from "./properties.js"
 import { firstUnfrozen, runScenario, type Entry, type Recording } from "./run.js"
-import type { HookSpec, Scenario } from "./scenario.js"
+import type { HookSpec, Scenario, WrapSpec } from "./scenario.js"
 
 const hook = (name: string, triggers: HookSpec["triggers"], behaviour: HookSpec["behaviour"], extra: Partial<HookSpec> = {}): HookSpec => ({
   name,
@@ -293,6 +295,91 @@ describe("the fuzzer's properties", () => {
       const unanswered = HookContext.withState(start.ctx, AgentState.make({ id: final.id, messages: messages.slice(0, 2) }))
       reports(answersEveryCall, withLog(r, r.log.map((e, j) => (j === at ? { ...start, ctx: unanswered } : e))), /a model request at log\[\d+\] followed a history where call call_1/)
       reports(answersEveryCall, withLog(r, [...r.log, { _tag: "ToolDone", callId: "call_9", tool: "add" }]), /tool add ran to its end for call_9 .* no step records it/)
+    })
+  })
+
+  // Issue 16: wrap hooks around the model and the tools.
+  describe("with wrap hooks", () => {
+    const wrap = (name: string, point: WrapSpec["point"], behaviour: WrapSpec["behaviour"], extra: Partial<WrapSpec> = {}): WrapSpec => ({
+      name,
+      point,
+      priority: 0,
+      onError: "fail",
+      lift: "effect",
+      behaviour,
+      ...extra,
+    })
+    // A failed model call and a text attempt that fails after streaming, each retried; a tool call retried after a failure.
+    const retried: Partial<Scenario> = {
+      // Not on AfterInference: the stream's text is then the model's, live.
+      hooks: [hook("fuzz:observer", ["BeforeExecution", "BeforeStep", "BeforeInference", "BeforeToolUse", "AfterToolUse", "AfterStep", "OnStop", "OnError", "AfterExecution"], { _tag: "Pass" })],
+      guardsAt: 1,
+      interceptor: "stack",
+      textDeltas: "live",
+      // A garbage answer is not compared with its twin (the paths word their errors differently).
+      twin: false,
+      wraps: [
+        wrap("w1:retry", "WrapInference", { _tag: "Retry", times: 2, backoffMs: 5 }),
+        wrap("w2:retry", "WrapToolUse", { _tag: "Retry", times: 1, backoffMs: 0 }, { lift: "promise" }),
+      ],
+      script: [
+        { _tag: "Failure" },
+        { _tag: "ToolCalls", calls: [{ _tag: "Invalid", tool: "add" }], text: "", usage: { inputTokens: 1, outputTokens: 1 } },
+        { _tag: "Garbage", kind: "otherText" },
+        { _tag: "Text", text: "It is 4.", chunked: true, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+      ],
+    }
+
+    it("hold for a run whose model calls and tools are retried (and its streamed twin)", async () => {
+      const r = await record(retried)
+      expect(violations(r)).toEqual([])
+      const steps = (r.final as AgentState).execution.steps.toArray()
+      expect(steps.map((s) => s.attempts?.map((a) => a.error === undefined))).toEqual([[false, true], [false, true]])
+      expect(steps[0]?.toolAttempts?.length).toBe(2)
+      const twinned = await record({ ...retried, script: retried.script?.filter((t) => t._tag !== "Garbage"), twin: true })
+      expect(twinned.twin).toBeDefined()
+      expect(violations(twinned)).toEqual([])
+      const stream = await record({ ...retried, mode: "stream", twin: false })
+      expect(violations(stream)).toEqual([])
+      expect(stream.streamEvents?.map((e) => e._tag).filter((t) => t === "TextReset" || t === "TextDelta")).toEqual(["TextDelta", "TextReset", "TextDelta", "TextDelta", "TextDelta"])
+    })
+
+    it("oneEnd judges a step's last attempt: a retried failure is no error, the last one is", async () => {
+      const r = await record(retried)
+      expect(oneEnd(r)).toEqual([])
+      // Without the retry that followed it, the first failed call ended its step: it must reach OnError.
+      const second = indexOf(r, (e) => e._tag === "DriverCall" && e.index === 1)
+      reports(oneEnd, withLog(r, r.log.filter((_, j) => j !== second)), /the error at log\[\d+\] was followed by \w+ at log\[\d+\], not OnError/)
+    })
+
+    it("recordsEveryAttempt reports a model call or a tool run its step does not record", async () => {
+      const r = await record(retried)
+      const final = r.final as AgentState
+      const first = final.execution.steps.at(0) as Step.Step
+      const withFirst = (step: Step.Step) =>
+        AgentState.withExecution(final, { ...final.execution, steps: AppendLog.fromIterable([step, ...final.execution.steps.toArray().slice(1)]) })
+      const fewer = withFirst(Step.make({ ...first, attempts: first.attempts?.slice(1), toolAttempts: first.toolAttempts?.slice(1) }))
+      reports(recordsEveryAttempt, { ...r, final: fewer }, /4 model calls, the steps record 3 InferenceAttempts/)
+      // The arguments were invalid: the tool never ran, each attempt ended before it. Two runs the step does not record:
+      const ran: Entry = { _tag: "ToolRun", callId: "call_1", tool: "add", args: {}, unfrozen: undefined }
+      reports(recordsEveryAttempt, withLog({ ...r, final: fewer }, [...r.log, ran, ran]), /call call_1 ran 2 time\(s\), its step records 1 ToolAttempt/)
+      const swapped = withFirst(Step.make({ ...first, attempts: first.attempts?.slice().reverse() }))
+      reports(recordsEveryAttempt, { ...r, final: swapped }, /model call #0 failed, its InferenceAttempt says it answered/)
+    })
+
+    it("resetsRetriedText reports a failed attempt's text left in the stream", async () => {
+      const r = await record({ ...retried, mode: "stream", twin: false })
+      const events = r.streamEvents ?? []
+      reports(resetsRetriedText, { ...r, streamEvents: events.filter((e) => e._tag !== "TextReset") }, /step 1 streamed "otherIt is 4\." after its last reset/)
+    })
+
+    it("blockedNeverRuns allows a second run of a call only under WrapToolUse hooks", async () => {
+      const r = await record({ ...retried, wraps: [], script: retried.script?.slice(1, 2).concat(retried.script.slice(3)) })
+      const run = r.log.find((e) => e._tag === "ToolRun")
+      expect(run).toBeUndefined()
+      const plain = await record()
+      const first = plain.log.find((e) => e._tag === "ToolRun") as Entry
+      reports(blockedNeverRuns, withLog(plain, [...plain.log, first]), /call call_1 executed 2 times/)
     })
   })
 })

@@ -1,7 +1,7 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message } from "@hookline/core"
+import { AgentState, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
 import { Tools } from "@hookline/agent"
 import { synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
@@ -186,6 +186,24 @@ const turnFails = (turn: TurnSpec | undefined): boolean =>
   turn === undefined || turn._tag === "Failure" || (turn._tag === "Garbage" && turn.kind !== "afterFinish") ||
   (turn._tag === "Delay" && turnFails(turn.turn))
 
+/** Whether the scenario has wrap hooks at that point. */
+const hasWraps = (r: Recording, point: WrapHook.WrapPoint): boolean =>
+  ((r.explain as Readonly<Record<string, ReadonlyArray<string> | undefined>>)[point]?.length ?? 0) > 0
+
+/** The steps this run call recorded (a finished input starts a new execution; a suspended one goes on). */
+const newSteps = (r: Recording, final: AgentState) =>
+  final.execution.steps.toArray().slice(isTerminal(r.input.execution.status) ? 0 : r.input.execution.steps.length)
+
+/** Whether the model call at `i` is its step's last attempt: no other model call before the next dispatch. */
+const lastAttempt = (r: Recording, i: number): boolean => {
+  for (let j = i + 1; j < r.log.length; j++) {
+    const e = r.log[j] as Entry
+    if (e._tag === "DriverCall") return false
+    if (hookOf(e) !== undefined) return true
+  }
+  return true
+}
+
 // -- the properties --------------------------------------------------------------------------
 
 export type Checker = (r: Recording) => ReadonlyArray<string>
@@ -272,7 +290,8 @@ export const oneEnd: Checker = (r) => {
   r.log.forEach((e, i) => {
     // A failure in OnStop, OnError or AfterExecution is reported, never sent to OnError (docs/loop.md).
     if (e._tag === "Event" && e.event.outcome === "failed" && !reportedOnly.has(e.event.trigger)) causes.push(i)
-    if (e._tag === "DriverCall" && turnFails(e.turn)) causes.push(i)
+    // A failed model call is an error of the step only when it was the step's last attempt (issue 16: a wrap hook may retry it).
+    if (e._tag === "DriverCall" && turnFails(e.turn) && lastAttempt(r, i)) causes.push(i)
   })
   const abort = firstIndex(r, "Abort")
   let previous = -1
@@ -450,7 +469,8 @@ export const blockedNeverRuns: Checker = (r) => {
     const short = skipped.get(e.callId)
     if (short !== undefined) v.push(`tool ${e.tool} ran for the short-circuited call ${e.callId} (${short}) at ${at(r, i)}`)
   })
-  for (const [id, n] of runs) if (n > 1) v.push(`call ${id} executed ${n} times`)
+  // A wrap hook may retry a tool (recordsEveryAttempt checks each run is an attempt); nothing else runs it twice.
+  if (!hasWraps(r, "WrapToolUse")) for (const [id, n] of runs) if (n > 1) v.push(`call ${id} executed ${n} times`)
   // A block is final: every later hook of the dispatch sees it, and the dispatch returns it.
   for (const d of ds) {
     if (d.trigger !== "BeforeToolUse" && d.trigger !== "AfterToolUse") continue
@@ -798,11 +818,26 @@ export const streamsCheckedText: Checker = (r) => {
 export const sameWhenStreamed: Checker = (r) => {
   const twin = r.twin
   if (twin === undefined) return []
-  const seen = (x: Recording) => x.log.flatMap((e) => (e._tag === "Enter" ? [`${e.trigger} ${e.hook} ${JSON.stringify(e.ctx)}`] : []))
+  const seen = (x: Recording) =>
+    x.log.flatMap((e) =>
+      e._tag === "Enter"
+        ? [`${e.trigger} ${e.hook} ${JSON.stringify(e.ctx)}`]
+        : e._tag === "WrapEnter" || e._tag === "WrapNext"
+        ? [`${e.point} ${e.hook} ${e._tag} ${JSON.stringify(e.ctx)}`]
+        : []
+    )
   const a = seen(r)
   const b = seen(twin)
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return [`context ${i} differs between run and stream:\n  run:    ${a[i]?.slice(0, 400) ?? "(none)"}\n  stream: ${b[i]?.slice(0, 400) ?? "(none)"}`]
+    if (a[i] !== b[i]) {
+      // From a little before the first character that differs.
+      const x = a[i] ?? ""
+      const y = b[i] ?? ""
+      let at = 0
+      while (at < x.length && x[at] === y[at]) at++
+      const from = Math.max(0, at - 200)
+      return [`context ${i} differs between run and stream (at character ${at}):\n  run:    ${a[i] === undefined ? "(none)" : x.slice(from, from + 400)}\n  stream: ${b[i] === undefined ? "(none)" : y.slice(from, from + 400)}`]
+    }
   }
   if (JSON.stringify(r.final) !== JSON.stringify(twin.final)) return ["the final states differ between run and stream"]
   return []
@@ -846,14 +881,86 @@ export const answersEveryCall: Checker = (r) => {
   if (final === undefined) return v
   const problems = unansweredCalls(messagesOf(final))
   if (problems.length > 0) v.push(`in the final state, ${problems.join("; ")}`)
-  const recorded = new Set(final.execution.steps.toArray().flatMap((step) => step.toolExecutions.map((e) => e.toolCall.id)))
+  // Under WrapToolUse hooks, a run the hook did not return (it failed after it) is recorded as a ToolAttempt (issue 16).
+  const recorded = new Set(final.execution.steps.toArray().flatMap((step) => [
+    ...step.toolExecutions.map((e) => e.toolCall.id),
+    ...(step.toolAttempts ?? []).map((a) => a.toolCallId),
+  ]))
   const cut = r.log.some((e) => e._tag === "Abort") ||
     final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
   r.log.forEach((e, i) => {
     if (e._tag !== "ToolDone" || recorded.has(e.callId)) return
-    if (cut && !synchronousTools.has(e.tool)) return
+    // Under WrapToolUse hooks a tool's end is not its call's: the wrap hook holds the result until it returns.
+    if (cut && (!synchronousTools.has(e.tool) || hasWraps(r, "WrapToolUse"))) return
     v.push(`tool ${e.tool} ran to its end for ${e.callId} (${at(r, i)}), no step records it`)
   })
+  return v
+}
+
+/** Whether an abort or the time limit cut the run (what was under way may be lost). */
+const cutShort = (r: Recording, final: AgentState): boolean =>
+  r.log.some((e) => e._tag === "Abort") ||
+  final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
+
+/**
+ * Issue 16: every attempt is recorded in its step. With WrapInference hooks, the new
+ * steps' InferenceAttempts are the model calls, one for one, in order, failed exactly
+ * where the call failed; with WrapToolUse hooks, every run of a tool is a ToolAttempt of
+ * its call (an attempt may also end before the tool, e.g. on invalid arguments).
+ */
+export const recordsEveryAttempt: Checker = (r) => {
+  const v: Array<string> = []
+  const final = finalState(r)
+  if (final === undefined || cutShort(r, final)) return v
+  const steps = newSteps(r, final)
+  if (hasWraps(r, "WrapInference")) {
+    const attempts = steps.flatMap((step) => step.attempts ?? [])
+    const calls = r.log.flatMap((e) => (e._tag === "DriverCall" ? [e] : []))
+    if (attempts.length !== calls.length) v.push(`${calls.length} model calls, the steps record ${attempts.length} InferenceAttempts`)
+    else {
+      calls.forEach((call, i) => {
+        const failed = (attempts[i] as Step.InferenceAttempt).error !== undefined
+        if (failed !== turnFails(call.turn)) v.push(`model call #${call.index} ${turnFails(call.turn) ? "failed" : "answered"}, its InferenceAttempt says it ${failed ? "failed" : "answered"}`)
+      })
+    }
+  } else if (steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
+  if (hasWraps(r, "WrapToolUse")) {
+    const attempts = new Map<string, number>()
+    for (const step of steps) for (const a of step.toolAttempts ?? []) attempts.set(a.toolCallId, (attempts.get(a.toolCallId) ?? 0) + 1)
+    const runs = new Map<string, number>()
+    for (const e of r.log) if (e._tag === "ToolRun") runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
+    for (const [id, n] of runs) {
+      const recorded = attempts.get(id) ?? 0
+      if (recorded < n) v.push(`call ${id} ran ${n} time(s), its step records ${recorded} ToolAttempt(s)`)
+    }
+  } else if (steps.some((step) => step.toolAttempts !== undefined)) v.push("a step records ToolAttempts without WrapToolUse hooks")
+  return v
+}
+
+/**
+ * Issue 16: a stream that emits text live drops the text of a failed attempt (a
+ * `TextReset`) before the text of the next one: per step, the deltas since the last
+ * reset are the committed text (none for a step whose answer no model streamed, and
+ * none for a step that recorded no answer).
+ */
+export const resetsRetriedText: Checker = (r) => {
+  const v: Array<string> = []
+  if (r.streamEvents === undefined || r.checkedText || r.final === undefined || cutShort(r, r.final)) return v
+  // An AfterInference hook may replace the answer the model streamed.
+  if ((r.explain.AfterInference?.length ?? 0) > 0) return v
+  const text = new Map<number, string>()
+  for (const e of r.streamEvents) {
+    if (e._tag === "TextDelta") text.set(e.step, (text.get(e.step) ?? "") + e.text)
+    if (e._tag === "TextReset") text.set(e.step, "")
+  }
+  for (const step of newSteps(r, r.final)) {
+    const response = step.response
+    const want = response === undefined || response.modelId === "wrap" || response.modelId === "cache" ? "" : response.text
+    const got = text.get(step.index) ?? ""
+    text.delete(step.index)
+    if (got !== want) v.push(`step ${step.index} streamed ${JSON.stringify(got)} after its last reset, its answer is ${JSON.stringify(want)}`)
+  }
+  for (const [step, got] of text) if (got !== "") v.push(`text ${JSON.stringify(got)} streamed for step ${step}, which recorded no answer, and never reset`)
   return v
 }
 
@@ -872,6 +979,8 @@ export const properties: Readonly<Record<string, Checker>> = {
   sameWhenStreamed,
   commitsWhatHooksReturned,
   streamsCheckedText,
+  recordsEveryAttempt,
+  resetsRetriedText,
 }
 
 export interface Violation {

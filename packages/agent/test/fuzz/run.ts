@@ -23,7 +23,9 @@ import {
   Step,
   StopSignal,
   ToolCall,
+  ToolExecution,
   Usage,
+  WrapHook,
   type HookExecuted,
   type InferenceRequest,
   type Interceptor,
@@ -31,7 +33,7 @@ import {
 } from "@hookline/core"
 import { AgentLoop, Driver, Tool, type AgentEvent } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import type { AbortSpec, Behaviour, CallSpec, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait } from "./scenario.js"
+import type { AbortSpec, Behaviour, CallSpec, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait, WrapPoint, WrapSpec } from "./scenario.js"
 
 // -- the recording ----------------------------------------------------------------
 
@@ -68,6 +70,12 @@ export type Entry =
   }
   | { readonly _tag: "Permission"; readonly hook: string; readonly callId: string; readonly phase: "asked" | "answered" | "interrupted" }
   | { readonly _tag: "Abort"; readonly via: AbortSpec["via"]; readonly timing: AbortSpec["timing"] }
+  /** A wrap hook got its context (issue 16). */
+  | { readonly _tag: "WrapEnter"; readonly point: WrapPoint; readonly hook: string; readonly ctx: HookContext; readonly unfrozen: string | undefined }
+  /** It called `next` with this context. */
+  | { readonly _tag: "WrapNext"; readonly point: WrapPoint; readonly hook: string; readonly ctx: HookContext }
+  /** It ended: with a result (`answered`), the call's failure (`failed`), its own failure (`raised`), or interrupted. */
+  | { readonly _tag: "WrapExit"; readonly point: WrapPoint; readonly hook: string; readonly outcome: "answered" | "failed" | "raised" | "interrupted" }
 
 export interface Recording {
   readonly maxSteps: number
@@ -533,6 +541,150 @@ export const buildHook = (spec: HookSpec, rec: Recorder): Hook.AnyHook<unknown, 
   )
 }
 
+// -- wrap hooks (issue 16) ------------------------------------------------------------
+
+const isInferenceFailed = (u: unknown): u is AgentError.InferenceFailed =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "InferenceFailed"
+
+const wrapAnswer = (spec: WrapSpec, ctx: HookContext, toolCall: boolean): InferenceResponse =>
+  InferenceResponse.make({
+    text: `answered by ${spec.name}`,
+    toolCalls: toolCall ? [ToolCall.make({ id: `wa_${steps(ctx)}_${spec.name}`, name: "add", arguments: { a: 1, b: 2 } })] : [],
+    usage: Usage.make(1, 1),
+    modelId: "wrap",
+  })
+
+const edited = (point: WrapPoint, ctx: HookContext): HookContext =>
+  point === "WrapToolUse"
+    ? HookContext.withToolArguments(ctx, { a: 10, b: 20 })
+    : ctx.request === undefined
+    ? ctx
+    : HookContext.withRequest(ctx, { ...ctx.request, messages: ctx.request.messages.slice(-1) })
+
+/** The wrap hook of a spec, recording what it saw, each `next` it called and how it ended. */
+export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unknown> => {
+  const b = spec.behaviour
+  const point = spec.point
+  const enter = (ctx: HookContext) => {
+    rec.push({ _tag: "WrapEnter", point, hook: spec.name, ctx, unfrozen: firstUnfrozen(ctx) })
+    rec.awaitPoint()
+  }
+  const exit = (outcome: "answered" | "failed" | "raised" | "interrupted") => rec.push({ _tag: "WrapExit", point, hook: spec.name, outcome })
+  // A failing attempt that is an answer: a failed execution (a failed model call is a failure).
+  const failed = (out: unknown) => point === "WrapToolUse" && (out as ToolExecution.ToolExecution).status === "failure"
+  const own = () => new Error(`${spec.name} throws`)
+  if (spec.lift === "promise") {
+    // Promise forms: no backoff (a real wait would make the run depend on time).
+    const body = async <A>(ctx: HookContext, next: (ctx: HookContext) => Promise<A>, signal: AbortSignal): Promise<A> => {
+      enter(ctx)
+      const call = (c: HookContext) => {
+        rec.push({ _tag: "WrapNext", point, hook: spec.name, ctx: c })
+        return next(c)
+      }
+      try {
+        let out: A
+        switch (b._tag) {
+          case "Retry": {
+            let left = b.times
+            while (true) {
+              try {
+                out = await call(ctx)
+                if (left > 0 && point === "WrapToolUse" && failed(out)) {
+                  left--
+                  continue
+                }
+                break
+              } catch (error) {
+                // Only the call's failure is retried, never another hook's.
+                if (left > 0 && isInferenceFailed(error)) {
+                  left--
+                  continue
+                }
+                throw error
+              }
+            }
+            break
+          }
+          case "Answer":
+            out = (point === "WrapInference"
+              ? wrapAnswer(spec, ctx, b.toolCall)
+              : ToolExecution.success(ctx.toolCall as ToolCall, `answered by ${spec.name}`, ctx.updatedAt)) as A
+            break
+          case "Edit":
+            out = await call(edited(point, ctx))
+            break
+          case "Throw":
+            throw own()
+          case "NextThenThrow":
+            await call(ctx)
+            throw own()
+        }
+        if (!signal.aborted) exit("answered")
+        return out
+      } catch (error) {
+        if (!signal.aborted) exit(isInferenceFailed(error) ? "failed" : "raised")
+        throw error
+      }
+    }
+    return point === "WrapInference"
+      ? WrapHook.inferencePromise((ctx, next, signal) => body(ctx, (c) => next(c), signal))
+      : WrapHook.toolUsePromise((ctx, next, signal) => body(ctx, next, signal))
+  }
+  const track = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.onExit(effect, (e) =>
+      Effect.sync(() =>
+        exit(
+          Exit.isSuccess(e)
+            ? "answered"
+            : Cause.hasInterruptsOnly(e.cause)
+            ? "interrupted"
+            : isInferenceFailed(e.cause.reasons.find(Cause.isFailReason)?.error)
+            ? "failed"
+            : "raised",
+        )
+      ))
+  const body = <A, E>(ctx: HookContext, next: (ctx: HookContext) => Effect.Effect<A, E>, answer: () => A): Effect.Effect<A, E | Error> => {
+    const call = (c: HookContext) =>
+      Effect.suspend(() => {
+        rec.push({ _tag: "WrapNext", point, hook: spec.name, ctx: c })
+        return next(c)
+      })
+    switch (b._tag) {
+      case "Retry": {
+        const backoff = b.backoffMs > 0 ? Effect.sleep(b.backoffMs) : Effect.void
+        const attempt = (left: number): Effect.Effect<A, E> =>
+          Effect.flatMap(Effect.result(call(ctx)), (r) => {
+            const again = left > 0 && (r._tag === "Failure" ? isInferenceFailed(r.failure) : failed(r.success))
+            if (again) return Effect.andThen(backoff, attempt(left - 1))
+            return r._tag === "Success" ? Effect.succeed(r.success) : Effect.fail(r.failure)
+          })
+        return attempt(b.times)
+      }
+      case "Answer":
+        return Effect.sync(answer)
+      case "Edit":
+        return call(edited(point, ctx))
+      case "Throw":
+        return Effect.fail(own())
+      case "NextThenThrow":
+        return Effect.andThen(call(ctx), Effect.fail(own()))
+    }
+  }
+  return point === "WrapInference"
+    ? WrapHook.inference((ctx, next) =>
+      track(Effect.suspend(() => {
+        enter(ctx)
+        return body(ctx, (c) => next(c), () => wrapAnswer(spec, ctx, b._tag === "Answer" && b.toolCall))
+      }))
+    )
+    : WrapHook.toolUse((ctx, next) =>
+      track(Effect.suspend(() => {
+        enter(ctx)
+        return body(ctx, next, () => ToolExecution.success(ctx.toolCall as ToolCall, `answered by ${spec.name}`, ctx.updatedAt))
+      }))
+    )
+}
+
 // -- the stack -----------------------------------------------------------------------
 
 // Guard stacks are values: one per set of limits.
@@ -571,7 +723,13 @@ const allTriggers: ReadonlyArray<Trigger> = [
  * The scenario's stack: its hooks in registration order, with the guards' stack
  * concatenated at `guardsAt` (`HookStack.make` for each side, then `concat`).
  */
-export const buildStack = (s: Scenario, rec: Recorder): HookStack<never> => {
+export const buildStack = (s: Scenario, rec: Recorder): HookStack<never> =>
+  (s.wraps ?? []).reduce(
+    (stack, spec) => HookStack.withWrap(stack, buildWrap(spec, rec), { priority: spec.priority, name: spec.name, onError: spec.onError }),
+    hookStack(s, rec),
+  )
+
+const hookStack = (s: Scenario, rec: Recorder): HookStack<never> => {
   const side = (specs: ReadonlyArray<HookSpec>, offset: number) =>
     HookStack.make(
       ...specs.map((spec, i) =>
@@ -605,6 +763,12 @@ export const expectedOrder = (s: Scenario): Partial<Record<Trigger, ReadonlyArra
     })
     list.sort((a, b) => b.reg.priority - a.reg.priority || a.i - b.i)
     if (list.length > 0) out[trigger] = list.map((r) => r.reg.name)
+  }
+  // Wrap hooks: outermost first, by the same rule among themselves.
+  for (const point of WrapHook.points) {
+    const list = (s.wraps ?? []).map((w, i) => ({ w, i })).filter(({ w }) => w.point === point)
+    list.sort((a, b) => b.w.priority - a.w.priority || a.i - b.i)
+    if (list.length > 0) (out as Record<string, ReadonlyArray<string>>)[point] = list.map(({ w }) => w.name)
   }
   return out
 }
@@ -1031,6 +1195,12 @@ export const trace = (r: Recording, limit = 400): string => {
         return `${i} permission ${e.hook} ${e.callId} ${e.phase}`
       case "Abort":
         return `${i} ABORT via ${e.via} (${e.timing})`
+      case "WrapEnter":
+        return `${i} wrap ${e.point} ${e.hook}${e.ctx.toolCall === undefined ? "" : ` [${e.ctx.toolCall.id} ${e.ctx.toolCall.name}]`}`
+      case "WrapNext":
+        return `${i} wrap ${e.point} ${e.hook} calls next`
+      case "WrapExit":
+        return `${i} wrap ${e.point} ${e.hook} ${e.outcome}`
     }
   }
   const lines = r.log.slice(0, limit).map(line)

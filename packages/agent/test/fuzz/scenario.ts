@@ -171,8 +171,36 @@ export interface AbortSpec {
   readonly timing: "now" | "soon"
 }
 
+/** Where a wrap hook sits: around each model call, or around each tool execution. */
+export type WrapPoint = "WrapInference" | "WrapToolUse"
+
+/** What a wrap hook does with `next` (issue 16). */
+export type WrapBehaviour =
+  /** Calls `next`; after a failing attempt (a failed model call, a failed execution) calls it again, up to `times` more, after `backoffMs` on the (virtual) Effect clock. */
+  | { readonly _tag: "Retry"; readonly times: number; readonly backoffMs: number }
+  /** Never calls `next`: answers itself (a response, with a tool call or not; a successful execution). */
+  | { readonly _tag: "Answer"; readonly toolCall: boolean }
+  /** Edits the context and calls `next` once: the request's last message only; the arguments `{ a: 10, b: 20 }`. */
+  | { readonly _tag: "Edit" }
+  /** Fails before calling `next` (its own failure, for its error policy). */
+  | { readonly _tag: "Throw" }
+  /** Calls `next`, then fails. */
+  | { readonly _tag: "NextThenThrow" }
+
+export interface WrapSpec {
+  readonly name: string
+  readonly point: WrapPoint
+  readonly priority: number
+  readonly onError: "fail" | "skip"
+  /** `WrapHook.inference`/`toolUse` (Effect), or their Promise forms. */
+  readonly lift: "effect" | "promise"
+  readonly behaviour: WrapBehaviour
+}
+
 export interface Scenario {
   readonly hooks: ReadonlyArray<HookSpec>
+  /** Wrap hooks, in registration order (issue 16; absent in scenarios recorded before). */
+  readonly wraps?: ReadonlyArray<WrapSpec> | undefined
   /** Where the guards' stack is concatenated among the hooks (registration order). */
   readonly guardsAt: number
   readonly guards: Guards
@@ -319,6 +347,29 @@ const hooks: fc.Arbitrary<ReadonlyArray<HookSpec>> = fc.integer({ min: 0, max: 6
   )
 )
 
+const wrapBehaviour: fc.Arbitrary<WrapBehaviour> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ _tag: fc.constant("Retry" as const), times: fc.integer({ min: 1, max: 3 }), backoffMs: fc.constantFrom(0, 0, 5) }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Answer" as const), toolCall: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.constant({ _tag: "Edit" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "Throw" } as const) },
+  { weight: 1, arbitrary: fc.constant({ _tag: "NextThenThrow" } as const) },
+)
+
+const wrapSpec = (index: number): fc.Arbitrary<WrapSpec> =>
+  fc.record({
+    point: fc.constantFrom<WrapPoint>("WrapInference", "WrapToolUse"),
+    priority,
+    onError: fc.constantFrom<"fail" | "skip">("fail", "skip"),
+    lift: fc.constantFrom<WrapSpec["lift"]>("effect", "effect", "promise"),
+    behaviour: wrapBehaviour,
+  }).map((w) => ({ name: `w${index}:${w.behaviour._tag.toLowerCase()}`, ...w }))
+
+// Most scenarios have no wrap hooks (the loop's path without them is the common one).
+const wraps: fc.Arbitrary<ReadonlyArray<WrapSpec>> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant([]) },
+  { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => wrapSpec(i + 1)))) },
+)
+
 const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow", "quit")
 
 const callSpec: fc.Arbitrary<CallSpec> = fc.oneof(
@@ -397,6 +448,7 @@ export const failsBeforeGuards = (s: Pick<Scenario, "hooks">): boolean =>
 export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]>("run", "run", "stream", "iterate").chain((mode) =>
   fc.record({
     hooks,
+    wraps,
     guards,
     script: fc.array(turn, { minLength: 1, maxLength: 7 }),
     toolConcurrency: fc.constantFrom<Scenario["toolConcurrency"]>("sequential", "concurrent"),
@@ -406,10 +458,17 @@ export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]
     abort: abortSpec(mode),
     input: fc.constantFrom<Scenario["input"]>("question", "question", "question", "finished"),
     twin: mode === "run" ? fc.constantFrom(false, false, false, true) : fc.constant(false),
-  }).filter((s) => !failsBeforeGuards(s)).map(withinTimeLimit).chain((s) =>
+  }).filter((s) => !failsBeforeGuards(s)).map(withinTimeLimit).map(wrapsNeedAStack).chain((s) =>
     fc.integer({ min: 0, max: s.hooks.length }).map((guardsAt) => ({ ...s, guardsAt }))
   )
 )
+
+/**
+ * The loop runs wrap hooks only when its interceptor is a stack: a custom interceptor
+ * (the marking one) around a stack would drop them (docs: wrap hooks belong to the
+ * stack). Scenarios with wrap hooks use the stack itself.
+ */
+const wrapsNeedAStack = <S extends Pick<Scenario, "wraps" | "interceptor">>(s: S): S => ((s.wraps ?? []).length > 0 ? { ...s, interceptor: "stack" } : s)
 
 const hangsOnAfterExecution = (h: HookSpec): boolean => h.triggers === "all" || h.triggers.includes("AfterExecution")
 
@@ -455,6 +514,20 @@ const showBehaviour = (b: Behaviour): string => {
   }
 }
 
+const showWrap = (w: WrapSpec): string => {
+  const b = w.behaviour
+  const what = b._tag === "Retry"
+    ? `retry(${b.times} more${b.backoffMs > 0 ? `, after ${b.backoffMs}ms` : ""})`
+    : b._tag === "Answer"
+    ? `answer itself${b.toolCall ? " (with a tool call)" : ""}`
+    : b._tag === "Edit"
+    ? "edit, then next"
+    : b._tag === "Throw"
+    ? "throw"
+    : "next, then throw"
+  return `  ${w.name} on ${w.point} priority ${w.priority}, ${w.lift}, onError ${w.onError}: ${what}`
+}
+
 const showCall = (c: CallSpec): string => (c._tag === "Unknown" ? "unknown_tool()" : `${c.tool}(${c._tag === "Valid" ? "" : c._tag.toLowerCase()})`)
 
 const showTurn = (t: TurnSpec): string => {
@@ -490,6 +563,7 @@ export const describe = (s: Scenario): string => {
         h.fromStep > 0 ? ` from step ${h.fromStep}` : ""
       }${showWait(h.wait)}`
     ),
+    ...((s.wraps ?? []).length === 0 ? [] : ["wrap hooks (registration order):", ...(s.wraps ?? []).map(showWrap)]),
     "script:",
     ...(s.script.length === 0 ? ["  (empty: every call fails as exhausted)"] : s.script.map((t, i) => `  ${i}: ${showTurn(t)}`)),
   ]

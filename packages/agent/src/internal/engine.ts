@@ -660,7 +660,10 @@ class Run<R> {
   // anything else is committed: a tool that ran and was not recorded (its AfterToolUse
   // failed, or the run was aborted there) is recorded as it ran, in its step too; a
   // call that never ran gets a cancellation marker (Tools.cancelled).
-  private settleTools(why: string): void {
+  // A call waiting for a decision is kept (unanswered) only when the run ends suspended
+  // (`keepPending`); a failed or stopped step cancels it, or nobody could ever decide it
+  // and the model would read an unanswered call (found by the fuzzer, issue 13).
+  private settleTools(why: string, keepPending = false): void {
     const messages = this.state.context.messages
     // The last assistant message, and the tool messages after it (a hook may have
     // added other messages in between).
@@ -676,7 +679,7 @@ class Run<R> {
     }
     for (const call of last.toolCalls) {
       // A call waiting for a person's decision is answered when the run resumes.
-      if (answered.includes(call.id) || AgentState.isPendingCall(this.state, call.id)) continue
+      if (answered.includes(call.id) || (keepPending && AgentState.isPendingCall(this.state, call.id))) continue
       const k = this.unrecorded.findIndex((e) => e.toolCall.id === call.id)
       if (k < 0) {
         this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))
@@ -687,6 +690,7 @@ class Run<R> {
       this.commitExecution(execution.toolCall, execution, this.stepIndex)
     }
     this.unrecorded.length = 0
+    if (!keepPending) this.state = AgentState.withPendingCalls(this.state, undefined)
   }
 
   // The stop check: with stop signals, OnStop runs; a continuation resumes the loop
@@ -820,6 +824,8 @@ class Run<R> {
         : outcome._tag === "TimedOut"
         ? "the run reached its time limit before it ran"
         : "the run ended before it ran",
+      // Only a run that ends suspended keeps its calls waiting (a hard stop ends it stopped).
+      outcome._tag === "Done" && this.suspended && !this.state.execution.stopSignals.some(StopSignal.isHard),
     )
     let state = this.state
     if (outcome._tag === "Aborted") {
@@ -842,7 +848,7 @@ class Run<R> {
       ? "failed"
       : outcome._tag === "Aborted" || outcome._tag === "TimedOut" || state.execution.stopSignals.some(StopSignal.isHard)
       ? "stopped"
-      : this.suspended
+      : this.suspended && this.state.execution.pendingCalls !== undefined
       ? "suspended"
       : "completed"
     // How it ended, as data: AfterExecution hooks and the caller read it without ranking signals.

@@ -202,4 +202,61 @@ describe("AgentLoop (fuzzing regressions)", () => {
       expect(made).toEqual([...made].sort((a, b) => a - b))
     })
   })
+
+  // Issue 13: a call a hook suspended the run on, in a step that then failed or was
+  // stopped. The run did not end suspended, so nobody can decide the call: it kept the
+  // call in pendingCalls with no tool message (the model would read an unanswered call,
+  // and a handled error went on to a model request with it).
+  describe("suspension in a step that does not end suspended", () => {
+    const suspend: Hook = (ctx) => (ctx.toolCall === undefined ? ctx : HookContext.suspend(ctx, "needs approval"))
+    const unanswered = (final: AgentState) => {
+      const messages = final.context.messages.toArray()
+      const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])))
+      return messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls.filter((c) => !answered.has(c.id)).map((c) => c.id) : []))
+    }
+    const script = [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }]), ScriptedDriver.text("done")]
+    const tool = HookTriggers.of("BeforeToolUse")
+
+    it("cancels the call when a later BeforeToolUse hook fails the step", async () => {
+      const stack = pipe(HookStack.empty, HookStack.with(suspend, { triggers: tool, priority: 1, name: "approval" }), HookStack.with(boom, { triggers: tool, name: "boom" }))
+      const { final } = await runUntil(stack, script)
+      expect(final.execution.status).toBe("failed")
+      expect(final.execution.pendingCalls).toBeUndefined()
+      expect(unanswered(final)).toEqual([])
+    })
+
+    it("cancels the call when OnError handles the failure, before the next model request", async () => {
+      const handle: Hook = (ctx) => HookContext.markErrorsHandled(ctx)
+      const requests: Array<ReadonlyArray<string>> = []
+      const seen: Hook = (ctx) => (requests.push(unanswered(ctx.state)), ctx)
+      const stack = pipe(
+        HookStack.empty,
+        HookStack.with(suspend, { triggers: tool, priority: 1, name: "approval" }),
+        HookStack.with(boom, { triggers: tool, name: "boom" }),
+        HookStack.with(handle, { triggers: HookTriggers.of("OnError"), name: "handle" }),
+        HookStack.with(seen, { triggers: HookTriggers.of("BeforeInference"), name: "seen" }),
+      )
+      const { final } = await runUntil(stack, script)
+      expect(requests).toEqual([[], []])
+      expect(final.execution.status).toBe("completed")
+      expect(unanswered(final)).toEqual([])
+    })
+
+    it("cancels the call when a hard stop ends the run", async () => {
+      const stop: Hook = (ctx) => HookContext.withStopSignal(ctx, StopSignal.make("TokenLimitReached", "budget spent", "stopper"))
+      const stack = pipe(HookStack.empty, HookStack.with(suspend, { triggers: tool, priority: 1, name: "approval" }), HookStack.with(stop, { triggers: tool, name: "stop" }))
+      const { final } = await runUntil(stack, script)
+      expect(final.execution.status).toBe("stopped")
+      expect(final.execution.pendingCalls).toBeUndefined()
+      expect(unanswered(final)).toEqual([])
+    })
+
+    it("still ends suspended, the call unanswered until decided, when nothing else happens", async () => {
+      const stack = HookStack.with(HookStack.empty, suspend, { triggers: tool, name: "approval" })
+      const { final } = await runUntil(stack, script)
+      expect(final.execution.status).toBe("suspended")
+      expect(final.execution.pendingCalls?.map((p) => p.toolCall.name)).toEqual(["add"])
+      expect(unanswered(final)).toEqual(["call_1"])
+    })
+  })
 })

@@ -463,9 +463,11 @@ class Run<R> {
 
   // After BeforeToolUse: whether the call waits for a decision (and so does not run).
   // An approved call that a hook suspends again (the approval hook) runs.
-  private waits(call: ToolCall, approved: boolean): boolean {
+  // A call a hook answered (a result, a block) in the same dispatch does not wait: its
+  // answer is committed, nothing is left to decide (found by the fuzzer, issue 13).
+  private waits(call: ToolCall, approved: boolean, answered = false): boolean {
     if (!AgentState.isPendingCall(this.state, call.id)) return false
-    if (!approved) return true
+    if (!approved && !answered) return true
     const rest = (this.state.execution.pendingCalls ?? []).filter((p) => p.toolCall.id !== call.id)
     this.state = AgentState.withPendingCalls(this.state, rest)
     return false
@@ -587,7 +589,7 @@ class Run<R> {
       for (const call of calls) {
         if (this.abortSeen()) return
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
-        if (before.toolExecution === undefined && this.waits(call, approved)) continue
+        if (this.waits(call, approved, before.toolExecution !== undefined)) continue
         const toolCall = before.toolCall ?? call
         let execution = before.toolExecution
         if (execution === undefined && this.settled !== undefined) yield* this.settled
@@ -615,7 +617,7 @@ class Run<R> {
     const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
     for (const call of calls) {
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
-      if (before.toolExecution === undefined && this.waits(call, approved)) continue
+      if (this.waits(call, approved, before.toolExecution !== undefined)) continue
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
     }
     if (this.abortSeen()) return

@@ -259,4 +259,25 @@ describe("AgentLoop (fuzzing regressions)", () => {
       expect(unanswered(final)).toEqual(["call_1"])
     })
   })
+
+  // Issue 13: a hook suspended the run on a call and another one answered it in the same
+  // BeforeToolUse dispatch (a synthetic result, or a block). The answer was committed and
+  // the call still waited: the run ended suspended on an answered call, and each resume
+  // answered it again (a second tool message for one call).
+  describe("a call suspended and answered in one dispatch", () => {
+    const suspend: Hook = (ctx) => (ctx.toolCall === undefined ? ctx : HookContext.suspend(ctx, "needs approval"))
+    const answer: Hook = (ctx) => (ctx.toolCall === undefined ? ctx : HookContext.withToolResult(ctx, "cached"))
+    const block: Hook = (ctx) => (ctx.toolCall === undefined ? ctx : HookContext.withToolExecutionBlocked(ctx, "no"))
+    const tool = HookTriggers.of("BeforeToolUse")
+    const script = [ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }]), ScriptedDriver.text("done")]
+    for (const [name, other] of [["answered", answer], ["blocked", block]] as const) {
+      it(`does not wait on a call ${name} after it was suspended`, async () => {
+        const stack = pipe(HookStack.empty, HookStack.with(suspend, { triggers: tool, priority: 1, name: "approval" }), HookStack.with(other, { triggers: tool, name }))
+        const { final } = await runUntil(stack, script)
+        expect(final.execution.pendingCalls).toBeUndefined()
+        expect(final.execution.status).toBe("completed")
+        expect(final.context.messages.toArray().filter((m) => m.role === "tool").length).toBe(1)
+      })
+    }
+  })
 })

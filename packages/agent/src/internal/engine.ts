@@ -421,9 +421,10 @@ class Run<R> {
   }
 
   // The run ends at once, `suspended`; the step stays open until the decisions come.
+  // The step stays current: an abort before the run ends stops it instead, and then the
+  // step is recorded with what ran (found by the fuzzer, issue 13).
   private suspend(): boolean {
     this.suspended = true
-    this.current = undefined
     return true
   }
 

@@ -3,7 +3,8 @@
 import { Effect, pipe } from "effect"
 import { describe, expect, it } from "vitest"
 import { AgentError, Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, type AgentState } from "@hookline/core"
-import { AgentLoop, Driver } from "@hookline/agent"
+import { AgentLoop, Driver, Tool } from "@hookline/agent"
+import * as t from "io-ts"
 import { ScriptedDriver } from "@hookline/testing"
 import { add } from "../support.js"
 
@@ -279,5 +280,22 @@ describe("AgentLoop (fuzzing regressions)", () => {
         expect(final.context.messages.toArray().filter((m) => m.role === "tool").length).toBe(1)
       })
     }
+  })
+
+  // Issue 13: a step suspended on one call while another of its calls aborted the run
+  // (a tool that fires the signal): the run ends stopped, not suspended, but the step
+  // was forgotten, so the call that ran was in no step record.
+  it("records the step of a suspended call when an abort then stops the run", async () => {
+    const controller = new AbortController()
+    const quit = Tool.make({ name: "quit", parameters: t.type({}), execute: () => (controller.abort(), "quitting") })
+    const suspend: Hook = (ctx) => (ctx.toolCall?.name === "add" ? HookContext.suspend(ctx, "needs approval") : ctx)
+    const stack = HookStack.with(HookStack.empty, suspend, { triggers: HookTriggers.of("BeforeToolUse"), name: "approval" })
+    const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }, { name: "quit", arguments: {} }])])
+    const final = await Effect.runPromise(
+      AgentLoop.run(AgentLoop.make({ interceptor: stack, tools: [add, quit] }), "hi", { signal: controller.signal }).pipe(Effect.provide(driver.layer)),
+    )
+    expect(final.execution.status).toBe("stopped")
+    expect(final.execution.pendingCalls).toBeUndefined()
+    expect(final.execution.steps.toArray().flatMap((s) => s.toolExecutions.map((e) => [e.toolCall.name, e.status]))).toEqual([["quit", "success"]])
   })
 })

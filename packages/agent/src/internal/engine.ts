@@ -453,7 +453,8 @@ class Run<R> {
       yield* this.runTools([call], index, current.executions, true)
     }
     if (this.state.execution.pendingCalls !== undefined) return this.suspend()
-    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
+    // With the attempts of its calls under WrapToolUse hooks (found by the fuzzer, issues 13 and 16).
+    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, undefined) })
     this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined

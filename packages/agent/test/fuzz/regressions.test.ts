@@ -2,8 +2,8 @@
 // each failing before its fix.
 import { Effect, pipe } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentError, Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, type AgentState } from "@hookline/core"
-import { AgentLoop, Driver, Tool } from "@hookline/agent"
+import { AgentError, Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, WrapHook, type AgentState } from "@hookline/core"
+import { AgentLoop, Decision, Driver, Tool } from "@hookline/agent"
 import * as t from "io-ts"
 import { ScriptedDriver } from "@hookline/testing"
 import { add } from "../support.js"
@@ -297,5 +297,24 @@ describe("AgentLoop (fuzzing regressions)", () => {
     expect(final.execution.status).toBe("stopped")
     expect(final.execution.pendingCalls).toBeUndefined()
     expect(final.execution.steps.toArray().flatMap((s) => s.toolExecutions.map((e) => [e.toolCall.name, e.status]))).toEqual([["quit", "success"]])
+  })
+
+  // Issues 13 and 16: the step a resume finishes ran its decided calls under the
+  // WrapToolUse hooks, but its record dropped their attempts.
+  it("records the tool attempts of the step a resume finishes", async () => {
+    const suspend: Hook = (ctx) => (ctx.toolCall === undefined ? ctx : HookContext.suspend(ctx, "needs approval"))
+    const stack = HookStack.withWrap(
+      HookStack.with(HookStack.empty, suspend, { triggers: HookTriggers.of("BeforeToolUse"), name: "approval" }),
+      WrapHook.toolUse((ctx, next) => next(ctx)),
+      { name: "pass" },
+    )
+    const loop = AgentLoop.make({ interceptor: stack, tools: [add] })
+    const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }]), ScriptedDriver.text("done")])
+    const suspended = await Effect.runPromise(AgentLoop.run(loop, "hi").pipe(Effect.provide(driver.layer)))
+    expect(suspended.execution.status).toBe("suspended")
+    const decisions = new Map([["call_1", Decision.approve("call_1")]])
+    const final = await Effect.runPromise(AgentLoop.run(loop, suspended, { decisions }).pipe(Effect.provide(driver.layer)))
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.steps.at(0)?.toolAttempts?.map((a) => [a.toolCallId, a.error])).toEqual([["call_1", undefined]])
   })
 })

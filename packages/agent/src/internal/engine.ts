@@ -493,19 +493,32 @@ class Run<R> {
       const answer = generateChecked(generate === driver.generate ? driver : { generate, stream: driver.stream }, request, options)
       if (emit === undefined) return answer
       return Effect.map(answer, (response) => {
-        if (response.text !== "") emit({ _tag: "TextDelta", step: index, text: response.text })
+        if (response.text !== "") {
+          this.textStreamed = true
+          emit({ _tag: "TextDelta", step: index, text: response.text })
+        }
         return response
       })
     }
     let streamed = false
     const onText = emit === undefined ? undefined : (text: string) => {
-      streamed = true
+      streamed = this.textStreamed = true
       emit({ _tag: "TextDelta", step: index, text })
     }
     return streamChecked(driver, request, options, onText).pipe(
       // The consumer drops the text of an attempt that failed after streaming some.
-      Effect.tapError(() => Effect.sync(() => streamed && emit?.({ _tag: "TextReset", step: index }))),
+      Effect.tapError(() => Effect.sync(() => streamed && this.resetText(index))),
     )
+  }
+
+  // Live text streamed since the last TextReset (read by wrapped calls, whose attempts
+  // may not count).
+  private textStreamed = false
+
+  private resetText(index: number): void {
+    if (!this.textStreamed) return
+    this.textStreamed = false
+    this.emit?.({ _tag: "TextReset", step: index })
   }
 
   // The model call held by the WrapInference hooks: each call of the innermost `next`
@@ -521,11 +534,14 @@ class Run<R> {
       ? before
       : HookContext.make({ ...point("BeforeInference", this.state, this.at(), request), runContext: this.runContext })
     const attempts: Array<AttemptRecord> = (current.attempts = [])
+    this.textStreamed = false
     const call = (c: HookContext, options: WrapHook.CallOptions | undefined) => {
       const driver = options?.model === undefined ? this.driver : options.model
       if (!isDriver(driver)) return Effect.die(new Error("next was given a model that is not a driver (generate and stream)"))
       // Aborted: no new attempt starts, whatever a wrap hook asks.
       if (this.abortSeen()) return Effect.fail(AgentError.inferenceFailed("the model call was aborted"))
+      // The text of an earlier attempt that answered does not count either (found by the fuzzer, issue 16).
+      this.resetText(index)
       const startedAt = this.now()
       return Effect.onExit(this.callDriver(c.request ?? request, index, driver), (exit) =>
         Effect.sync(() => {
@@ -545,7 +561,11 @@ class Run<R> {
             })
         }))
     }
-    return HookStack.wrapInference(stack, ctx, call, this.env)
+    return HookStack.wrapInference(stack, ctx, call, this.env).pipe(
+      // The call failed after an attempt streamed text, or answered with other than the last attempt's answer.
+      Effect.tapError(() => Effect.sync(() => this.resetText(index))),
+      Effect.tap((response) => Effect.sync(() => response !== attempts.at(-1)?.response && this.resetText(index))),
+    )
   }
 
   // One tool execution held by the WrapToolUse hooks; each call of the innermost

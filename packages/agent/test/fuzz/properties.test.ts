@@ -361,7 +361,7 @@ describe("the fuzzer's properties", () => {
       const fewer = withFirst(Step.make({ ...first, attempts: first.attempts?.slice(1), toolAttempts: first.toolAttempts?.slice(1) }))
       reports(recordsEveryAttempt, { ...r, final: fewer }, /4 model calls, the steps record 3 InferenceAttempts/)
       // The arguments were invalid: the tool never ran, each attempt ended before it. Two runs the step does not record:
-      const ran: Entry = { _tag: "ToolRun", callId: "call_1", tool: "add", args: {}, unfrozen: undefined }
+      const ran: Entry = { _tag: "ToolDone", callId: "call_1", tool: "add" }
       reports(recordsEveryAttempt, withLog({ ...r, final: fewer }, [...r.log, ran, ran]), /call call_1 ran 2 time\(s\), its step records 1 ToolAttempt/)
       const swapped = withFirst(Step.make({ ...first, attempts: first.attempts?.slice().reverse() }))
       reports(recordsEveryAttempt, { ...r, final: swapped }, /model call #0 failed, its InferenceAttempt says it answered/)

@@ -1,9 +1,9 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
+import { AgentState, Codecs, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
 import { Tools } from "@hookline/agent"
-import { synchronousTools, type Entry, type Recording } from "./run.js"
+import { chainOf, synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
 
 // -- dispatches -----------------------------------------------------------------------
@@ -161,6 +161,13 @@ export const finalState = (r: Recording, ds = dispatchesOf(r)): AgentState | und
 
 const isTerminal = (status: AgentState.ExecutionStatus) => status === "completed" || status === "stopped" || status === "failed"
 
+/** How a run call may end: terminal, or suspended on calls waiting for a decision (issue 13). */
+const isEnd = (state: AgentState) =>
+  isTerminal(state.execution.status) || (state.execution.status === "suspended" && (state.execution.pendingCalls?.length ?? 0) > 0)
+
+/** Whether the run call ended suspended (its open step is recorded only once decided). */
+const endedSuspended = (r: Recording): boolean => finalState(r)?.execution.status === "suspended"
+
 const messagesOf = (state: AgentState): ReadonlyArray<Message> => state.context.messages.toArray()
 
 const sameMessage = (a: Message | undefined, b: Message | undefined): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
@@ -224,7 +231,7 @@ export const terminates: Checker = (r) => {
   else {
     const steps = final.execution.steps.length
     if (steps > r.maxSteps) v.push(`${steps} steps recorded, more than maxSteps ${r.maxSteps}`)
-    if (!isTerminal(final.execution.status)) v.push(`the final status is ${final.execution.status}, not a terminal one`)
+    if (!isEnd(final)) v.push(`the final status is ${final.execution.status}, not a terminal one (nor suspended on pending calls)`)
   }
   return v
 }
@@ -246,7 +253,7 @@ export const oneEnd: Checker = (r) => {
     const status = state?.execution.status
     if (state === undefined || status === undefined) v.push("AfterExecution saw no state")
     else {
-      if (!isTerminal(status)) v.push(`AfterExecution saw status ${status}, not a terminal one`)
+      if (!isEnd(state)) v.push(`AfterExecution saw status ${status}, not a terminal one (nor suspended on pending calls)`)
       if (final !== undefined && final.execution.status !== status) {
         v.push(`AfterExecution saw status ${status} but the run ended ${final.execution.status}`)
       }
@@ -405,8 +412,8 @@ export const keepsMessages: Checker = (r) => {
       break
     }
   }
-  // Tool results follow their calls, in call order.
-  for (let i = 0; i < finalMessages.length; i++) {
+  // Tool results follow their calls, in call order (a suspended call's result comes when decided, after the others': issue 13).
+  for (let i = 0; i < (r.suspends ? 0 : finalMessages.length); i++) {
     const m = finalMessages[i] as Message
     if (m.role !== "assistant" || m.toolCalls.length === 0) continue
     for (let j = 0; j < m.toolCalls.length; j++) {
@@ -647,7 +654,8 @@ export const firesInExplainedOrder: Checker = (r) => {
     ids.forEach((id, i) => {
       const ran = ranAt.get(id)
       if (ran === undefined) return
-      if (r.toolConcurrency === "concurrent" && lastBefore !== undefined && ran < lastBefore.end) {
+      // A resumed run runs its decided calls one by one (decidedStepGen), whatever the concurrency.
+      if (r.toolConcurrency === "concurrent" && r.input.execution.status !== "suspended" && lastBefore !== undefined && ran < lastBefore.end) {
         v.push(`tool call ${id} ran before BeforeToolUse of ${ids.at(-1)} ended (concurrent tools run after every BeforeToolUse)`)
       }
       const nextBefore = before.get(ids[i + 1] ?? "")
@@ -800,7 +808,8 @@ export const commitsWhatHooksReturned: Checker = (r) => {
 /** With checked text, a stream emits each step's text once, as committed (after AfterInference). */
 export const streamsCheckedText: Checker = (r) => {
   const v: Array<string> = []
-  if (r.streamEvents === undefined || !r.checkedText || r.final === undefined) return v
+  // A suspended step's text belongs to a step recorded later (when decided).
+  if (r.streamEvents === undefined || !r.checkedText || r.final === undefined || endedSuspended(r)) return v
   const deltas = new Map<number, Array<string>>()
   for (const e of r.streamEvents) if (e._tag === "TextDelta") deltas.set(e.step, [...(deltas.get(e.step) ?? []), e.text])
   for (const step of r.final.execution.steps) {
@@ -879,7 +888,9 @@ export const answersEveryCall: Checker = (r) => {
   }
   const final = finalState(r, ds)
   if (final === undefined) return v
-  const problems = unansweredCalls(messagesOf(final))
+  // Calls a suspended run waits on are answered when decided (resumesCleanly checks that).
+  const waiting = new Set((final.execution.pendingCalls ?? []).map((p) => p.toolCall.id))
+  const problems = unansweredCalls(messagesOf(final)).filter((p) => ![...waiting].some((id) => p.startsWith(`call ${id} of `) && p.endsWith(" has 0 tool messages")))
   if (problems.length > 0) v.push(`in the final state, ${problems.join("; ")}`)
   // Under WrapToolUse hooks, a run the hook did not return (it failed after it) is recorded as a ToolAttempt (issue 16).
   const recorded = new Set(final.execution.steps.toArray().flatMap((step) => [
@@ -888,8 +899,10 @@ export const answersEveryCall: Checker = (r) => {
   ]))
   const cut = r.log.some((e) => e._tag === "Abort") ||
     final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
+  // A suspended step's calls that ran are in the history, not in a step record (docs/durability.md, Known limits).
+  const inHistory = endedSuspended(r) ? new Set(messagesOf(final).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : []))) : new Set<string>()
   r.log.forEach((e, i) => {
-    if (e._tag !== "ToolDone" || recorded.has(e.callId)) return
+    if (e._tag !== "ToolDone" || recorded.has(e.callId) || inHistory.has(e.callId)) return
     // Under WrapToolUse hooks a tool's end is not its call's: the wrap hook holds the result until it returns.
     if (cut && (!synchronousTools.has(e.tool) || hasWraps(r, "WrapToolUse"))) return
     v.push(`tool ${e.tool} ran to its end for ${e.callId} (${at(r, i)}), no step records it`)
@@ -913,7 +926,9 @@ export const recordsEveryAttempt: Checker = (r) => {
   const final = finalState(r)
   if (final === undefined || cutShort(r, final)) return v
   const steps = newSteps(r, final)
-  if (hasWraps(r, "WrapInference")) {
+  // A suspended step is recorded once decided, without its model call (docs/durability.md, Known limits).
+  const suspension = endedSuspended(r) || r.input.execution.status === "suspended"
+  if (hasWraps(r, "WrapInference") && !suspension) {
     const attempts = steps.flatMap((step) => step.attempts ?? [])
     const calls = r.log.flatMap((e) => (e._tag === "DriverCall" ? [e] : []))
     if (attempts.length !== calls.length) v.push(`${calls.length} model calls, the steps record ${attempts.length} InferenceAttempts`)
@@ -923,12 +938,13 @@ export const recordsEveryAttempt: Checker = (r) => {
         if (failed !== turnFails(call.turn)) v.push(`model call #${call.index} ${turnFails(call.turn) ? "failed" : "answered"}, its InferenceAttempt says it ${failed ? "failed" : "answered"}`)
       })
     }
-  } else if (steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
+  } else if (!hasWraps(r, "WrapInference") && steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
   if (hasWraps(r, "WrapToolUse")) {
     const attempts = new Map<string, number>()
     for (const step of steps) for (const a of step.toolAttempts ?? []) attempts.set(a.toolCallId, (attempts.get(a.toolCallId) ?? 0) + 1)
+    // Runs that ended (an attempt a failing sibling interrupted is not one, as for model calls).
     const runs = new Map<string, number>()
-    for (const e of r.log) if (e._tag === "ToolRun") runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
+    for (const e of r.log) if (e._tag === "ToolDone") runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
     for (const [id, n] of runs) {
       const recorded = attempts.get(id) ?? 0
       if (recorded < n) v.push(`call ${id} ran ${n} time(s), its step records ${recorded} ToolAttempt(s)`)
@@ -945,7 +961,7 @@ export const recordsEveryAttempt: Checker = (r) => {
  */
 export const resetsRetriedText: Checker = (r) => {
   const v: Array<string> = []
-  if (r.streamEvents === undefined || r.checkedText || r.final === undefined || cutShort(r, r.final)) return v
+  if (r.streamEvents === undefined || r.checkedText || r.final === undefined || cutShort(r, r.final) || endedSuspended(r)) return v
   // An AfterInference hook may replace the answer the model streamed.
   if ((r.explain.AfterInference?.length ?? 0) > 0) return v
   const text = new Map<number, string>()
@@ -983,6 +999,72 @@ export const properties: Readonly<Record<string, Checker>> = {
   resetsRetriedText,
 }
 
+/**
+ * Issue 13, over a run and every run call that resumed it: each resume starts from the
+ * state the last call ended with (encoded and decoded, equal); a list of decisions with
+ * an unknown call, one call twice or a call decided before is a DecisionInvalid; no call
+ * runs before its decision, none runs twice (wrap hooks' retries aside), a rejected call
+ * is answered with the person's message; the history only grows; the twin resumed as
+ * often.
+ */
+export const resumesCleanly: Checker = (r) => {
+  const v: Array<string> = []
+  const chain = chainOf(r)
+  if (r.twin !== undefined && r.twinCalls !== undefined && r.twinCalls !== chain.length) {
+    v.push(`the run made ${chain.length} run call(s), its streamed twin ${r.twinCalls}`)
+  }
+  const runs = new Map<string, number>()
+  const retried = chain.some((c) => hasWraps(c, "WrapToolUse"))
+  chain.forEach((call, k) => {
+    const final = finalState(call)
+    const decided = new Set<string>()
+    for (const e of call.log) {
+      if (e._tag !== "ToolRun") continue
+      runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
+      if ((runs.get(e.callId) ?? 0) > 1 && !retried) v.push(`call ${e.callId} ran again in run call #${k}`)
+    }
+    const next = call.resumed
+    if (next === undefined) return
+    if (final === undefined) {
+      v.push(`run call #${k} was resumed without a final state`)
+      return
+    }
+    if (final.execution.status !== "suspended") v.push(`run call #${k} ended ${final.execution.status} and was resumed`)
+    const input = next.recording.input
+    if (Codecs.stringifyState(input) !== Codecs.stringifyState(final)) v.push(`run call #${k + 1} did not start from the state run call #${k} ended with${next.encoded ? " (encoded and decoded)" : ""}`)
+    const lost = prefixDifference(messagesOf(final), messagesOf(finalState(next.recording) ?? input))
+    if (lost !== undefined) v.push(`run call #${k + 1} lost history: ${lost}`)
+    const probe = next.probe
+    if (probe !== undefined && probe.got !== `DecisionInvalid:${probe.kind}`) {
+      v.push(`resuming run call #${k} with ${JSON.stringify(probe.decisions)} gave ${probe.got}, not DecisionInvalid:${probe.kind}`)
+    }
+    // What the next call did with each decision.
+    const after = finalState(next.recording)
+    const results = new Map((after === undefined ? [] : messagesOf(after)).flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m] as const] : [])))
+    for (const d of next.decisions) {
+      decided.add(d.toolCallId)
+      const m = results.get(d.toolCallId)
+      if (d._tag === "Reject" && after !== undefined && (m === undefined || !m.isError || !m.content.includes(d.message))) {
+        v.push(`call ${d.toolCallId} was rejected, the model reads ${m === undefined ? "nothing" : JSON.stringify(m.content)}`)
+      }
+      if (d._tag === "Reject" && next.recording.log.some((e) => e._tag === "ToolRun" && e.callId === d.toolCallId)) v.push(`the rejected call ${d.toolCallId} ran`)
+    }
+    for (const p of final.execution.pendingCalls ?? []) {
+      if (decided.has(p.toolCall.id)) continue
+      if (next.recording.log.some((e) => e._tag === "ToolRun" && e.callId === p.toolCall.id)) v.push(`call ${p.toolCall.id} ran in run call #${k + 1} without a decision`)
+    }
+  })
+  // A call a run call waits on never ran in it.
+  chain.forEach((call, k) => {
+    const final = finalState(call)
+    for (const p of final?.execution.pendingCalls ?? []) {
+      if (call.input.execution.pendingCalls?.some((q) => q.toolCall.id === p.toolCall.id)) continue
+      if (call.log.some((e) => e._tag === "ToolRun" && e.callId === p.toolCall.id)) v.push(`call ${p.toolCall.id} ran in run call #${k}, which then waited on it`)
+    }
+  })
+  return v
+}
+
 export interface Violation {
   readonly property: string
   readonly detail: string
@@ -990,6 +1072,13 @@ export interface Violation {
 
 /** Every violation of every property. */
 export const violations = (r: Recording): ReadonlyArray<Violation> => {
+  const chain = chainOf(r)
+  // Each run call has every property (issue 13: a resumed run as well), and the chain its own.
+  const each = chain.flatMap((call, k) => callViolations(call).map((found) => (k === 0 ? found : { ...found, detail: `run call #${k}: ${found.detail}` })))
+  return [...each, ...resumesCleanly(r).map((detail) => ({ property: "resumesCleanly", detail }))]
+}
+
+const callViolations = (r: Recording): ReadonlyArray<Violation> => {
   // A run that had to be killed breaks the other properties only as a consequence.
   if (r.exit === "runaway" || r.exit === "timeout") return terminates(r).map((detail) => ({ property: "terminates", detail }))
   return Object.entries(properties).flatMap(([property, check]) => check(r).map((detail) => ({ property, detail })))

@@ -1,6 +1,6 @@
 // Minimal reproductions of what the fuzzer (loop.fuzz.test.ts) found, one per cause,
 // each failing before its fix.
-import { Effect, pipe } from "effect"
+import { Effect, Stream, pipe } from "effect"
 import { describe, expect, it } from "vitest"
 import { AgentError, Guards, Hook, HookContext, HookStack, HookTriggers, InferenceResponse, StopSignal, WrapHook, type AgentState } from "@hookline/core"
 import { AgentLoop, Decision, Driver, Tool } from "@hookline/agent"
@@ -316,5 +316,23 @@ describe("AgentLoop (fuzzing regressions)", () => {
     const final = await Effect.runPromise(AgentLoop.run(loop, suspended, { decisions }).pipe(Effect.provide(driver.layer)))
     expect(final.execution.status).toBe("completed")
     expect(final.execution.steps.at(0)?.toolAttempts?.map((a) => [a.toolCallId, a.error])).toEqual([["call_1", undefined]])
+  })
+
+  // Issue 16: a live stream got the text of a model call that did not count and no
+  // TextReset: a wrap hook that asked again after an answer (the text of both answers
+  // ran together), or failed after one (the text stayed though the step recorded none).
+  describe("TextReset for an answer a wrap hook did not keep", () => {
+    const streamed = async (wrap: WrapHook.InferenceWrap<unknown>) => {
+      const loop = AgentLoop.make({ interceptor: HookStack.withWrap(HookStack.empty, wrap, { name: "wrap" }), textDeltas: "live" })
+      const driver = ScriptedDriver.make([ScriptedDriver.text("first"), ScriptedDriver.text("second")])
+      const events = await Effect.runPromise(Stream.runCollect(AgentLoop.stream(loop, "hi")).pipe(Effect.provide(driver.layer)))
+      return Array.from(events).flatMap((e) => (e._tag === "TextDelta" ? [e.text] : e._tag === "TextReset" ? ["(reset)"] : []))
+    }
+    it("resets before the text of a second answer", async () => {
+      expect(await streamed(WrapHook.inference((ctx, next) => Effect.flatMap(next(ctx), () => next(ctx))))).toEqual(["first", "(reset)", "second"])
+    })
+    it("resets when the wrap hook fails after an answer", async () => {
+      expect(await streamed(WrapHook.inference((ctx, next) => Effect.andThen(next(ctx), Effect.fail(new Error("no")))))).toEqual(["first", "(reset)"])
+    })
   })
 })

@@ -10,7 +10,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { violations, type Violation } from "./properties.js"
-import { runScenario, trace, type Recording } from "./run.js"
+import { chainOf, runScenario, trace, type Recording } from "./run.js"
 import { describe as describeScenario, scenario, type Scenario } from "./scenario.js"
 
 const env = (name: string): string | undefined => {
@@ -40,7 +40,10 @@ const report = (details: fc.RunDetails<[Scenario]>): string => {
   if (s !== undefined) lines.push("", "scenario:", describeScenario(s))
   const error = details.errorInstance
   if (error instanceof ScenarioFailed) {
-    lines.push("", "violations:", ...error.violations.map((v) => `  ${v.property}: ${v.detail}`), "", "trace:", trace(error.recording))
+    lines.push("", "violations:", ...error.violations.map((v) => `  ${v.property}: ${v.detail}`), "", "trace:", ...chainOf(error.recording).flatMap((call, k) => [
+      ...(k === 0 ? [] : [`-- run call #${k}, resumed with ${JSON.stringify(call.input.execution.pendingCalls?.map((p) => p.toolCall.id))} pending`]),
+      trace(call),
+    ]))
   } else lines.push("", `error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
   lines.push("", "replay with:", `  ${replayCommand(details.seed, details.counterexamplePath ?? undefined)}`)
   if (s !== undefined) lines.push("", "scenario as data:", JSON.stringify(s))

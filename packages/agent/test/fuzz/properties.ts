@@ -1044,7 +1044,8 @@ export const resumesCleanly: Checker = (r) => {
     for (const d of next.decisions) {
       decided.add(d.toolCallId)
       const m = results.get(d.toolCallId)
-      if (d._tag === "Reject" && after !== undefined && (m === undefined || !m.isError || !m.content.includes(d.message))) {
+      // As for a block: a step that failed before committing it leaves a cancellation marker instead.
+      if (d._tag === "Reject" && after !== undefined && (m === undefined || !m.isError || !(m.content.includes(d.message) || Tools.isCancelled(m)))) {
         v.push(`call ${d.toolCallId} was rejected, the model reads ${m === undefined ? "nothing" : JSON.stringify(m.content)}`)
       }
       if (d._tag === "Reject" && next.recording.log.some((e) => e._tag === "ToolRun" && e.callId === d.toolCallId)) v.push(`the rejected call ${d.toolCallId} ran`)

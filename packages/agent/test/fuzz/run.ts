@@ -12,6 +12,7 @@ import * as t from "io-ts"
 import {
   AgentError,
   AgentState,
+  Codecs,
   AppendLog,
   Guards,
   Hook,
@@ -31,9 +32,9 @@ import {
   type Interceptor,
   type JsonValue,
 } from "@hookline/core"
-import { AgentLoop, Driver, Tool, type AgentEvent } from "@hookline/agent"
+import { AgentLoop, Decision, Driver, Tool, type AgentEvent } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import type { AbortSpec, Behaviour, CallSpec, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait, WrapPoint, WrapSpec } from "./scenario.js"
+import type { AbortSpec, Behaviour, CallSpec, DecisionKind, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait, WrapPoint, WrapSpec } from "./scenario.js"
 
 // -- the recording ----------------------------------------------------------------
 
@@ -108,6 +109,30 @@ export interface Recording {
   readonly endedAt: number
   /** The same scenario run as a stream (scenario.twin, when the first run was not aborted). */
   readonly twin?: Recording | undefined
+  /** Whether a hook of the scenario suspends runs (issue 13). */
+  readonly suspends?: boolean | undefined
+  /** How many run calls the twin made (with its resumes). */
+  readonly twinCalls?: number | undefined
+  /** Issue 13: the run ended suspended, and was resumed by the next run call. */
+  readonly resumed?: Resumption | undefined
+}
+
+/** How a suspended run was resumed, and the run call that resumed it. */
+export interface Resumption {
+  readonly decisions: ReadonlyArray<Decision.Decision>
+  readonly encoded: boolean
+  /** An invalid list of decisions tried first: what it was, the reason expected and what validation said. */
+  readonly probe:
+    | { readonly kind: "unknown" | "repeated" | "decided"; readonly decisions: ReadonlyArray<Decision.Decision>; readonly got: string }
+    | undefined
+  readonly recording: Recording
+}
+
+/** The recordings of a run and every run call that resumed it, in order. */
+export const chainOf = (r: Recording): ReadonlyArray<Recording> => {
+  const out: Array<Recording> = [r]
+  for (let next = r.resumed; next !== undefined; next = next.recording.resumed) out.push(next.recording)
+  return out
 }
 
 // -- deep freezing, with a cache (a deeply frozen object stays so) -------------------
@@ -286,6 +311,11 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
     case "Pass":
     case "Permission":
       return ctx
+    case "Suspend":
+      // As Approval.make does (@hookline/middleware, which this package cannot import).
+      return ctx.trigger === "BeforeToolUse" && ctx.toolCall !== undefined && (b.tools as ReadonlyArray<string>).includes(ctx.toolCall.name)
+        ? HookContext.suspend(ctx, `${name} asks`, ctx.toolCall.arguments)
+        : ctx
     case "Annotate":
       switch (b.how) {
         case "context":
@@ -1007,10 +1037,23 @@ const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
   }
 }
 
-const makeDriver = (script: ReadonlyArray<TurnSpec>, rec: Recorder): Driver.DriverShape => {
+/** The model of a run and of every run call that resumes it: its script goes on, into the recorder of the call that runs. */
+interface Model {
+  readonly driver: Driver.DriverShape
+  rec: Recorder | undefined
+}
+
+const modelOf = (script: ReadonlyArray<TurnSpec>): Model => {
+  const model: { driver: Driver.DriverShape | undefined; rec: Recorder | undefined } = { driver: undefined, rec: undefined }
+  model.driver = makeDriver(script, () => model.rec as Recorder)
+  return model as Model
+}
+
+const makeDriver = (script: ReadonlyArray<TurnSpec>, recorder: () => Recorder): Driver.DriverShape => {
   const scripted = ScriptedDriver.make(script.map(toTurn))
   let calls = 0
   const begin = (request: InferenceRequest) => {
+    const rec = recorder()
     const index = calls++
     const turn = script[index]
     rec.push({ _tag: "DriverCall", index, turn, request, unfrozen: firstUnfrozen(request) })
@@ -1072,16 +1115,86 @@ const inputOf = (s: Scenario): AgentState => (s.input === "finished" ? finished 
 
 /** Runs the scenario (and its twin, if it has one) and records it. Never rejects. */
 export const runScenario = async (s: Scenario): Promise<Recording> => {
-  const first = await runOnce(s)
-  const aborted = (r: Recording) => r.log.some((e) => e._tag === "Abort")
+  const first = await runChain(s)
+  const aborted = (r: Recording) => chainOf(r).some((c) => c.log.some((e) => e._tag === "Abort"))
   if (!s.twin || aborted(first)) return first
-  const twin = await runOnce({ ...s, mode: "stream", twin: false, abort: undefined })
-  return aborted(twin) ? first : { ...first, twin }
+  const twin = await runChain({ ...s, mode: "stream", twin: false, abort: undefined })
+  if (aborted(twin)) return first
+  // Each run call is compared with its twin's.
+  const pair = (r: Recording, t: Recording | undefined): Recording => ({
+    ...r,
+    twin: t,
+    resumed: r.resumed === undefined ? undefined : { ...r.resumed, recording: pair(r.resumed.recording, t?.resumed?.recording) },
+  })
+  return { ...pair(first, twin), twinCalls: chainOf(twin).length }
 }
 
-const runOnce = async (s: Scenario): Promise<Recording> => {
+/** Resumes at most this many times (each resume decides at least one call, so a run ends). */
+export const MAX_RESUMES = 8
+
+const decisionOf = (kind: Exclude<DecisionKind, "leave">, id: string): Decision.Decision =>
+  kind === "approve" ? Decision.approve(id) : kind === "edit" ? Decision.edit(id, { a: 10, b: 20 }) : Decision.reject(id, "rejected by the fuzzer")
+
+/** The run, then (issue 13) while it ends suspended, resumes with the scenario's decisions. */
+const runChain = async (s: Scenario): Promise<Recording> => {
+  // One model for the whole conversation: a resumed call gets the script's next turns (and new call ids).
+  const model = modelOf(s.script)
+  const calls: Array<Recording> = [await runOnce(s, model)]
+  const resumptions: Array<Omit<Resumption, "recording">> = []
+  const spec = s.resume ?? { plans: [], encode: false, probe: "none" as const }
+  const decided: Array<string> = []
+  for (let n = 0; n < MAX_RESUMES; n++) {
+    const last = calls[calls.length - 1] as Recording
+    const state = last.final
+    const pending = state?.execution.pendingCalls ?? []
+    if (state === undefined || state.execution.status !== "suspended" || pending.length === 0) break
+    const plan = spec.plans[n] ?? ["approve"]
+    const decisions = pending.flatMap((p, i) => {
+      const kind = plan[i % plan.length] as DecisionKind
+      return kind === "leave" ? [] : [decisionOf(kind, p.toolCall.id)]
+    })
+    if (decisions.length === 0) decisions.push(Decision.approve((pending[0] as AgentState.PendingCall).toolCall.id))
+    const input = spec.encode ? Codecs.parseStateUnsafe(Codecs.stringifyState(state)) : state
+    // A list the run cannot take: an unknown call, one call twice, a call decided before.
+    const probeDecisions = spec.probe === "unknown"
+      ? [Decision.approve("call_that_never_was")]
+      : spec.probe === "repeated"
+      ? [decisions[0] as Decision.Decision, decisions[0] as Decision.Decision]
+      : spec.probe === "decided" && decided.length > 0
+      ? [Decision.approve(decided[decided.length - 1] as string)]
+      : undefined
+    const checked = probeDecisions === undefined ? undefined : Decision.validate(input, probeDecisions)
+    const probe = probeDecisions === undefined || checked === undefined || spec.probe === "none"
+      ? undefined
+      : {
+        kind: spec.probe,
+        decisions: probeDecisions,
+        got: checked._tag === "Failure" ? `${checked.failure._tag}:${checked.failure.reason}` : "accepted",
+      }
+    const valid = Decision.validate(input, decisions)
+    if (valid._tag === "Failure") throw new Error(`the fuzzer made invalid decisions: ${valid.failure.message}`)
+    decided.push(...decisions.map((d) => d.toolCallId))
+    resumptions.push({ decisions, encoded: spec.encode, probe })
+    // Resumed calls are not aborted at an await point (hangs still abort them).
+    calls.push(await runOnce({ ...s, abort: undefined, input: "question" }, model, input, valid.success))
+  }
+  let out: Recording | undefined
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const call = calls[i] as Recording
+    out = out === undefined ? call : { ...call, resumed: { ...(resumptions[i] as Omit<Resumption, "recording">), recording: out } }
+  }
+  return out as Recording
+}
+
+const runOnce = async (
+  s: Scenario,
+  model: Model,
+  from?: AgentState,
+  decisions?: ReadonlyMap<string, Decision.Decision>,
+): Promise<Recording> => {
   const signalPassed = passesSignal(s)
   const rec = new Recorder(s.abort, signalPassed, s.mode)
+  model.rec = rec
   const stack = buildStack(s, rec)
   const loop = AgentLoop.make({
     interceptor: s.interceptor === "marked" ? marking(stack, rec) : stack,
@@ -1091,8 +1204,8 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
     // The time guard's limit bounds the wall clock too, as AgentBuilder sets it.
     maxExecutionTime: s.guards.maxExecutionTime,
   })
-  const input = inputOf(s)
-  const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink }
+  const input = from ?? inputOf(s)
+  const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink, decisions }
   const streamEvents: Array<AgentEvent> = []
   const states: Array<AgentState> = []
   const leaving = <A>(stream: Stream.Stream<A, never, Driver.Driver>) => Stream.interruptWhen(stream, rec.leave)
@@ -1116,7 +1229,7 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
   const deadline = setTimeout(() => kill.abort(), DEADLINE_MS)
   const exit = await Effect.runPromiseExit(
     program.pipe(
-      Effect.provideService(Driver.Driver, makeDriver(s.script, rec)),
+      Effect.provideService(Driver.Driver, model.driver),
       // The loop's deadline is the run's first sleep: when it ends, the time limit cut the run.
       Effect.provideService(Clock.Clock, new VirtualClock(s.guards.maxExecutionTime, () => rec.push({ _tag: "Abort", via: "timeLimit", timing: "now" }))),
     ),
@@ -1151,6 +1264,7 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
     // "auto" checks the text when something could rewrite it: an AfterInference hook, or an interceptor that is not a stack.
     checkedText: s.textDeltas === "checked" || (s.textDeltas === "auto" && (s.interceptor === "marked" || (explain.AfterInference?.length ?? 0) > 0)),
     maxSteps: s.guards.maxSteps,
+    suspends: s.hooks.some((h) => h.behaviour._tag === "Suspend"),
     marked: s.interceptor === "marked",
     mode: s.mode,
     explain,

@@ -72,6 +72,11 @@ export type Behaviour =
     readonly decision: "allow" | "deny" | "hang" | "fail"
     readonly timeoutMs: number | undefined
   }
+  /**
+   * BeforeToolUse: suspends the run on every call of these tools for a person's decision
+   * (what `Approval.make` of @hookline/middleware does: `HookContext.suspend`; issue 13).
+   */
+  | { readonly _tag: "Suspend"; readonly tools: ReadonlyArray<ToolName> }
 
 export interface HookSpec {
   readonly name: string
@@ -197,6 +202,22 @@ export interface WrapSpec {
   readonly behaviour: WrapBehaviour
 }
 
+/** A decision on one pending call; `leave` decides nothing (a partial resume). */
+export type DecisionKind = "approve" | "edit" | "reject" | "leave"
+
+/**
+ * How a suspended run is resumed (issue 13): one plan per resume, its kinds applied in
+ * turn to the pending calls (at least one is decided, so the run goes on); past the
+ * last plan, every call is approved.
+ */
+export interface ResumeSpec {
+  readonly plans: ReadonlyArray<ReadonlyArray<DecisionKind>>
+  /** Encode the suspended state to JSON and decode it (Codecs) before resuming. */
+  readonly encode: boolean
+  /** Before each resume, an invalid list of decisions that must be a DecisionInvalid. */
+  readonly probe: "none" | "unknown" | "repeated" | "decided"
+}
+
 export interface Scenario {
   readonly hooks: ReadonlyArray<HookSpec>
   /** Wrap hooks, in registration order (issue 16; absent in scenarios recorded before). */
@@ -216,6 +237,8 @@ export interface Scenario {
   readonly input: "question" | "finished"
   /** Also run it as a stream (when nothing aborts it) and compare every context the hooks saw. */
   readonly twin: boolean
+  /** How a run that ends suspended is resumed (absent in scenarios recorded before: approve all, no probe). */
+  readonly resume?: ResumeSpec | undefined
 }
 
 // -- arbitraries ----------------------------------------------------------------
@@ -263,6 +286,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },
   { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger", "hostile", "proxy") }) },
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Suspend" as const), tools: fc.subarray<ToolName>(["add", "echo", "sleepy", "boom", "slow"], { minLength: 1 }) }) },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -289,6 +313,7 @@ const natural: Record<Behaviour["_tag"], ReadonlyArray<Trigger>> = {
   Window: ["BeforeInference"],
   Throw: triggers,
   Permission: ["BeforeToolUse"],
+  Suspend: ["BeforeToolUse"],
 }
 
 const someOf = (list: ReadonlyArray<Trigger>) => fc.subarray([...list], { minLength: 1, maxLength: Math.min(3, list.length) })
@@ -369,6 +394,12 @@ const wraps: fc.Arbitrary<ReadonlyArray<WrapSpec>> = fc.oneof(
   { weight: 3, arbitrary: fc.constant([]) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => wrapSpec(i + 1)))) },
 )
+
+const resumeSpec: fc.Arbitrary<ResumeSpec> = fc.record({
+  plans: fc.array(fc.array(fc.constantFrom<DecisionKind>("approve", "approve", "edit", "reject", "leave", "leave"), { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+  encode: fc.boolean(),
+  probe: fc.constantFrom<ResumeSpec["probe"]>("none", "unknown", "repeated", "decided"),
+})
 
 const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow", "quit")
 
@@ -458,6 +489,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]
     abort: abortSpec(mode),
     input: fc.constantFrom<Scenario["input"]>("question", "question", "question", "finished"),
     twin: mode === "run" ? fc.constantFrom(false, false, false, true) : fc.constant(false),
+    resume: resumeSpec,
   }).filter((s) => !failsBeforeGuards(s)).map(withinTimeLimit).map(wrapsNeedAStack).chain((s) =>
     fc.integer({ min: 0, max: s.hooks.length }).map((guardsAt) => ({ ...s, guardsAt }))
   )
@@ -507,6 +539,8 @@ const showBehaviour = (b: Behaviour): string => {
       return `throw(${b.how})`
     case "HandBuilt":
       return `hand-built(${b.how})`
+    case "Suspend":
+      return `suspend(${b.tools.join(", ")})`
     case "Permission":
       return `permission(${b.impl}, ${b.decision}${b.timeoutMs === undefined ? "" : `, timeout ${b.timeoutMs}ms`})`
     default:
@@ -564,6 +598,9 @@ export const describe = (s: Scenario): string => {
       }${showWait(h.wait)}`
     ),
     ...((s.wraps ?? []).length === 0 ? [] : ["wrap hooks (registration order):", ...(s.wraps ?? []).map(showWrap)]),
+    ...(s.resume === undefined
+      ? []
+      : [`resume: plans [${s.resume.plans.map((p) => p.join("/")).join("; ")}], then approve all; ${s.resume.encode ? "encoded and decoded" : "as is"}; probe ${s.resume.probe}`]),
     "script:",
     ...(s.script.length === 0 ? ["  (empty: every call fails as exhausted)"] : s.script.map((t, i) => `  ${i}: ${showTurn(t)}`)),
   ]

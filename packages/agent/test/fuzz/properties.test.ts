@@ -17,6 +17,7 @@ import {
   recordConsistent,
   recordsEveryAttempt,
   resetsRetriedText,
+  resumesCleanly,
   sameWhenStreamed,
   statePersists,
   streamsCheckedText,
@@ -24,7 +25,8 @@ import {
   violations,
   type Checker,
 } from "./properties.js"
-import { firstUnfrozen, runScenario, type Entry, type Recording } from "./run.js"
+import { Decision } from "@hookline/agent"
+import { chainOf, firstUnfrozen, runScenario, type Entry, type Recording, type Resumption } from "./run.js"
 import type { HookSpec, Scenario, WrapSpec } from "./scenario.js"
 
 const hook = (name: string, triggers: HookSpec["triggers"], behaviour: HookSpec["behaviour"], extra: Partial<HookSpec> = {}): HookSpec => ({
@@ -380,6 +382,50 @@ describe("the fuzzer's properties", () => {
       const plain = await record()
       const first = plain.log.find((e) => e._tag === "ToolRun") as Entry
       reports(blockedNeverRuns, withLog(plain, [...plain.log, first]), /call call_1 executed 2 times/)
+    })
+  })
+
+  // Issue 13: a run suspended on its tool calls and resumed.
+  describe("resumesCleanly", () => {
+    const suspended: Partial<Scenario> = {
+      hooks: [hook("fuzz:observer", "all", { _tag: "Pass" }), hook("h1:suspend", ["BeforeToolUse"], { _tag: "Suspend", tools: ["add", "echo"] })],
+      guardsAt: 2,
+      script: [
+        { _tag: "ToolCalls", calls: [{ _tag: "Valid", tool: "add" }, { _tag: "Valid", tool: "echo" }], text: "", usage: { inputTokens: 1, outputTokens: 1 } },
+        { _tag: "Text", text: "done", chunked: false, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+      ],
+      resume: { plans: [["leave", "reject"], ["edit"]], encode: true, probe: "decided" },
+    }
+
+    it("holds for a run resumed twice (a partial resume, then the rest), and its streamed twin", async () => {
+      const r = await record(suspended)
+      expect(violations(r)).toEqual([])
+      const chain = chainOf(r)
+      expect(chain.map((c) => c.final?.execution.status)).toEqual(["suspended", "suspended", "completed"])
+      expect(chain[2]?.log.filter((e) => e._tag === "ToolRun").map((e) => e._tag === "ToolRun" && e.args)).toEqual([{ a: 10, b: 20 }])
+      expect(r.resumed?.recording.resumed?.probe?.got).toBe("DecisionInvalid:decided")
+      expect(r.twinCalls).toBe(3)
+    })
+
+    it("reports a probe that was accepted, a rejection the model never read, and a call that ran twice", async () => {
+      const r = await record(suspended)
+      const first = r.resumed as Resumption
+      const accepted = { ...r, resumed: { ...first, probe: { kind: "unknown" as const, decisions: [], got: "accepted" } } }
+      reports(resumesCleanly, accepted, /gave accepted, not DecisionInvalid:unknown/)
+      const rejection = { ...r, resumed: { ...first, decisions: [Decision.reject("call_2", "never said")] } }
+      reports(resumesCleanly, rejection, /call call_2 was rejected, the model reads/)
+      const last = chainOf(r)[2] as Recording
+      const ran = last.log.find((e) => e._tag === "ToolRun") as Entry
+      const twice = { ...r, resumed: { ...first, recording: { ...first.recording, resumed: { ...(first.recording.resumed as Resumption), recording: withLog(last, [...last.log, ran]) } } } }
+      reports(resumesCleanly, twice, /call call_1 ran again in run call #2/)
+    })
+
+    it("reports a resume that did not start from the suspended state, and a twin that resumed otherwise", async () => {
+      const r = await record(suspended)
+      const first = r.resumed as Resumption
+      const other = { ...first, recording: { ...first.recording, input: AgentState.withMetadata(first.recording.input, { tampered: true }) } }
+      reports(resumesCleanly, { ...r, resumed: other }, /run call #1 did not start from the state run call #0 ended with/)
+      reports(resumesCleanly, { ...r, twinCalls: 2 }, /made 3 run call\(s\), its streamed twin 2/)
     })
   })
 })

@@ -33,6 +33,7 @@ import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
 import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
+import * as Subagent from "./subagent.js"
 
 /** How one run is carried out. */
 export interface EngineConfig<R> {
@@ -136,17 +137,27 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   const clock = yield* Clock.Clock
   const contextSink = yield* HookExecuted.CurrentEventSink
   const now = (): number => clock.currentTimeMillisUnsafe()
+  // A subagent's run (Tool.fromAgent) reports its events to its parent's stream.
+  const link = observer === undefined ? yield* Subagent.CurrentLink : undefined
+  if (link !== undefined) observer = link
   const emit = observer?.emit
   const sink = combineSinks([
     contextSink,
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context, options.decisions)
+  const state = startingState(initial)
+  // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
+  const routed = Subagent.route(state, options.decisions)
+  const host = new Subagent.Host(observer, routed.resumptions)
+  const run = new Run(config, state, driver, now, sink, emit, observer?.streaming ?? false, options.context, routed.decisions, host)
   run.settled = observer?.settled
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
+    // The tools of this run (a subagent's tool) read the host; a link is for one run only.
+    Effect.provideService(Subagent.CurrentHost, host),
+    Effect.provideService(Subagent.CurrentLink, undefined),
   )
 }
 
@@ -175,6 +186,8 @@ interface Current {
   executions: Array<ToolExecution>
   attempts: Array<AttemptRecord> | undefined
   toolAttempts: Array<Step.ToolAttempt> | undefined
+  /** What subagents of this step's calls spent (in the run's usage already). */
+  extra?: Usage | undefined
 }
 
 interface AttemptRecord {
@@ -238,6 +251,7 @@ class Run<R> {
     private readonly streaming: boolean,
     private readonly runContext: unknown,
     private readonly decisions: ReadonlyMap<string, Decision> | undefined = undefined,
+    private readonly host: Subagent.Host = new Subagent.Host(undefined, undefined),
   ) {
     this.env = { sink, now }
   }
@@ -401,15 +415,14 @@ class Run<R> {
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
     if (this.state.execution.pendingCalls !== undefined) return this.suspend()
 
-    const step = Step.make({
+    const step = this.appendStep(Step.make({
       index,
       startedAt,
       response,
       toolExecutions: current.executions,
       completedAt: this.at(),
       ...attemptsOf(current, response),
-    })
-    this.state = AgentState.appendStep(this.state, step)
+    }), current)
     this.stepIndex++
     this.current = undefined
     if (response.toolCalls.length === 0) {
@@ -452,8 +465,7 @@ class Run<R> {
       yield* this.runTools([call], index, current.executions, true)
     }
     if (this.state.execution.pendingCalls !== undefined) return this.suspend()
-    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
-    this.state = AgentState.appendStep(this.state, step)
+    const step = this.appendStep(Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() }), current)
     this.stepIndex++
     this.current = undefined
     yield* this.dispatch(point("AfterStep", this.state, this.at()))
@@ -607,6 +619,7 @@ class Run<R> {
             }
           }
           this.unrecorded.push(execution)
+          if (this.parked(toolCall, execution)) continue
         }
         executions.push(yield* this.afterTool(toolCall, execution, index))
       }
@@ -635,8 +648,47 @@ class Run<R> {
     )
     this.stale = true
     for (let i = 0; i < prepared.length; i++) {
-      executions.push(yield* this.afterTool((prepared[i] as (typeof prepared)[number]).toolCall, results[i] as ToolExecution, index))
+      const p = prepared[i] as (typeof prepared)[number]
+      if (p.execution === undefined && this.parked(p.toolCall, results[i] as ToolExecution)) continue
+      executions.push(yield* this.afterTool(p.toolCall, results[i] as ToolExecution, index))
     }
+  }
+
+  // A subagent's tool whose child run ended suspended: the call waits too, with the
+  // child's pending calls and state in its payload, and its result is not committed.
+  // What the child spent so far counts at once.
+  private parked(toolCall: ToolCall, execution: ToolExecution): boolean {
+    const parked = this.host.takeParked(toolCall.id)
+    if (parked === undefined) return false
+    const ran = this.unrecorded.indexOf(execution)
+    if (ran >= 0) this.unrecorded.splice(ran, 1)
+    this.state = this.withChildUsage(AgentState.suspendCall(this.state, toolCall, parked.reason, parked.payload), toolCall.id)
+    return true
+  }
+
+  // The usage a subagent of this call reported, added to the run's as the call is
+  // committed (the token guard and every later hook see it) and kept in `current.extra`
+  // for the step's record (see appendStep).
+  private withChildUsage(state: AgentState, toolCallId: string): AgentState {
+    const usage = this.host.takeUsage(toolCallId)
+    if (usage === undefined) return state
+    if (this.current !== undefined) this.current.extra = Usage.add(this.current.extra ?? Usage.empty, usage)
+    return AgentState.withExecution(state, { ...state.execution, usage: Usage.add(state.execution.usage, usage) })
+  }
+
+  // Appends a step whose record counts its subagents' usage: that share is already in
+  // the run's usage (withChildUsage), so it is taken out first to be counted once.
+  private appendStep(step: Step, current: Current | undefined): Step {
+    const extra = current?.extra
+    if (extra === undefined) {
+      this.state = AgentState.appendStep(this.state, step)
+      return step
+    }
+    const usage = this.state.execution.usage
+    const before = Usage.make(Math.max(0, usage.inputTokens - extra.inputTokens), Math.max(0, usage.outputTokens - extra.outputTokens))
+    const withExtra = Step.make({ ...step, usage: Usage.add(step.usage, extra) })
+    this.state = AgentState.appendStep(AgentState.withExecution(this.state, { ...this.state.execution, usage: before }), withExtra)
+    return withExtra
   }
 
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
@@ -649,7 +701,7 @@ class Run<R> {
   }
 
   private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
-    let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
+    let state = this.withChildUsage(AgentState.appendMessage(this.state, ToolExecution.toMessage(final)), toolCall.id)
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state
@@ -761,8 +813,7 @@ class Run<R> {
     // A BeforeStep that failed after a stop was decided (a guard fired before the
     // failing hook), or that an abort cut short, never started a step.
     if (this.inBeforeStep && (aborting || this.state.execution.stopSignals.length > 0)) return
-    this.state = AgentState.appendStep(
-      this.state,
+    this.appendStep(
       Step.make({
         index: this.stepIndex,
         startedAt: current.startedAt,
@@ -772,6 +823,7 @@ class Run<R> {
         completedAt: this.read(),
         ...attemptsOf(current, undefined),
       }),
+      current,
     )
     this.stepIndex++
   }

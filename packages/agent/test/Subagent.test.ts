@@ -2,7 +2,7 @@ import { AgentState, Codecs, HookContext, StopReason, type HookTrigger, Usage } 
 import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, AgentEvent, Decision, Tool, UseDriver, UseGuards, UseHook, UseTools } from "../src/index.js"
+import { AgentBuilder, AgentEvent, Decision, Tool, UseDriver, UseGuards, UseHook, UseLoopOptions, UseTools } from "../src/index.js"
 
 // Records the states a trigger sees (a child's AfterExecution: its final state, once per run).
 const recorder = (trigger: HookTrigger) => {
@@ -247,6 +247,65 @@ describe("Tool.fromAgent", () => {
       const read = childDriver.requests[1]?.messages.toArray().find((m) => m.role === "tool")
       expect(read).toMatchObject({ toolCallId: "child-call-1", isError: true })
       expect(read?.content).toContain("not without a receipt")
+    })
+
+    it("with concurrent tools, a sibling's result is committed and only the child's call waits", async () => {
+      const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: () => "refunded" })
+      const approval = UseHook(
+        (ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx,
+        { triggers: "BeforeToolUse", name: "test:approval" },
+      )
+      const asker = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "r1", name: "refund", arguments: {} }]), ScriptedDriver.text("refund done")])),
+        UseTools([refund]),
+        approval,
+      )
+      const teller = AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("order A7 is late")])))
+      const parent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([
+          ScriptedDriver.toolCalls([
+            { id: "p1", name: "refunds", arguments: { prompt: "refund A7" } },
+            { id: "p2", name: "orders", arguments: { prompt: "status of A7" } },
+          ]),
+          ScriptedDriver.text("all done"),
+        ])),
+        UseTools([Tool.fromAgent(asker, { name: "refunds" }), Tool.fromAgent(teller, { name: "orders" })]),
+        UseLoopOptions({ toolConcurrency: "concurrent" }),
+      )
+      const suspended = await parent.run("sort out A7")
+      expect(suspended.execution.status).toBe("suspended")
+      expect(suspended.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["p1"])
+      expect(suspended.context.messages.toArray().filter((m) => m.role === "tool")).toMatchObject([{ toolCallId: "p2", content: "order A7 is late" }])
+      const final = await parent.resume(suspended, [Decision.approve("r1")])
+      expect(final.execution.status).toBe("completed")
+      expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["order A7 is late", "refund done"])
+    })
+
+    it("an approval two levels down suspends the top run, and its decision reaches the grandchild", async () => {
+      const refunds: Array<string> = []
+      const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "refunded") })
+      const grandchild = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "g1", name: "refund", arguments: {} }]), ScriptedDriver.text("grandchild done")])),
+        UseTools([refund]),
+        UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+      )
+      const child = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "deeper", arguments: { prompt: "go" } }]), ScriptedDriver.text("child done")])),
+        UseTools([Tool.fromAgent(grandchild, { name: "deeper" })]),
+      )
+      const parent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("top done")])),
+        UseTools([Tool.fromAgent(child, { name: "research" })]),
+      )
+      const suspended = await parent.run("go")
+      expect(suspended.execution.pendingCalls?.[0]?.payload).toMatchObject({
+        pendingCalls: [{ toolCall: { id: "c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "g1" } }] } }],
+      })
+      const final = await parent.resume(suspended, [Decision.approve("g1")])
+      expect(final.execution.status).toBe("completed")
+      expect(refunds).toEqual(["g1"])
+      expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("child done")
+      expect(final.context.messages.last()?.content).toBe("top done")
     })
 
     it("a decision for a call nobody waits on is DecisionInvalid", async () => {

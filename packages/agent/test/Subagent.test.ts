@@ -216,9 +216,8 @@ describe("Tool.fromAgent", () => {
         pendingCalls: [{ toolCall: { id: "child-call-1", name: "refund" }, reason: "a person approves refunds", payload: { amount: 1 } }],
       })
       expect(childEnd.states.at(-1)?.execution.status).toBe("suspended")
-      // What the child's record holds so far counts (a suspended step's model call is
-      // not in it: see docs/decisions.md, Subagents).
-      expect(suspended.execution.usage).toEqual(childEnd.states.at(-1)?.execution.usage)
+      // What the child spent so far counts: the model call it suspended in.
+      expect(suspended.execution.usage).toEqual(Usage.make(7, 3))
 
       const stored = Codecs.fromJson(Codecs.AgentState, Codecs.toJson(Codecs.AgentState, suspended))
       if (stored._tag !== "Success") throw new Error("the suspended state does not decode")
@@ -233,9 +232,9 @@ describe("Tool.fromAgent", () => {
       ])
       expect(final.context.messages.last()?.content).toBe("the refund is done")
       expect(parentDriver.requests).toHaveLength(2)
-      // The child's usage counted once, across the suspension.
-      expect(final.execution.usage).toEqual(childFinal.execution.usage)
-      expect(Usage.total(final.execution.usage)).toBeGreaterThan(0)
+      // Both of the child's model calls counted once, across the suspension.
+      expect(final.execution.usage).toEqual(Usage.make(14, 6))
+      expect(sumOfSteps(final)).toEqual(final.execution.usage)
     })
 
     it("a rejection inside the child is read by the child's model; the parent goes on", async () => {

@@ -209,6 +209,18 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
   return { attempts, toolAttempts: current.toolAttempts, usage }
 }
 
+// The run's usage that no step records: what a step suspended in spent. Walks the
+// steps, once per resume with decisions (never on the hot path).
+const unrecordedUsage = (state: AgentState): Usage | undefined => {
+  let input = state.execution.usage.inputTokens
+  let output = state.execution.usage.outputTokens
+  for (const step of state.execution.steps) {
+    input -= step.usage.inputTokens
+    output -= step.usage.outputTokens
+  }
+  return input > 0 || output > 0 ? Usage.make(Math.max(0, input), Math.max(0, output)) : undefined
+}
+
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
 const timedOut: Outcome = { _tag: "TimedOut" }
@@ -413,7 +425,13 @@ class Run<R> {
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
-    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
+    if (this.state.execution.pendingCalls !== undefined) {
+      // The step stays open, but its model call is paid for: counted now (the step
+      // that ends it on resume records it, see decidedStepGen).
+      const spent = attemptsOf(current, response).usage ?? response.usage
+      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
+      return this.suspend()
+    }
 
     const step = this.appendStep(Step.make({
       index,
@@ -446,7 +464,10 @@ class Run<R> {
   private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
     const startedAt = this.at()
     const index = this.stepIndex
-    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
+    // What the suspended part of this step spent (its model call, its subagents) is in
+    // the run's usage and in no step yet: this step's record counts it (see appendStep).
+    const open = unrecordedUsage(this.state)
+    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined, extra: open }
     this.current = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))

@@ -138,8 +138,8 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   const contextSink = yield* HookExecuted.CurrentEventSink
   const now = (): number => clock.currentTimeMillisUnsafe()
   // A subagent's run (Tool.fromAgent) reports its events to its parent's stream.
-  const link = observer === undefined ? yield* Subagent.CurrentLink : undefined
-  if (link !== undefined) observer = link
+  const current = yield* Subagent.Current
+  if (observer === undefined && current instanceof Subagent.Link) observer = current.observer
   const emit = observer?.emit
   const sink = combineSinks([
     contextSink,
@@ -155,9 +155,8 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
-    // The tools of this run (a subagent's tool) read the host; a link is for one run only.
-    Effect.provideService(Subagent.CurrentHost, host),
-    Effect.provideService(Subagent.CurrentLink, undefined),
+    // The tools of this run (a subagent's tool) read the host; a link was for this run only.
+    Effect.provideService(Subagent.Current, host),
   )
 }
 

@@ -3,8 +3,8 @@
 // suspensions they park, the decisions routed to them on resume) and the child's side
 // (a `Link`: the observer the child's engine uses when it has none of its own).
 //
-// The engine knows no agent: a child run reaches its parent only through these two
-// Effect references, so a tool that runs an agent as an Effect (in the tool's fiber)
+// The engine knows no agent: a child run reaches its parent only through one Effect
+// reference (`Current`), so a tool that runs an agent as an Effect (in the tool's fiber)
 // is a subagent, and the parent's abort or time limit interrupts it like any tool.
 import { AgentError, AgentState, Codecs, HookExecuted, Message, StopSignal, Usage, type JsonValue, type ToolCall } from "@hookline/core"
 import { Context, Effect, Result } from "effect"
@@ -86,26 +86,30 @@ export class Host {
   }
 }
 
-/** The host of the run whose tool is running (its tools read it); `undefined` outside a run. */
-export const CurrentHost = Context.Reference<Host | undefined>("@hookline/agent/Subagent/CurrentHost", {
-  defaultValue: () => undefined,
-})
+/** The child's side: the observer a child run reports to, given by the tool that runs it. */
+export class Link {
+  constructor(readonly observer: Observer | undefined) {}
+}
 
-/** The child's side: the observer a child run reports to, set by the tool that runs it. */
-export const CurrentLink = Context.Reference<Observer | undefined>("@hookline/agent/Subagent/CurrentLink", {
+/**
+ * One reference for both sides (one `provideService` per run): inside a run, its
+ * `Host` (its tools read it); around a child's run, the `Link` the tool gave it (the
+ * child's engine reads it, then puts its own host in its place).
+ */
+export const Current = Context.Reference<Host | Link | undefined>("@hookline/agent/Subagent/Current", {
   defaultValue: () => undefined,
 })
 
 /** The child's events, each wrapped once more: nested under the parent's tool call. */
-export const linkOf = (host: Host | undefined, runId: string, toolCallId: string): Observer | undefined => {
+export const linkOf = (host: Host | undefined, runId: string, toolCallId: string): Link => {
   const observer = host?.observer
-  if (observer === undefined) return undefined
+  if (observer === undefined) return new Link(undefined)
   const parent = Object.freeze({ runId, toolCallId })
-  return {
+  return new Link({
     streaming: observer.streaming,
     settled: observer.settled,
     emit: (event: AgentEvent) => observer.emit(Object.freeze({ _tag: "Subagent", parent, event })),
-  }
+  })
 }
 
 /** How deep nested subagent payloads are read (a subagent of a subagent of ...). */
@@ -244,7 +248,8 @@ export const runChild = (
   context: CallContext,
 ): Effect.Effect<unknown, unknown> =>
   Effect.gen(function*() {
-    const host = yield* CurrentHost
+    const current = yield* Current
+    const host = current instanceof Host ? current : undefined
     const callId = context.toolCall.id
     const options = (context.runContext === undefined ? undefined : { context: context.runContext }) as never
     const resumption = host?.takeResumption(callId)
@@ -264,7 +269,7 @@ export const runChild = (
       Effect.mapError((e) => new SubagentFailed(`subagent "${name}" cannot resume: ${e._tag}: ${e.message}`)),
       // Its events go to the parent's observer, nested; its hooks' events too, not to
       // the parent's own sink (they would read as the parent's hooks).
-      Effect.provideService(CurrentLink, linkOf(host, context.state.id, callId)),
+      Effect.provideService(Current, linkOf(host, context.state.id, callId)),
       Effect.provideService(HookExecuted.CurrentEventSink, undefined),
     )
     host?.report(callId, from === undefined ? final.execution.usage : minus(final.execution.usage, from.execution.usage))

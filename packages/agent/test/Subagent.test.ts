@@ -119,6 +119,34 @@ describe("Tool.fromAgent", () => {
     expect(childEnd.states[0]?.execution.status).toBe("stopped")
   })
 
+  it("a timeout on the tool ends the child (its AfterExecution once) and fails the call; the parent goes on", async () => {
+    const childEnd = recorder("AfterExecution")
+    const child = AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.hang()])), childEnd.use)
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([delegate(), ScriptedDriver.text("gave up")])),
+      UseTools([Tool.fromAgent(child, { name: "research", timeout: 20 })]),
+    )
+    const final = await parent.run("go")
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.errors).toMatchObject([{ _tag: "ToolTimedOut", toolName: "research" }])
+    expect(childEnd.states).toHaveLength(1)
+    expect(childEnd.states[0]?.execution.status).toBe("stopped")
+  })
+
+  it("gives the child the parent's run context", async () => {
+    const seen: Array<unknown> = []
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.text("ok")])),
+      UseHook((ctx) => (seen.push(ctx.runContext), ctx), { triggers: "BeforeExecution", name: "test:context" }),
+    )
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([delegate(), ScriptedDriver.text("done")])),
+      UseTools([Tool.fromAgent(child, { name: "research" })]),
+    )
+    await parent.run("go", { context: { tenant: "acme" } })
+    expect(seen).toEqual([{ tenant: "acme" }])
+  })
+
   it("streams the child's events, its HookExecuted events too, nested under the parent's call", async () => {
     const child = AgentBuilder.make(
       UseDriver(ScriptedDriver.make([ScriptedDriver.text("found it")])),
@@ -305,6 +333,34 @@ describe("Tool.fromAgent", () => {
       expect(refunds).toEqual(["g1"])
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("child done")
       expect(final.context.messages.last()?.content).toBe("top done")
+    })
+
+    it("decisions for some of the child's calls resume it and suspend the parent again on the rest", async () => {
+      const paid: Array<string> = []
+      const pay = Tool.make({ name: "pay", parameters: t.type({}), execute: (_, c) => (paid.push(c.toolCall.id), "paid") })
+      const child = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([
+          ScriptedDriver.toolCalls([{ id: "k1", name: "pay", arguments: {} }, { id: "k2", name: "pay", arguments: {} }]),
+          ScriptedDriver.text("both paid"),
+        ])),
+        UseTools([pay]),
+        UseHook((ctx) => ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+      )
+      const parent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("done")])),
+        UseTools([Tool.fromAgent(child, { name: "research" })]),
+      )
+      const first = await parent.run("pay")
+      const half = await parent.resume(first, [Decision.approve("k1")])
+      expect(half.execution.status).toBe("suspended")
+      expect(paid).toEqual(["k1"])
+      expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "k2" } }] })
+      // k1 is decided now: deciding it again is refused.
+      await expect(parent.resume(half, [Decision.approve("k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
+      const final = await parent.resume(half, [Decision.approve("k2")])
+      expect(final.execution.status).toBe("completed")
+      expect(paid).toEqual(["k1", "k2"])
+      expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("both paid")
     })
 
     it("a decision for a call nobody waits on is DecisionInvalid", async () => {

@@ -76,8 +76,8 @@ describe("Tool.fromAgent", () => {
     expect(final.execution.stopReason).toBe(StopReason.TokenLimitReached)
     expect(parentDriver.requests).toHaveLength(1)
     expect(final.execution.usage).toEqual(Usage.make(410, 105))
-    // The step's record counts its subagent: the run's usage is still the sum of its steps'.
-    expect(sumOfSteps(final)).toEqual(final.execution.usage)
+    // The step's record holds the parent's own model call; the run's usage adds the child's.
+    expect(sumOfSteps(final)).toEqual(Usage.make(10, 5))
     // AfterToolUse runs before the commit; the next hook sees the usage (the guard did).
     expect(afterTool.states[0]?.execution.usage).toEqual(Usage.make(0, 0))
   })
@@ -260,9 +260,10 @@ describe("Tool.fromAgent", () => {
       ])
       expect(final.context.messages.last()?.content).toBe("the refund is done")
       expect(parentDriver.requests).toHaveLength(2)
-      // Both of the child's model calls counted once, across the suspension.
+      // Both of the child's model calls counted once, across the suspension, in the
+      // run's usage, not in the parent's step records (its own model spent nothing).
       expect(final.execution.usage).toEqual(Usage.make(14, 6))
-      expect(sumOfSteps(final)).toEqual(final.execution.usage)
+      expect(sumOfSteps(final)).toEqual(Usage.empty)
     })
 
     it("a rejection inside the child is read by the child's model; the parent goes on", async () => {

@@ -187,8 +187,6 @@ interface Current {
   executions: Array<ToolExecution>
   attempts: Array<AttemptRecord> | undefined
   toolAttempts: Array<Step.ToolAttempt> | undefined
-  /** What subagents of this step's calls spent (in the run's usage already). */
-  extra?: Usage | undefined
 }
 
 interface AttemptRecord {
@@ -208,18 +206,6 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
   let usage = response?.usage ?? Usage.empty
   for (const a of current.attempts ?? []) if (a.response !== undefined && a.response !== response) usage = Usage.add(usage, a.attempt.usage)
   return { attempts, toolAttempts: current.toolAttempts, usage }
-}
-
-// The run's usage that no step records: what a step suspended in spent. Walks the
-// steps, once per resume with decisions (never on the hot path).
-const unrecordedUsage = (state: AgentState): Usage | undefined => {
-  let input = state.execution.usage.inputTokens
-  let output = state.execution.usage.outputTokens
-  for (const step of state.execution.steps) {
-    input -= step.usage.inputTokens
-    output -= step.usage.outputTokens
-  }
-  return input > 0 || output > 0 ? Usage.make(Math.max(0, input), Math.max(0, output)) : undefined
 }
 
 const done: Outcome = { _tag: "Done" }
@@ -446,21 +432,24 @@ class Run<R> {
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
     if (this.state.execution.pendingCalls !== undefined) {
-      // The step stays open, but its model call is paid for: counted now (the step
-      // that ends it on resume records it, see decidedStepGen).
+      // The step stays open and leaves no record of its model call, but the call was
+      // paid for: it counts in the run's usage now (the token guard sees it). The step
+      // that ends it on resume records only what it ran (no model call: a cost budget,
+      // which prices steps by their response's model, does not price it).
       const spent = attemptsOf(current, response).usage ?? response.usage
       this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
       return this.suspend()
     }
 
-    const step = this.appendStep(Step.make({
+    const step = Step.make({
       index,
       startedAt,
       response,
       toolExecutions: current.executions,
       completedAt: this.at(),
       ...attemptsOf(current, response),
-    }), current)
+    })
+    this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined
     if (response.toolCalls.length === 0) {
@@ -484,10 +473,7 @@ class Run<R> {
   private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
     const startedAt = this.at()
     const index = this.stepIndex
-    // What the suspended part of this step spent (its model call, its subagents) is in
-    // the run's usage and in no step yet: this step's record counts it (see appendStep).
-    const open = unrecordedUsage(this.state)
-    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined, extra: open }
+    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
     this.current = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
@@ -506,7 +492,8 @@ class Run<R> {
       yield* this.runTools([call], index, current.executions, true)
     }
     if (this.state.execution.pendingCalls !== undefined) return this.suspend()
-    const step = this.appendStep(Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() }), current)
+    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
+    this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined
     yield* this.dispatch(point("AfterStep", this.state, this.at()))
@@ -708,28 +695,13 @@ class Run<R> {
   }
 
   // The usage a subagent of this call reported, added to the run's as the call is
-  // committed (the token guard and every later hook see it) and kept in `current.extra`
-  // for the step's record (see appendStep).
+  // committed: the token guard and every later hook see it. Only the run's: a step's
+  // record holds its own model calls (a cost budget prices them by their model; the
+  // child's models are not the parent's).
   private withChildUsage(state: AgentState, toolCallId: string): AgentState {
     const usage = this.host.takeUsage(toolCallId)
     if (usage === undefined) return state
-    if (this.current !== undefined) this.current.extra = Usage.add(this.current.extra ?? Usage.empty, usage)
     return AgentState.withExecution(state, { ...state.execution, usage: Usage.add(state.execution.usage, usage) })
-  }
-
-  // Appends a step whose record counts its subagents' usage: that share is already in
-  // the run's usage (withChildUsage), so it is taken out first to be counted once.
-  private appendStep(step: Step, current: Current | undefined): Step {
-    const extra = current?.extra
-    if (extra === undefined) {
-      this.state = AgentState.appendStep(this.state, step)
-      return step
-    }
-    const usage = this.state.execution.usage
-    const before = Usage.make(Math.max(0, usage.inputTokens - extra.inputTokens), Math.max(0, usage.outputTokens - extra.outputTokens))
-    const withExtra = Step.make({ ...step, usage: Usage.add(step.usage, extra) })
-    this.state = AgentState.appendStep(AgentState.withExecution(this.state, { ...this.state.execution, usage: before }), withExtra)
-    return withExtra
   }
 
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
@@ -855,7 +827,8 @@ class Run<R> {
     // failing hook), that an abort cut short, or that the steps limit forbids (the guard
     // would have fired, had the failing hook let it run) never started a step.
     if (this.inBeforeStep && (aborting || this.state.execution.stopSignals.length > 0 || this.stepsLimitReached())) return
-    this.appendStep(
+    this.state = AgentState.appendStep(
+      this.state,
       Step.make({
         index: this.stepIndex,
         startedAt: current.startedAt,
@@ -865,7 +838,6 @@ class Run<R> {
         completedAt: this.read(),
         ...attemptsOf(current, undefined),
       }),
-      current,
     )
     this.stepIndex++
   }

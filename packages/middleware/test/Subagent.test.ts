@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as t from "io-ts"
-import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import { Output } from "@hookline/middleware"
+import { AgentBuilder, Decision, Tool, UseDriver, UseTools } from "@hookline/agent"
+import { Output, UseApproval, UseCostBudget } from "@hookline/middleware"
 import { ScriptedDriver } from "@hookline/testing"
 
 // Tool.fromAgent lives in @hookline/agent, which cannot see this package: its default
@@ -40,5 +40,42 @@ describe("Tool.fromAgent with a child that has a structured output", () => {
     const result = final.context.messages.toArray().find((m) => m.role === "tool")
     expect(result?.isError).toBe(true)
     expect(result?.content).toContain("OutputInvalid")
+  })
+})
+
+describe("a cost budget with subagents and approvals", () => {
+  const prices = { parent: { input: 1, output: 1 } }
+
+  it("prices the parent's own model calls; a subagent on another model is not an unpriced model", async () => {
+    const child = AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("ok")], { modelId: "child", usage: { inputTokens: 5, outputTokens: 5 } })))
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([{ id: "c1", name: "helper", arguments: { prompt: "?" } }]),
+        ScriptedDriver.text("done"),
+      ], { modelId: "parent", usage: { inputTokens: 1, outputTokens: 1 } })),
+      UseTools([Tool.fromAgent(child, { name: "helper" })]),
+      UseCostBudget({ maxCost: 1, prices }),
+    )
+    const final = await parent.run("go")
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.usage).toEqual({ inputTokens: 7, outputTokens: 7 })
+  })
+
+  it("a run resumed after an approval is not stopped as an unpriced model", async () => {
+    const pay = Tool.make({ name: "pay", parameters: t.type({}), execute: () => "paid" })
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([{ id: "p1", name: "pay", arguments: {} }]),
+        ScriptedDriver.text("done"),
+      ], { modelId: "parent", usage: { inputTokens: 1, outputTokens: 1 } })),
+      UseTools([pay]),
+      UseApproval({ tools: ["pay"] }),
+      UseCostBudget({ maxCost: 1, prices }),
+    )
+    const suspended = await agent.run("pay")
+    expect(suspended.execution.status).toBe("suspended")
+    const final = await agent.resume(suspended, [Decision.approve("p1")])
+    expect(final.execution.status).toBe("completed")
+    expect(final.context.messages.last()?.content).toBe("done")
   })
 })

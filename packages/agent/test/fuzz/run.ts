@@ -1201,8 +1201,9 @@ const runOnce = async (
     tools,
     toolConcurrency: s.toolConcurrency,
     textDeltas: s.textDeltas,
-    // The time guard's limit bounds the wall clock too, as AgentBuilder sets it.
+    // The guards' time and steps limits are held by the loop too, as AgentBuilder sets them.
     maxExecutionTime: s.guards.maxExecutionTime,
+    maxSteps: s.guards.maxSteps,
   })
   const input = from ?? inputOf(s)
   const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink, decisions }

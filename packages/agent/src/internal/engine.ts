@@ -436,8 +436,8 @@ class Run<R> {
       // paid for: it counts in the run's usage now (the token guard sees it). The step
       // that ends it on resume records only what it ran (no model call: a cost budget,
       // which prices steps by their response's model, does not price it).
-      const spent = attemptsOf(current, response).usage ?? response.usage
-      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
+      // (Added when the run ends: an abort before then records the step, its usage with it.)
+      this.suspendedSpent = attemptsOf(current, response).usage ?? response.usage
       return this.suspend()
     }
 
@@ -467,6 +467,9 @@ class Run<R> {
     this.suspended = true
     return true
   }
+
+  // The model call of the step that suspended, counted in the run's usage as it ends.
+  private suspendedSpent: Usage.Usage | undefined = undefined
 
   // The step a suspended run was left in: the decided calls run (an approved call goes
   // through BeforeToolUse, where a block still holds), a rejected one is answered with
@@ -908,6 +911,11 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
+    // An aborted or timed-out run records the suspended step instead (recordFailedStep).
+    const spent = this.suspendedSpent
+    if (spent !== undefined && outcome._tag !== "Aborted" && outcome._tag !== "TimedOut") {
+      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
+    }
     this.settleTools(
       outcome._tag === "Aborted"
         ? "the run was aborted before it ran"

@@ -290,13 +290,18 @@ describe("AgentLoop (fuzzing regressions)", () => {
     const quit = Tool.make({ name: "quit", parameters: t.type({}), execute: () => (controller.abort(), "quitting") })
     const suspend: Hook = (ctx) => (ctx.toolCall?.name === "add" ? HookContext.suspend(ctx, "needs approval") : ctx)
     const stack = HookStack.with(HookStack.empty, suspend, { triggers: HookTriggers.of("BeforeToolUse"), name: "approval" })
-    const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }, { name: "quit", arguments: {} }])])
+    const driver = ScriptedDriver.make([
+      ScriptedDriver.toolCalls([{ name: "add", arguments: { a: 1, b: 2 } }, { name: "quit", arguments: {} }], { usage: { inputTokens: 5, outputTokens: 2 } }),
+    ])
     const final = await Effect.runPromise(
       AgentLoop.run(AgentLoop.make({ interceptor: stack, tools: [add, quit] }), "hi", { signal: controller.signal }).pipe(Effect.provide(driver.layer)),
     )
     expect(final.execution.status).toBe("stopped")
     expect(final.execution.pendingCalls).toBeUndefined()
     expect(final.execution.steps.toArray().flatMap((s) => s.toolExecutions.map((e) => [e.toolCall.name, e.status]))).toEqual([["quit", "success"]])
+    // The model call is counted once: in the step's record (not also as a suspended step's).
+    expect(final.execution.usage).toEqual(final.execution.steps.at(0)?.usage)
+    expect(final.execution.usage.inputTokens).toBeGreaterThan(0)
   })
 
   // Issues 13 and 16: the step a resume finishes ran its decided calls under the

@@ -906,13 +906,19 @@ export const answersEveryCall: Checker = (r) => {
   r.log.forEach((e, i) => {
     if (e._tag !== "ToolDone" || recorded.has(e.callId) || inHistory.has(e.callId)) return
     // Under WrapToolUse hooks a tool's end is not its call's: the wrap hook holds the result until it returns.
-    if (cut && (!synchronousTools.has(e.tool) || hasWraps(r, "WrapToolUse"))) return
+    if ((cut || toolWrapInterrupted(r)) && (!synchronousTools.has(e.tool) || hasWraps(r, "WrapToolUse"))) return
     v.push(`tool ${e.tool} ran to its end for ${e.callId} (${at(r, i)}), no step records it`)
   })
   return v
 }
 
 /** Whether an abort or the time limit cut the run (what was under way may be lost). */
+/**
+ * Whether a WrapToolUse hook was interrupted (concurrent tools: a sibling's wrap hook
+ * failed the step): an asynchronous tool it held may end after, as after an abort.
+ */
+const toolWrapInterrupted = (r: Recording): boolean => r.log.some((e) => e._tag === "WrapExit" && e.point === "WrapToolUse" && e.outcome === "interrupted")
+
 const cutShort = (r: Recording, final: AgentState): boolean =>
   r.log.some((e) => e._tag === "Abort") ||
   final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
@@ -941,17 +947,19 @@ export const recordsEveryAttempt: Checker = (r) => {
       })
     }
   } else if (!hasWraps(r, "WrapInference") && steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
-  if (hasWraps(r, "WrapToolUse")) {
+  // A call that ends suspended again leaves its step open: what ran is in the history, not in a record (Known limits).
+  if (hasWraps(r, "WrapToolUse") && !endedSuspended(r)) {
     const attempts = new Map<string, number>()
     for (const step of steps) for (const a of step.toolAttempts ?? []) attempts.set(a.toolCallId, (attempts.get(a.toolCallId) ?? 0) + 1)
     // Runs that ended (an attempt a failing sibling interrupted is not one, as for model calls).
     const runs = new Map<string, number>()
-    for (const e of r.log) if (e._tag === "ToolDone") runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
+    const interrupted = toolWrapInterrupted(r)
+    for (const e of r.log) if (e._tag === "ToolDone" && !(interrupted && !synchronousTools.has(e.tool))) runs.set(e.callId, (runs.get(e.callId) ?? 0) + 1)
     for (const [id, n] of runs) {
       const recorded = attempts.get(id) ?? 0
       if (recorded < n) v.push(`call ${id} ran ${n} time(s), its step records ${recorded} ToolAttempt(s)`)
     }
-  } else if (steps.some((step) => step.toolAttempts !== undefined)) v.push("a step records ToolAttempts without WrapToolUse hooks")
+  } else if (!hasWraps(r, "WrapToolUse") && steps.some((step) => step.toolAttempts !== undefined)) v.push("a step records ToolAttempts without WrapToolUse hooks")
   return v
 }
 

@@ -607,6 +607,7 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
     // Promise forms: no backoff (a real wait would make the run depend on time).
     const body = async <A>(ctx: HookContext, next: (ctx: HookContext) => Promise<A>, signal: AbortSignal): Promise<A> => {
       enter(ctx)
+      signal.addEventListener("abort", () => exit("interrupted"), { once: true })
       const call = (c: HookContext) => {
         rec.push({ _tag: "WrapNext", point, hook: spec.name, ctx: c })
         return next(c)

@@ -38,6 +38,27 @@ describe("Agent", () => {
       expect(exit).toMatchObject({ _tag: "Failure" })
       await expect(agent.resume("x")).rejects.toMatchObject({ _tag: "RunNotFound" })
     })
+
+    it("settles a run it ran (not one given back as it is): settle's typed error rejects the resume", async () => {
+      const pending = AgentState.make({ id: "run-1", messages: [Message.user("hi")] })
+      const done = AgentState.withStatus(pending, "completed", 5)
+      const settled: Array<string> = []
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.text("hello")], { repeatLast: true })),
+        UseLoader(
+          (runId) => Effect.succeed(runId === "done" ? done : pending),
+          (state) => {
+            settled.push(state.execution.status)
+            return Effect.fail({ _tag: "CheckpointConflict", message: `conflict on ${state.id}` })
+          },
+        ),
+      )
+      expect(await agent.resume("done")).toBe(done)
+      await expect(agent.resume("run-1")).rejects.toMatchObject({ _tag: "CheckpointConflict", message: "conflict on run-1" })
+      // `run` never rejects, and settles nothing.
+      expect((await agent.run(pending)).execution.status).toBe("completed")
+      expect(settled).toEqual(["completed"])
+    })
   })
 })
 
@@ -46,6 +67,10 @@ describe("AgentBuilder", () => {
     expect(() => AgentBuilder.make(UseAll(UseLoader(() => Effect.die("x")), UseLoader(() => Effect.die("y")))))
       .toThrow("capabilities[0].capabilities[1]")
     expect(() => AgentBuilder.make(UseAll(UseAll({ _tag: "Nope" } as never)))).toThrow("capabilities[0].capabilities[0].capabilities[0]")
+  })
+
+  it("refuses a settle that is not a function, by its path", () => {
+    expect(() => AgentBuilder.make(UseLoader(() => Effect.die("x"), "nope" as never))).toThrow("capabilities[0].settle")
   })
 })
 

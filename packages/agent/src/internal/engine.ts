@@ -196,6 +196,15 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
   return { attempts, toolAttempts: current.toolAttempts, usage }
 }
 
+// A step's executions in the order the model asked for the calls (a resumed step
+// holds those run before its suspension, then the decided ones).
+const inCallOrder = (executions: ReadonlyArray<ToolExecution>, response: InferenceResponse | undefined): ReadonlyArray<ToolExecution> => {
+  if (response === undefined) return executions
+  const order = new Map(response.toolCalls.map((call, i) => [call.id, i]))
+  const rank = (e: ToolExecution) => order.get(e.toolCall.id) ?? order.size
+  return [...executions].sort((a, b) => rank(a) - rank(b))
+}
+
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
 const timedOut: Outcome = { _tag: "TimedOut" }
@@ -399,7 +408,9 @@ class Run<R> {
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
-    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
+    if (this.state.execution.pendingCalls !== undefined) {
+      return this.suspend(Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, response) }))
+    }
 
     const step = Step.make({
       index,
@@ -420,8 +431,10 @@ class Run<R> {
     return yield* this.shouldStop()
   }
 
-  // The run ends at once, `suspended`; the step stays open until the decisions come.
-  private suspend(): boolean {
+  // The run ends at once, `suspended`; the step stays open until the decisions come,
+  // its record so far kept in the state (a resume in another process ends it).
+  private suspend(open: Step): boolean {
+    this.state = AgentState.withSuspendedStep(this.state, open)
     this.suspended = true
     this.current = undefined
     return true
@@ -431,9 +444,19 @@ class Run<R> {
   // through BeforeToolUse, where a block still holds), a rejected one is answered with
   // the person's message; then the step ends as any step does, unless calls still wait.
   private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
-    const startedAt = this.at()
+    // The step as far as it went before the suspension (a state suspended before the
+    // record was kept has none: its record then starts here, with the decided calls).
+    const open = this.state.execution.suspendedStep
+    const startedAt = open?.startedAt ?? this.at()
     const index = this.stepIndex
-    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
+    const response = open?.response
+    const current: Current = {
+      startedAt,
+      response,
+      executions: [...(open?.toolExecutions ?? [])],
+      attempts: undefined,
+      toolAttempts: open?.toolAttempts === undefined ? undefined : [...open.toolAttempts],
+    }
     this.current = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
@@ -451,8 +474,15 @@ class Run<R> {
         : toolCall
       yield* this.runTools([call], index, current.executions, true)
     }
-    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
-    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at() })
+    const executions = inCallOrder(current.executions, response)
+    // The model calls of the step were recorded before the suspension; its usage is
+    // counted once, when the step ends.
+    const recorded = open === undefined ? {} : { usage: open.usage, finishReason: open.finishReason, attempts: open.attempts }
+    const record = (completedAt: number) =>
+      Step.make({ index, startedAt, response, toolExecutions: executions, completedAt, ...recorded, toolAttempts: current.toolAttempts })
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend(record(this.at()))
+    const step = record(this.at())
+    this.state = AgentState.withSuspendedStep(this.state, undefined)
     this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
     this.current = undefined

@@ -146,6 +146,7 @@ const opened = (
         modelOptions: loop.modelOptions,
         textDeltas: loop.textDeltas,
         maxExecutionTime: loop.maxExecutionTime,
+        maxSteps: loop.maxSteps,
       }),
   )
 

@@ -5,6 +5,7 @@
  */
 import type { Monoid as M } from "fp-ts/lib/Monoid.js"
 import { dual } from "effect/Function"
+import { seal } from "./internal/sealed.js"
 
 /**
  * @since 0.1.0
@@ -19,14 +20,21 @@ export interface Usage {
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 })
+export const empty: Usage = seal(Object.freeze({ inputTokens: 0, outputTokens: 0 }))
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const make = (inputTokens: number, outputTokens: number): Usage =>
-  inputTokens === 0 && outputTokens === 0 ? empty : Object.freeze({ inputTokens, outputTokens })
+  inputTokens === 0 && outputTokens === 0
+    ? empty
+    : isCount(inputTokens) && isCount(outputTokens)
+      ? seal(Object.freeze({ inputTokens, outputTokens }))
+      : Object.freeze({ inputTokens, outputTokens })
+
+// What the driver boundary accepts as a token count: only such usage is sealed.
+const isCount = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0
 
 /**
  * Input plus output tokens.

@@ -262,7 +262,9 @@ export const response = (
   u: unknown,
   prefix = "",
 ): InferenceResponse.InferenceResponse | AgentError.InferenceFailed => {
-  if (typeof u === "object" && u !== null && checked.has(u)) return u as InferenceResponse.InferenceResponse
+  // Checked here before, or sealed by core (made by `InferenceResponse.make` from valid,
+  // bounded parts, which it copied): frozen and unforgeable, so checking is skipped.
+  if (typeof u === "object" && u !== null && (checked.has(u) || Json.isSealed(u))) return u as InferenceResponse.InferenceResponse
   const check = new Check()
   try {
     const out = check.response(u)
@@ -274,8 +276,8 @@ export const response = (
   }
 }
 
-/** Whether `u` is a response this module checked (and froze). */
-export const isChecked = (u: object): boolean => checked.has(u)
+/** Whether `u` is a response this module checked (and froze), or one core sealed. */
+export const isChecked = (u: object): boolean => checked.has(u) || Json.isSealed(u)
 
 /** Whether a value is an `InferenceFailed` (what `response` gives back on a bad answer). */
 export const isFailure = <A extends object>(u: A | AgentError.InferenceFailed): u is AgentError.InferenceFailed =>

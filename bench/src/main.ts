@@ -15,7 +15,6 @@ import { compare } from "./compare/compare.js"
 import { modeFromEnv, systemsFromEnv } from "./compare/Plan.js"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
-import * as Store from "./store.js"
 import * as UserPath from "./UserPath.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
@@ -218,38 +217,6 @@ const loopBench = async (): Promise<void> => {
     `${Loop.observed().calls} hook calls, ${Loop.observed().seen} messages seen by hooks)`)
 }
 
-const storeBench = async (): Promise<void> => {
-  const storeSettings = Store.storeSettingsFromEnv()
-  const { rows, skipped, seconds } = await Store.runStoreBench(storeSettings, progress)
-  const spread = (s: Store.Spread): string => `${formatNs(s.p50)} (${formatNs(s.p10)}–${formatNs(s.p90)})`
-  console.log(`# checkpoint cost of @hookline/store${storeSettings.quick ? " (BENCH_QUICK=1: indicative only)" : ""}`)
-  console.log("")
-  console.log(`${machine()}`)
-  console.log(
-    `The user path (await agent.run(state): Driver.fromPromise with an async generate, an async tool, the default guards, K = 0), ` +
-      `one run of ${Store.storeSteps} steps (${Store.storeSteps - 1} echo calls, then a final text) from a new run over a history of H messages, ` +
-      `with UseCheckpoints(store) (every: "tool", the default) and without. Timed from the start of step 2 to the end of the last step ` +
-      `(${Store.storeSteps - 1} steps with their AfterStep checkpoints and journal writes; the run's first checkpoint, which writes the history once, is outside); ` +
-      `${storeSettings.warmup} untimed runs per case, then ${storeSettings.rounds} rounds of ${storeSettings.runsPerRound} runs visiting every case in turn; ${seconds.toFixed(0)} s`,
-  )
-  console.log("µs per step: median over the runs (p10–p90); added = median with - median without; bytes: UTF-8 JSON handed to the store, per step")
-  console.log("")
-  const columns: ReadonlyArray<Column<Store.StoreRow>> = [
-    { header: "store", cell: (r) => r.store },
-    { header: "H (messages)", align: "right", cell: (r) => formatCount(r.H) },
-    { header: "without µs/step", align: "right", cell: (r) => spread(r.without) },
-    { header: "with µs/step", align: "right", cell: (r) => spread(r.with) },
-    { header: "added µs/step", align: "right", cell: (r) => formatNs(r.added) },
-    { header: "checkpoint bytes/step", align: "right", cell: (r) => formatCount(Math.round(r.checkpointBytes)) },
-    { header: "journal bytes/step", align: "right", cell: (r) => formatCount(Math.round(r.journalBytes)) },
-    { header: "first checkpoint bytes (once per run)", align: "right", cell: (r) => formatCount(r.firstBytes) },
-  ]
-  print(columns, rows)
-  console.log("")
-  for (const { store, why } of skipped) console.log(`${store}: skipped, it could not start: ${why}`)
-  for (const verdict of Store.verdicts(rows)) console.log(verdict.text)
-}
-
 if (selected("dispatch")) await dispatchBench()
 if (selected("dispatch") && selected("loop")) console.log("")
 if (selected("loop")) await loopBench()
@@ -263,9 +230,14 @@ if (selected("memory")) {
   if (child.status !== 0) process.exit(child.status ?? 1)
 }
 
+// The store bench collects garbage before each timed window, so it also runs in a
+// process of its own with --expose-gc.
 if (selected("store")) {
   if (chosen.length !== 1) console.log("")
-  await storeBench()
+  progress("store: checkpoint cost in a child process (--expose-gc)")
+  const script = fileURLToPath(new URL("./store-report.ts", import.meta.url))
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
+  if (child.status !== 0) process.exit(child.status ?? 1)
 }
 
 // Every system in child processes of its own (compare/run.ts), one at a time.

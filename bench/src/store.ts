@@ -6,14 +6,16 @@
  * without. Each run is a new run id, so its first checkpoint (BeforeExecution) writes
  * the whole history once: that is a cost per run, not per step, and it is kept out of
  * the window timed here, from the start of step 2 to the end of the last step (OnStop),
- * which holds S - 1 whole steps with their AfterStep checkpoints and journal writes.
+ * which holds S - 1 whole steps with their AfterStep checkpoints and journal writes,
+ * and starts after a full collection when the process has --expose-gc (store-report.ts
+ * runs with it), in the runs with checkpoints and without alike.
  * µs per step added = median with checkpoints - median without, over the same window.
  * Bytes are counted at the store's door (a wrapper around `commit` and `journalPut`):
  * the UTF-8 length of the JSON text each write hands the store.
  */
 import { type Agent, UseHook } from "@hookline/agent"
-import { AgentState, type Hook, HookTrigger, HookTriggers, type Message } from "@hookline/core"
-import { MemoryStore, PgliteStore, PostgresStore, RunStore, UseCheckpoints } from "@hookline/store"
+import { AgentState, Codecs, type Hook, HookTrigger, HookTriggers, type InferenceResponse, type Message, type ToolExecution } from "@hookline/core"
+import { Checkpoint, MemoryStore, PgliteStore, PostgresStore, RunStore, UseCheckpoints } from "@hookline/store"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -65,12 +67,20 @@ const counted = (inner: RunStore.RunStore, tally: Tally): RunStore.RunStore =>
     },
   })
 
+// With --expose-gc, a full collection before each window: the garbage of the run's
+// first checkpoint (the whole history encoded once) is not charged to the steps after it.
+const gc = (globalThis as { gc?: () => void }).gc
+export const collects = (): boolean => gc !== undefined
+
 // The window: set by two hooks that run before any other at their trigger.
 const window = { start: 0n, end: 0n }
 const first = 1_000_000_000
 const stamps = [
   UseHook(((ctx) => {
-    if (ctx.state.execution.steps.length === 1) window.start = process.hrtime.bigint()
+    if (ctx.state.execution.steps.length === 1) {
+      gc?.()
+      window.start = process.hrtime.bigint()
+    }
     return ctx
   }) satisfies Hook, { triggers: HookTriggers.of(HookTrigger.BeforeStep), priority: first, name: "bench:window_start" }),
   UseHook(((ctx) => {
@@ -277,4 +287,67 @@ export const verdicts = (rows: ReadonlyArray<StoreRow>): ReadonlyArray<StoreVerd
     out.push({ met: worst <= memoryTargetUs, text: `target: in-memory store adds <= ${memoryTargetUs} µs/step: ${worst <= memoryTargetUs ? "met" : "missed"} (worst ${worst.toFixed(2)} µs)` })
   }
   return out
+}
+
+/** A part of the in-memory store's cost per step, timed alone. */
+export interface StorePart {
+  readonly label: string
+  /** Times per step (a tool step: each once; the journal writes twice). */
+  readonly perStep: number
+  /** µs per call: the median of 5 timed batches. */
+  readonly us: number
+}
+
+/**
+ * What the in-memory store's added cost per step is made of: the delta writer
+ * (`Checkpoint.diff`, `Checkpoint.toJson`), the journal's two encodings and the store's
+ * writes, each timed alone on states captured from a real run (H = 10, step 6 to 7).
+ * The rest of the added cost is the dispatch of the checkpointing hooks (Effect hooks).
+ */
+export const measureParts = async (settings: StoreSettings): Promise<ReadonlyArray<StorePart>> => {
+  const states: Array<AgentState> = []
+  const responses_: Array<InferenceResponse> = []
+  const executions: Array<ToolExecution> = []
+  const capture = UseHook(((ctx) => {
+    if (ctx.trigger === HookTrigger.AfterStep) states.push(ctx.state)
+    if (ctx.trigger === HookTrigger.AfterInference && ctx.response !== undefined) responses_.push(ctx.response)
+    if (ctx.trigger === HookTrigger.AfterToolUse && ctx.toolExecution !== undefined) executions.push(ctx.toolExecution)
+    return ctx
+  }) satisfies Hook, { triggers: HookTriggers.of(HookTrigger.AfterStep, HookTrigger.AfterInference, HookTrigger.AfterToolUse), name: "bench:capture" })
+  const agent = UserPath.agent({ script: responses(storeSteps), stepOf: (messages) => stepOf(messages, 10), K: 0, observer: () => (ctx) => ctx, capabilities: [capture] })
+  await agent.run(AgentState.make({ id: "bench-store-parts", messages: history(10) }))
+  const [prev, next, response, execution] = [states[5], states[6], responses_[6], executions[6]]
+  if (prev === undefined || next === undefined || response === undefined || execution === undefined) throw new Error("store bench: the parts' run captured too little")
+  const delta = Checkpoint.diff(prev, next)
+  if (delta === undefined) throw new Error("store bench: no delta between two steps")
+  const store = MemoryStore.make()
+  let seq = 0
+  let sink = 0
+  const batchMs = settings.quick ? 20 : 200
+  const time = (f: () => unknown): number => {
+    const means: Array<number> = []
+    for (let batch = 0; batch < 6; batch++) {
+      let n = 0
+      const start = process.hrtime.bigint()
+      const until = start + BigInt(batchMs * 1e6)
+      let now = start
+      do {
+        for (let i = 0; i < 100; i++) if (f() !== undefined) sink++
+        n += 100
+        now = process.hrtime.bigint()
+      } while (now < until)
+      if (batch > 0) means.push(Number(now - start) / n / 1000) // the first batch warms up
+    }
+    return quantile(means.sort((a, b) => a - b), 0.5)
+  }
+  const parts: Array<StorePart> = [
+    { label: "Checkpoint.diff (the delta of one step)", perStep: 1, us: time(() => Checkpoint.diff(prev, next)) },
+    { label: "Checkpoint.toJson (the delta's JSON text)", perStep: 1, us: time(() => Checkpoint.toJson(delta)) },
+    { label: "Codecs.toJson of the model's answer (journal)", perStep: 1, us: time(() => Codecs.toJson(Codecs.InferenceResponse, response)) },
+    { label: "Codecs.toJson of the tool's result (journal)", perStep: 1, us: time(() => Codecs.toJson(Codecs.ToolExecution, execution)) },
+    { label: "MemoryStore commit (Effect.runSync)", perStep: 1, us: time(() => Effect.runSync(store.commit({ runId: "parts", seq: ++seq, status: "running", at: 0, body: "{}" }))) },
+    { label: "MemoryStore journalPut (Effect.runSync)", perStep: 2, us: time(() => Effect.runSync(store.journalPut("parts", `key-${seq++}`, "{}"))) },
+  ]
+  if (sink === 0) throw new Error("store bench: the parts computed nothing")
+  return parts
 }

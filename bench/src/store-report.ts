@@ -48,7 +48,7 @@ const report = async (): Promise<void> => {
   console.log("What the in-memory store's added cost is made of: each part timed alone (µs per call, median of 5 batches), on states of a real run")
   console.log("")
   const partRows = [
-    ...parts.map((p) => ({ label: p.label, times: String(p.perStep), us: formatNs(p.us), perStep: formatNs(p.us * p.perStep) })),
+    ...parts.map((p) => ({ label: p.label, times: p.perStep === 0 ? "" : String(p.perStep), us: formatNs(p.us), perStep: p.perStep === 0 ? "" : formatNs(p.us * p.perStep) })),
     { label: "sum of the parts", times: "", us: "", perStep: formatNs(parts.reduce((a, p) => a + p.us * p.perStep, 0)) },
     ...memory.map((r) => ({ label: `measured: memory, H = ${formatCount(r.H)}, added µs/step (table above)`, times: "", us: "", perStep: formatNs(r.added) })),
   ]

@@ -292,7 +292,7 @@ export const verdicts = (rows: ReadonlyArray<StoreRow>): ReadonlyArray<StoreVerd
 /** A part of the in-memory store's cost per step, timed alone. */
 export interface StorePart {
   readonly label: string
-  /** Times per step (a tool step: each once; the journal writes twice). */
+  /** Times per step (a tool step: each once; the journal writes twice); 0: a part of the row above. */
   readonly perStep: number
   /** µs per call: the median of 5 timed batches. */
   readonly us: number
@@ -320,6 +320,7 @@ export const measureParts = async (settings: StoreSettings): Promise<ReadonlyArr
   if (prev === undefined || next === undefined || response === undefined || execution === undefined) throw new Error("store bench: the parts' run captured too little")
   const delta = Checkpoint.diff(prev, next)
   if (delta === undefined) throw new Error("store bench: no delta between two steps")
+  const encoded = Checkpoint.DeltaCodec.encode(delta)
   const store = MemoryStore.make()
   let seq = 0
   let sink = 0
@@ -343,6 +344,8 @@ export const measureParts = async (settings: StoreSettings): Promise<ReadonlyArr
   const parts: Array<StorePart> = [
     { label: "Checkpoint.diff (the delta of one step)", perStep: 1, us: time(() => Checkpoint.diff(prev, next)) },
     { label: "Checkpoint.toJson (the delta's JSON text)", perStep: 1, us: time(() => Checkpoint.toJson(delta)) },
+    // Of which: the text alone, from the delta already encoded (the rest is the codec's pass).
+    { label: "  of which JSON.stringify of the encoded delta", perStep: 0, us: time(() => JSON.stringify(encoded)) },
     { label: "Codecs.toJson of the model's answer (journal)", perStep: 1, us: time(() => Codecs.toJson(Codecs.InferenceResponse, response)) },
     { label: "Codecs.toJson of the tool's result (journal)", perStep: 1, us: time(() => Codecs.toJson(Codecs.ToolExecution, execution)) },
     { label: "MemoryStore commit (Effect.runSync)", perStep: 1, us: time(() => Effect.runSync(store.commit({ runId: "parts", seq: ++seq, status: "running", at: 0, body: "{}" }))) },

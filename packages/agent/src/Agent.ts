@@ -134,6 +134,7 @@ const opened = (
         modelOptions: loop.modelOptions,
         textDeltas: loop.textDeltas,
         maxExecutionTime: loop.maxExecutionTime,
+        maxSteps: loop.maxSteps,
       }),
   )
 

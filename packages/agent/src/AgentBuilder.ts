@@ -279,6 +279,8 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let guards: HookStack.HookStack | undefined
   // The time guard's limit also bounds the run's wall clock (AgentLoop.maxExecutionTime).
   let maxExecutionTime: Guards.GuardOptions["maxExecutionTime"] = Guards.defaults.maxExecutionTime
+  // And its steps guard's limit bounds the failed steps too (AgentLoop.maxSteps).
+  let maxSteps: Guards.GuardOptions["maxSteps"] = Guards.defaults.maxSteps
   let driver: DriverShape | undefined
   let interceptor: Interceptor | undefined
   let interceptorAt = ""
@@ -322,6 +324,8 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         if (capability.options !== undefined && !isRecord(capability.options)) return invalid(at, "expected the guards' options (an object)")
         guards = under(at, () => Guards.useGuards(capability.options))
         if (capability.options?.maxExecutionTime !== undefined) maxExecutionTime = capability.options.maxExecutionTime
+        // Validated by useGuards above: a whole number >= 0 or null.
+        if (capability.options?.maxSteps !== undefined) maxSteps = capability.options.maxSteps as number | null
         return
       case "UseContextConfig": {
         knownKeys(at, capability.config, contextKeys)
@@ -413,6 +417,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       textDeltas: loopOptions.textDeltas,
       // A custom interceptor has no guards: no time limit either.
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
+      maxSteps: interceptor === undefined ? maxSteps : undefined,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader)
 }

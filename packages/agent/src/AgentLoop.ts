@@ -38,6 +38,12 @@ export interface AgentLoop<R = never, C = unknown> {
    * sets it from the time guard's `maxExecutionTime` (`UseGuards`, default 300 s).
    */
   readonly maxExecutionTime: number | undefined
+  /**
+   * The steps guard's limit, which the loop also holds after a failed step
+   * (`undefined`: none): a BeforeStep hook that fails before the guard runs cannot carry
+   * a run past it. `AgentBuilder` sets it from `UseGuards`' `maxSteps` (default 20).
+   */
+  readonly maxSteps: number | undefined
 }
 
 /**
@@ -93,6 +99,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly modelOptions?: InferenceRequest.ModelOptions | undefined
   readonly textDeltas?: TextDeltas | undefined
   readonly maxExecutionTime?: Duration.Input | null | undefined
+  readonly maxSteps?: number | null | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -110,6 +117,7 @@ export const make = <R = never, C = unknown>(options: {
   return Object.freeze({
     _tag: "AgentLoop",
     maxExecutionTime: timeLimitOf(options.maxExecutionTime),
+    maxSteps: stepsLimitOf(options.maxSteps),
     interceptor: options.interceptor ?? (HookStack.empty as unknown as Interceptor<R>),
     tools,
     toolConcurrency,
@@ -129,6 +137,17 @@ const timeLimitOf = (input: Duration.Input | null | undefined): number | undefin
     )
   }
   return ms
+}
+
+// A whole number >= 0; null or undefined: no bound.
+const stepsLimitOf = (input: number | null | undefined): number | undefined => {
+  if (input === undefined || input === null) return undefined
+  if (!(Number.isSafeInteger(input) && input >= 0)) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("maxSteps", `expected a whole number >= 0, got ${String(input)}`),
+    )
+  }
+  return input
 }
 
 /**
@@ -163,6 +182,7 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
     ? loop.interceptor as HookStack.HookStack<R>
     : undefined,
   timeLimit: loop.maxExecutionTime,
+  stepsLimit: loop.maxSteps,
 })
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.

@@ -48,6 +48,8 @@ export interface EngineConfig<R> {
   readonly wraps?: HookStack.HookStack<R> | undefined
   /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
   readonly timeLimit?: number | undefined
+  /** The steps guard's limit, which the loop also holds after a failed step (`undefined`: none). */
+  readonly stepsLimit?: number | undefined
 }
 
 /** The parts of a context, as the loop has them. */
@@ -329,8 +331,27 @@ class Run<R> {
       if (outcome !== undefined) return outcome
       // Handled: the stop check comes first, as after any BeforeStep (a guard may have
       // fired in the dispatch that failed).
+      this.holdStepsLimit()
       if (yield* this.shouldStop()) return done
     }
+  }
+
+  // True when the steps limit forbids another step.
+  private stepsLimitReached(): boolean {
+    const limit = this.config.stepsLimit
+    return limit !== undefined && AgentState.stepCount(this.state) >= limit
+  }
+
+  // After a failed step, the loop raises the steps guard's own signal: a BeforeStep hook
+  // that fails before the guard ends its dispatch, so the guard may never run, and an
+  // OnError hook that handles every error would otherwise retry without end.
+  private holdStepsLimit(): void {
+    if (!this.stepsLimitReached() || this.state.execution.stopSignals.some((s) => s.source === Guards.names.steps)) return
+    const limit = this.config.stepsLimit as number
+    this.state = AgentState.withStopSignal(
+      this.state,
+      StopSignal.make(StopReason.StepsLimitReached, `Step limit reached: ${AgentState.stepCount(this.state)}/${limit}`, Guards.names.steps),
+    )
   }
 
   // Returns true when the run should stop before any model call.
@@ -759,8 +780,9 @@ class Run<R> {
     if (current === undefined) return
     this.current = undefined
     // A BeforeStep that failed after a stop was decided (a guard fired before the
-    // failing hook), or that an abort cut short, never started a step.
-    if (this.inBeforeStep && (aborting || this.state.execution.stopSignals.length > 0)) return
+    // failing hook), that an abort cut short, or that the steps limit forbids (the guard
+    // would have fired, had the failing hook let it run) never started a step.
+    if (this.inBeforeStep && (aborting || this.state.execution.stopSignals.length > 0 || this.stepsLimitReached())) return
     this.state = AgentState.appendStep(
       this.state,
       Step.make({

@@ -924,8 +924,9 @@ const runOnce = async (s: Scenario): Promise<Recording> => {
     tools,
     toolConcurrency: s.toolConcurrency,
     textDeltas: s.textDeltas,
-    // The time guard's limit bounds the wall clock too, as AgentBuilder sets it.
+    // The guards' time and steps limits are held by the loop too, as AgentBuilder sets them.
     maxExecutionTime: s.guards.maxExecutionTime,
+    maxSteps: s.guards.maxSteps,
   })
   const input = inputOf(s)
   const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink }

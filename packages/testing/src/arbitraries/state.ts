@@ -127,6 +127,7 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
         ? fc.array(agentError(options), { minLength: 1, maxLength: Math.max(1, s.maxErrors) })
         : absent,
       metadata: metadata(options),
+      runContext: options.runContext ?? fc.constant(undefined),
     })
     .map((r) => {
       // The loop's clock reading: after the run started, when it has.
@@ -141,6 +142,7 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
         toolExecution: r.execution === undefined || r.toolCall === undefined ? undefined : r.execution(r.toolCall),
         errors: r.errors,
         metadata: r.metadata,
+        runContext: r.runContext,
       })
     })
 }

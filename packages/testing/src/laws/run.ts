@@ -67,7 +67,9 @@ export const triggersOf = (options: Options): ReadonlyArray<HookTrigger> => {
 const encodeForReport = (ctx: unknown): string => {
   if (HookContext.isHookContext(ctx)) {
     try {
-      return JSON.stringify(Codecs.encode(Codecs.HookContext, ctx), null, 2)
+      // The codec never encodes the run's context (it is never stored): shown beside.
+      const encoded = Codecs.encode(Codecs.HookContext, ctx)
+      return JSON.stringify(ctx.runContext === undefined ? encoded : { ...encoded, runContext: ctx.runContext }, null, 2)
     } catch {
       // Not encodable (a hand-made context): fall through to the canonical text.
     }

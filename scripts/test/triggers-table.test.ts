@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import type { AgentBuilder } from "@hookline/agent"
+import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { HookStack, HookTrigger, WrapHook } from "@hookline/core"
 import { McpServer, UseMcp } from "@hookline/mcp"
 import * as Middleware from "@hookline/middleware"
@@ -31,6 +31,7 @@ const capabilities: Readonly<Record<string, () => AgentBuilder.Capability>> = {
   UseToolTimeout: () => Middleware.UseToolTimeout({ ms: 1_000 }),
   UseMcp: () => UseMcp(McpServer.stdio({ name: "notes", command: process.execPath })),
   UseCheckpoints: () => UseCheckpoints(MemoryStore.make()),
+  "Tool.fromAgent": () => UseTools([Tool.fromAgent(AgentBuilder.make(UseDriver(driver())), { name: "research" })]),
 }
 
 type Data =

@@ -41,5 +41,6 @@ describe("an agent with the redaction hook and the rate limiter", () => {
     if (!HookStack.isHookStack(stack)) throw new Error("expected the builder's HookStack")
     const report = HookLaws.checkStack(stack as HookStack.HookStack, { arbitraries: { toolNames: ["search", "fetch"] } })
     expect(report.checked.map((c) => c.trigger)).toEqual(["BeforeStep", "BeforeToolUse", "AfterToolUse"])
-  })
+    // Hundreds of generated runs per law: room for a slow, shared machine (about 3 s on a quiet one).
+  }, 60_000)
 })

@@ -46,6 +46,18 @@ export type AgentEvent =
   | { readonly _tag: "RunEnded"; readonly state: AgentState }
   /** The run ended suspended on these calls (before RunEnded). */
   | { readonly _tag: "Suspended"; readonly pendingCalls: ReadonlyArray<AgentState.PendingCall>; readonly state: AgentState }
+  /**
+   * An event of a subagent's run (`Tool.fromAgent`), nested under the call of this run
+   * that runs it: `parent.runId` is this run's id, `parent.toolCallId` the call. The
+   * subagent's own subagents nest once more. Every event of the child comes this way
+   * (its `RunStarted` state has the child's run id and `parentId`), its HookExecuted
+   * events included.
+   */
+  | {
+    readonly _tag: "Subagent"
+    readonly parent: { readonly runId: string; readonly toolCallId: string }
+    readonly event: AgentEvent
+  }
 
 /**
  * @since 0.1.0

@@ -7,6 +7,7 @@
  */
 import { AgentState, type Json } from "@hookline/core"
 import { Data, Result } from "effect"
+import { ownerOf } from "./internal/subagent.js"
 
 /**
  * @since 0.1.0
@@ -49,8 +50,9 @@ const invalid = (toolCallId: string, reason: DecisionInvalid["reason"]): Decisio
   })
 
 /**
- * Checks decisions against a suspended state: each names a call the run waits on,
- * once. Gives them by call id.
+ * Checks decisions against a suspended state: each names a call the run waits on, or
+ * a call one of its subagents waits on (the pending call's payload lists it), once.
+ * Gives them by call id.
  *
  * @since 0.1.0
  * @category validation
@@ -63,7 +65,8 @@ export const validate = (
   for (const decision of decisions) {
     const id = decision.toolCallId
     if (byId.has(id)) return Result.fail(invalid(id, "repeated"))
-    if (!AgentState.isPendingCall(state, id)) {
+    // A call a subagent waits on (`Tool.fromAgent`) is decided through the parent.
+    if (!AgentState.isPendingCall(state, id) && ownerOf(state, id) === undefined) {
       const answered = state.context.messages.toArray().some((m) => m.role === "tool" && m.toolCallId === id)
       return Result.fail(invalid(id, answered ? "decided" : "unknown"))
     }

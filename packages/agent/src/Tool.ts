@@ -18,8 +18,11 @@ import {
   type ToolCall,
 } from "@hookline/core"
 import { Duration, Effect, Option, Result } from "effect"
-import type * as t from "io-ts"
+import { dual } from "effect/Function"
+import * as t from "io-ts"
+import type { Agent } from "./Agent.js"
 import { fromCodec as schemaFromCodec } from "./internal/jsonSchema.js"
+import * as Subagent from "./internal/subagent.js"
 import { fromCodec as validatorFromCodec, fromStandardSchema, type ArgumentsError } from "./internal/toolArguments.js"
 
 /**
@@ -366,3 +369,77 @@ export const isTool = (u: unknown): u is Tool =>
  */
 export const definition = (tool: Tool): InferenceRequest.ToolDefinition =>
   Object.freeze({ name: tool.name, description: tool.description, parameters: tool.jsonSchema })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface FromAgentOptions<A> {
+  /** The tool's name, as for `make`. */
+  readonly name: string
+  readonly description?: string | undefined
+  /** What the model sends: an io-ts codec or a Standard Schema. Default `{ prompt: string }`. */
+  readonly input?: Parameters<A> | undefined
+  /** The JSON Schema of the input, when it cannot be derived (as for `make`). */
+  readonly jsonSchema?: JsonObject | undefined
+  /** The child's user message from the decoded input. Default: its `prompt` string, else its JSON. */
+  readonly prompt?: ((input: A) => string) | undefined
+  /**
+   * The tool's result from the child's final state. Default: its structured output
+   * (`UseOutput` of `@hookline/middleware`) when it has one, else its last answer's text.
+   */
+  readonly output?: ((final: AgentState) => unknown) | undefined
+  /** How long the child may run: past it the child is interrupted (its AfterExecution runs) and the call fails. */
+  readonly timeout?: Duration.Input | undefined
+  readonly maxOutputLength?: number | undefined
+}
+
+const defaultInput = t.type({ prompt: t.string })
+
+const isAgent = (u: unknown): u is Agent<any> =>
+  typeof u === "object" && u !== null && "_tag" in u && u._tag === "Agent"
+  && "runEffect" in u && typeof u.runEffect === "function" && "resumeEffect" in u && typeof u.resumeEffect === "function"
+
+/**
+ * An agent as a tool (a subagent): a call runs the agent on a user message made of the
+ * call's input, and gives its answer to the parent as the tool's result. The child's
+ * run has the parent's run id as `parentId`; it runs in the call (the parent's abort or
+ * time limit interrupts it; its AfterExecution runs once) with the parent's run
+ * context; its usage is added to the parent's when the call is committed (the token
+ * guard sees it); its events reach the parent's stream nested under the call (an
+ * `AgentEvent` of tag `Subagent`). A child that suspends on an approval suspends the
+ * parent: the call waits, with the child's pending calls and state in its payload, and
+ * `parent.resume(run, decisions)` with decisions for the child's calls resumes the
+ * child. A child that fails or stops is a tool error naming its error; the parent goes on.
+ *
+ * @example
+ * ```ts
+ * const research = Tool.fromAgent(researcher, { name: "research", description: "Looks a question up" })
+ * const agent = AgentBuilder.make(UseDriver(driver), UseTools([research]))
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const fromAgent: {
+  <A = { readonly prompt: string }>(options: FromAgentOptions<A>): <C>(agent: Agent<C>) => Tool<A, C>
+  <C, A = { readonly prompt: string }>(agent: Agent<C>, options: FromAgentOptions<A>): Tool<A, C>
+} = dual(
+  (args) => isAgent(args[0]),
+  <C, A>(agent: Agent<C>, options: FromAgentOptions<A>): Tool<A, C> => {
+    if (!isObject(options)) return invalid("", "expected the options of a subagent tool")
+    const { prompt = Subagent.defaultPrompt, output = Subagent.defaultOutput } = options
+    if (!isFunction(prompt)) invalid("prompt", "expected a function from the input to the child's message")
+    if (!isFunction(output)) invalid("output", "expected a function from the child's final state to the result")
+    const child = agent as unknown as Subagent.ChildAgent
+    return make<A, C>({
+      name: options.name,
+      description: options.description,
+      parameters: (options.input ?? defaultInput) as Parameters<A>,
+      jsonSchema: options.jsonSchema,
+      timeout: options.timeout,
+      maxOutputLength: options.maxOutputLength,
+      execute: (input, context) => Subagent.runChild(child, options.name, prompt(input), output, context),
+    })
+  },
+)

@@ -62,3 +62,33 @@ describe("Tool", () => {
     expect(keys).toEqual(["run-9:call-7"])
   })
 })
+
+describe("a suspended run's usage", () => {
+  it("counts the model call of the step it suspended in, once", async () => {
+    const { Decision, UseHook } = await import("../src/index.js")
+    const { HookContext, Usage } = await import("@hookline/core")
+    const driver = ScriptedDriver.make([
+      ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: {} }, { id: "c2", name: "pay", arguments: {} }]),
+      ScriptedDriver.text("paid"),
+    ], { usage: { inputTokens: 10, outputTokens: 4 } })
+    const pay = Tool.make({ name: "pay", parameters: t.type({}), execute: () => "ok" })
+    const agent = AgentBuilder.make(
+      UseDriver(driver),
+      UseTools([pay]),
+      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    )
+    const suspended = await agent.run("pay twice")
+    expect(suspended.execution.usage).toEqual(Usage.make(10, 4))
+    // A partial decision: still suspended, still counted once.
+    const half = await agent.resume(suspended, [Decision.approve("c1")])
+    expect(half.execution.status).toBe("suspended")
+    expect(half.execution.usage).toEqual(Usage.make(10, 4))
+    const final = await agent.resume(half, [Decision.approve("c2")])
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.usage).toEqual(Usage.make(20, 8))
+    // The step records hold the model calls they record: the suspended step left none
+    // (its call is in the run's usage only), the step that ended it ran tools only.
+    const steps = final.execution.steps.toArray()
+    expect(steps.map((s) => s.usage)).toEqual([Usage.empty, Usage.make(10, 4)])
+  })
+})

@@ -33,6 +33,7 @@ import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
 import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
+import * as Subagent from "./subagent.js"
 
 /** How one run is carried out. */
 export interface EngineConfig<R> {
@@ -138,17 +139,26 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   const clock = yield* Clock.Clock
   const contextSink = yield* HookExecuted.CurrentEventSink
   const now = (): number => clock.currentTimeMillisUnsafe()
+  // A subagent's run (Tool.fromAgent) reports its events to its parent's stream.
+  const current = yield* Subagent.Current
+  if (observer === undefined && current instanceof Subagent.Link) observer = current.observer
   const emit = observer?.emit
   const sink = combineSinks([
     contextSink,
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const run = new Run(config, startingState(initial), driver, now, sink, emit, observer?.streaming ?? false, options.context, options.decisions)
+  const state = startingState(initial)
+  // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
+  const routed = Subagent.route(state, options.decisions)
+  const host = new Subagent.Host(observer, routed.resumptions)
+  const run = new Run(config, state, driver, now, sink, emit, observer?.streaming ?? false, options.context, routed.decisions, host)
   run.settled = observer?.settled
   return yield* run.execute(options.signal).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
+    // The tools of this run (a subagent's tool) read the host; a link was for this run only.
+    Effect.provideService(Subagent.Current, host),
   )
 }
 
@@ -240,6 +250,7 @@ class Run<R> {
     private readonly streaming: boolean,
     private readonly runContext: unknown,
     private readonly decisions: ReadonlyMap<string, Decision> | undefined = undefined,
+    private readonly host: Subagent.Host = new Subagent.Host(undefined, undefined),
   ) {
     this.env = { sink, now }
   }
@@ -420,7 +431,15 @@ class Run<R> {
     }
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
-    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
+    if (this.state.execution.pendingCalls !== undefined) {
+      // The step stays open and leaves no record of its model call, but the call was
+      // paid for: it counts in the run's usage now (the token guard sees it). The step
+      // that ends it on resume records only what it ran (no model call: a cost budget,
+      // which prices steps by their response's model, does not price it).
+      const spent = attemptsOf(current, response).usage ?? response.usage
+      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
+      return this.suspend()
+    }
 
     const step = Step.make({
       index,
@@ -628,6 +647,7 @@ class Run<R> {
             }
           }
           this.unrecorded.push(execution)
+          if (this.parked(toolCall, execution)) continue
         }
         executions.push(yield* this.afterTool(toolCall, execution, index))
       }
@@ -656,8 +676,32 @@ class Run<R> {
     )
     this.stale = true
     for (let i = 0; i < prepared.length; i++) {
-      executions.push(yield* this.afterTool((prepared[i] as (typeof prepared)[number]).toolCall, results[i] as ToolExecution, index))
+      const p = prepared[i] as (typeof prepared)[number]
+      if (p.execution === undefined && this.parked(p.toolCall, results[i] as ToolExecution)) continue
+      executions.push(yield* this.afterTool(p.toolCall, results[i] as ToolExecution, index))
     }
+  }
+
+  // A subagent's tool whose child run ended suspended: the call waits too, with the
+  // child's pending calls and state in its payload, and its result is not committed.
+  // What the child spent so far counts at once.
+  private parked(toolCall: ToolCall, execution: ToolExecution): boolean {
+    const parked = this.host.takeParked(toolCall.id)
+    if (parked === undefined) return false
+    const ran = this.unrecorded.indexOf(execution)
+    if (ran >= 0) this.unrecorded.splice(ran, 1)
+    this.state = this.withChildUsage(AgentState.suspendCall(this.state, toolCall, parked.reason, parked.payload), toolCall.id)
+    return true
+  }
+
+  // The usage a subagent of this call reported, added to the run's as the call is
+  // committed: the token guard and every later hook see it. Only the run's: a step's
+  // record holds its own model calls (a cost budget prices them by their model; the
+  // child's models are not the parent's).
+  private withChildUsage(state: AgentState, toolCallId: string): AgentState {
+    const usage = this.host.takeUsage(toolCallId)
+    if (usage === undefined) return state
+    return AgentState.withExecution(state, { ...state.execution, usage: Usage.add(state.execution.usage, usage) })
   }
 
   private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
@@ -670,7 +714,7 @@ class Run<R> {
   }
 
   private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
-    let state = AgentState.appendMessage(this.state, ToolExecution.toMessage(final))
+    let state = this.withChildUsage(AgentState.appendMessage(this.state, ToolExecution.toMessage(final)), toolCall.id)
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state

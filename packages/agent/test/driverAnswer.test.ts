@@ -57,4 +57,12 @@ describe("the driver boundary's check", () => {
       }
     }), { numRuns: 300 })
   })
+
+  it("keeps the usage details a driver reports and names a bad one", () => {
+    const answer = (usage: unknown) => ({ text: "ok", toolCalls: [], usage, finishReason: "stop", modelId: "m", metadata: {} })
+    const kept = response(answer({ inputTokens: 10, outputTokens: 4, cachedInputTokens: 8, reasoningTokens: 2 }))
+    expect(isFailure(kept) ? kept : kept.usage).toStrictEqual({ inputTokens: 10, outputTokens: 4, cachedInputTokens: 8, reasoningTokens: 2 })
+    const bad = response(answer({ inputTokens: 10, outputTokens: 4, cachedInputTokens: -1 }))
+    expect(isFailure(bad) ? bad.message : "accepted").toContain("usage.cachedInputTokens")
+  })
 })

@@ -1,7 +1,12 @@
 import { defineProject } from "vitest/config"
 
 // The repository's own scripts (the docs checker, the demo's build skipping).
+const conditions = ["@hookline/source"]
+
 export default defineProject({
+  // triggers-table.test.ts imports the packages: from their source, like the packages' tests.
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     name: "scripts",
     include: ["test/**/*.test.ts"],

@@ -27,6 +27,8 @@ export interface UserPathOptions {
   /** Called once per model call and per tool call, for validation counters. */
   readonly onModel?: (() => void) | undefined
   readonly onTool?: (() => void) | undefined
+  /** More capabilities, after the observers (the store bench adds `UseCheckpoints`). */
+  readonly capabilities?: ReadonlyArray<AgentBuilder.Capability> | undefined
 }
 
 /** The agent, built the README way. */
@@ -55,6 +57,7 @@ export const agent = (o: UserPathOptions): Agent => {
     UseTools([echo]),
     UseGuards({ maxSteps }),
     ...Array.from({ length: o.K }, (_, i) => UseHook(o.observer(), { triggers: HookTriggers.all, name: `observer:${i}` })),
+    ...(o.capabilities ?? []),
   )
 }
 

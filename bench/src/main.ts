@@ -1,8 +1,9 @@
 /**
  * `pnpm bench`: the dispatch benchmark of @hookline/core, the agent-loop benchmark of
  * @hookline/agent, W3 (memory of every state of a run) and the comparison with other
- * frameworks (compare/). `pnpm bench dispatch`, `pnpm bench loop`, `pnpm bench memory`
- * or `pnpm bench compare` runs one of them.
+ * frameworks (compare/), and the cost of checkpoints per step (store.ts). `pnpm bench dispatch`,
+ * `pnpm bench loop`, `pnpm bench memory`, `pnpm bench store` or `pnpm bench compare` runs
+ * one of them.
  * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
  * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
  * only indicative. `pnpm bench smoke` (or `BENCH_SMOKE=1 pnpm bench`) is the CI check of
@@ -18,7 +19,7 @@ import * as UserPath from "./UserPath.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
-const benches = ["dispatch", "loop", "memory", "compare", "smoke"] as const
+const benches = ["dispatch", "loop", "memory", "store", "compare", "smoke"] as const
 const args = process.argv.slice(2)
 for (const name of args) {
   if (!(benches as ReadonlyArray<string>).includes(name)) {
@@ -225,6 +226,16 @@ if (selected("loop")) await loopBench()
 if (selected("memory")) {
   progress("memory: W3 in a child process (--expose-gc)")
   const script = fileURLToPath(new URL("./memory.ts", import.meta.url))
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
+  if (child.status !== 0) process.exit(child.status ?? 1)
+}
+
+// The store bench collects garbage before each timed window, so it also runs in a
+// process of its own with --expose-gc.
+if (selected("store")) {
+  if (chosen.length !== 1) console.log("")
+  progress("store: checkpoint cost in a child process (--expose-gc)")
+  const script = fileURLToPath(new URL("./store-report.ts", import.meta.url))
   const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
   if (child.status !== 0) process.exit(child.status ?? 1)
 }

@@ -21,9 +21,9 @@ describe("subagents example", () => {
     // Every model's tokens count, once, in the support agent's run: its own three calls,
     // the orders agent's two, the refunds agent's two (one before the suspension, one after).
     expect(final.execution.usage).toEqual(Usage.make(3 * 50 + 2 * 30 + 2 * 20, 3 * 10 + 2 * 8 + 2 * 5))
-    // The support agent's step records hold its own model calls that they record: the
-    // call of the step that suspended is in the run's usage only.
-    expect(final.execution.steps.toArray().reduce((u, s) => Usage.add(u, s.usage), Usage.empty)).toEqual(Usage.make(2 * 50, 2 * 10))
+    // The support agent's step records hold its own three model calls (the step that
+    // suspended too, ended on resume); the subagents' tokens are in the run's usage only.
+    expect(final.execution.steps.toArray().reduce((u, s) => Usage.add(u, s.usage), Usage.empty)).toEqual(Usage.make(3 * 50, 3 * 10))
     expect(drivers.refunds.requests).toHaveLength(2)
   })
 })

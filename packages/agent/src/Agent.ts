@@ -50,7 +50,9 @@ export interface Agent<C = unknown> {
   /**
    * Goes on with a stored run where its last checkpoint left it (a finished run is
    * given back as it is, not run again). Needs a capability that loads runs
-   * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error.
+   * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error, or
+   * with the store's `CheckpointConflict` when another process resumed the same run and
+   * committed first (nothing of that winner's run is overwritten).
    * The per-run context is given again by the caller: it is never stored.
    */
   /**
@@ -91,6 +93,16 @@ export interface ResumeError {
  * @category models
  */
 export type Loader = (runId: string) => Effect.Effect<AgentState, ResumeError>
+
+/**
+ * Looks at the final state of a run `resume` started, and gives it back or fails the
+ * resume with a typed error (a store's `CheckpointConflict`: another process resumed
+ * the same run and committed first, so this run's state was never stored).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Settle = (state: AgentState) => Effect.Effect<AgentState, ResumeError>
 
 const finished = (state: AgentState): boolean =>
   state.execution.status === "completed" || state.execution.status === "stopped" || state.execution.status === "failed"
@@ -149,6 +161,7 @@ export const make = <C = unknown>(
   driver: DriverShape | undefined,
   resources: ReadonlyArray<Resource.Resource> = [],
   loader?: Loader | undefined,
+  settle?: Settle | undefined,
 ): Agent<C> => {
   const provide = <A, E>(effect: Effect.Effect<A, E, Driver>): Effect.Effect<A, E> => {
     if (driver === undefined) return Effect.die(missingDriver())
@@ -198,7 +211,8 @@ export const make = <C = unknown>(
       const checked = Decision.validate(state, decisions)
       if (Result.isFailure(checked)) return Effect.fail(checked.failure)
       if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0)) return Effect.succeed(state)
-      return runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
+      const ran = runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
+      return settle === undefined ? ran : Effect.flatMap(ran, settle)
     })
   return Object.freeze({
     _tag: "Agent",

@@ -48,7 +48,7 @@ type CapabilityData =
   | { readonly _tag: "UseDriver"; readonly driver: DriverShape }
   | { readonly _tag: "UseInterceptor"; readonly interceptor: Interceptor }
   | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
-  | { readonly _tag: "UseLoader"; readonly load: Agent.Loader }
+  | { readonly _tag: "UseLoader"; readonly load: Agent.Loader; readonly settle?: Agent.Settle | undefined }
   | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | {
     readonly _tag: "UseLoopOptions"
@@ -139,8 +139,16 @@ export const UseInterceptor = (interceptor: Interceptor): Capability => Object.f
  */
 export const UseAll = (...capabilities: ReadonlyArray<Capability>): Capability =>
   Object.freeze({ _tag: "UseAll", capabilities: Object.freeze([...capabilities]) })
-/** How `agent.resume(runId)` loads a run (a store's capability gives it). @since 0.1.0 @category capabilities */
-export const UseLoader = (load: Agent.Loader): Capability => Object.freeze({ _tag: "UseLoader", load })
+/**
+ * How `agent.resume(runId)` loads a run (a store's capability gives it), and what the
+ * end of a resumed run means to the store (`settle`: a run whose writes the store
+ * refused fails the resume with the store's typed error).
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseLoader = (load: Agent.Loader, settle?: Agent.Settle): Capability =>
+  Object.freeze(settle === undefined ? { _tag: "UseLoader", load } : { _tag: "UseLoader", load, settle })
 /**
  * A resource opened for each run and closed when it ends (an MCP connection: see
  * `@hookline/mcp`); its tools join the agent's for that run.
@@ -291,6 +299,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let contextAt = ""
   let loopOptions: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"] = {}
   let loader: Agent.Loader | undefined
+  let settle: Agent.Settle | undefined
   const resources: Array<Resource.Resource> = []
 
   flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
@@ -303,7 +312,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       case "UseLoader":
         if (loader !== undefined) return invalid(at, "UseLoader is given twice (two stores?)")
         if (typeof capability.load !== "function") return invalid(`${at}.load`, "expected a function from a run id to its state")
+        if (capability.settle !== undefined && typeof capability.settle !== "function") {
+          return invalid(`${at}.settle`, "expected a function from a resumed run's final state to that state")
+        }
         loader = capability.load
+        settle = capability.settle
         return
       case "UseHook":
         hooksAt ||= at
@@ -419,7 +432,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
       maxSteps: interceptor === undefined ? maxSteps : undefined,
     }), false)
-  return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader)
+  return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader, settle)
 }
 
 /**

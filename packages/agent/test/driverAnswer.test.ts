@@ -25,6 +25,19 @@ const damaged = fc.tuple(encoded, fc.anything({ withNullPrototype: true, withBig
   return u
 })
 
+// The boundary reads a call without arguments (`arguments: undefined`) as `{}`, as
+// `ToolCall.make` does; the codec wants them. The same answer, with that default applied.
+const withDefaultArguments = (u: unknown): unknown => {
+  if (typeof u !== "object" || u === null) return u
+  const calls = (u as { readonly toolCalls?: unknown }).toolCalls
+  if (!Array.isArray(calls)) return u
+  return {
+    ...u,
+    toolCalls: calls.map((c: unknown) =>
+      typeof c === "object" && c !== null && !Array.isArray(c) && (c as { readonly arguments?: unknown }).arguments === undefined ? { ...c, arguments: {} } : c),
+  }
+}
+
 describe("the driver boundary's check", () => {
   it("accepts every encoded response and gives what the codec decodes", () => {
     fc.assert(fc.property(encoded, (u) => {
@@ -37,11 +50,19 @@ describe("the driver boundary's check", () => {
   it("refuses whatever the codec refuses, and what it accepts round-trips through the codec", () => {
     fc.assert(fc.property(damaged, (u) => {
       const checked = response(u)
-      const decoded = Codecs.decode(Codecs.InferenceResponse, u)
+      const decoded = Codecs.decode(Codecs.InferenceResponse, withDefaultArguments(u))
       if (decoded._tag === "Failure") expect(isFailure(checked)).toBe(true)
       if (!isFailure(checked)) {
         expect(Codecs.decodeUnsafe(Codecs.InferenceResponse, JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(checked))))).toEqual(checked)
       }
     }), { numRuns: 300 })
+  })
+
+  it("keeps the usage details a driver reports and names a bad one", () => {
+    const answer = (usage: unknown) => ({ text: "ok", toolCalls: [], usage, finishReason: "stop", modelId: "m", metadata: {} })
+    const kept = response(answer({ inputTokens: 10, outputTokens: 4, cachedInputTokens: 8, reasoningTokens: 2 }))
+    expect(isFailure(kept) ? kept : kept.usage).toStrictEqual({ inputTokens: 10, outputTokens: 4, cachedInputTokens: 8, reasoningTokens: 2 })
+    const bad = response(answer({ inputTokens: 10, outputTokens: 4, cachedInputTokens: -1 }))
+    expect(isFailure(bad) ? bad.message : "accepted").toContain("usage.cachedInputTokens")
   })
 })

@@ -38,6 +38,27 @@ describe("Agent", () => {
       expect(exit).toMatchObject({ _tag: "Failure" })
       await expect(agent.resume("x")).rejects.toMatchObject({ _tag: "RunNotFound" })
     })
+
+    it("settles a run it ran (not one given back as it is): settle's typed error rejects the resume", async () => {
+      const pending = AgentState.make({ id: "run-1", messages: [Message.user("hi")] })
+      const done = AgentState.withStatus(pending, "completed", 5)
+      const settled: Array<string> = []
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.text("hello")], { repeatLast: true })),
+        UseLoader(
+          (runId) => Effect.succeed(runId === "done" ? done : pending),
+          (state) => {
+            settled.push(state.execution.status)
+            return Effect.fail({ _tag: "CheckpointConflict", message: `conflict on ${state.id}` })
+          },
+        ),
+      )
+      expect(await agent.resume("done")).toBe(done)
+      await expect(agent.resume("run-1")).rejects.toMatchObject({ _tag: "CheckpointConflict", message: "conflict on run-1" })
+      // `run` never rejects, and settles nothing.
+      expect((await agent.run(pending)).execution.status).toBe("completed")
+      expect(settled).toEqual(["completed"])
+    })
   })
 })
 
@@ -46,6 +67,10 @@ describe("AgentBuilder", () => {
     expect(() => AgentBuilder.make(UseAll(UseLoader(() => Effect.die("x")), UseLoader(() => Effect.die("y")))))
       .toThrow("capabilities[0].capabilities[1]")
     expect(() => AgentBuilder.make(UseAll(UseAll({ _tag: "Nope" } as never)))).toThrow("capabilities[0].capabilities[0].capabilities[0]")
+  })
+
+  it("refuses a settle that is not a function, by its path", () => {
+    expect(() => AgentBuilder.make(UseLoader(() => Effect.die("x"), "nope" as never))).toThrow("capabilities[0].settle")
   })
 })
 
@@ -86,9 +111,12 @@ describe("a suspended run's usage", () => {
     const final = await agent.resume(half, [Decision.approve("c2")])
     expect(final.execution.status).toBe("completed")
     expect(final.execution.usage).toEqual(Usage.make(20, 8))
-    // The step records hold the model calls they record: the suspended step left none
-    // (its call is in the run's usage only), the step that ended it ran tools only.
+    // The step records hold the model calls they record: the suspended step's record,
+    // ended on resume, holds its model call (counted in the run's usage once, when it
+    // suspended); the run's usage is the sum of the steps'.
     const steps = final.execution.steps.toArray()
-    expect(steps.map((s) => s.usage)).toEqual([Usage.empty, Usage.make(10, 4)])
+    expect(steps.map((s) => s.usage)).toEqual([Usage.make(10, 4), Usage.make(10, 4)])
+    expect(steps[0]?.response?.toolCalls.map((c) => c.id)).toEqual(["c1", "c2"])
+    expect(steps[0]?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["c1", "c2"])
   })
 })

@@ -297,8 +297,27 @@ export const toModelMessages = (messages: Iterable<Message>): Array<ModelMessage
   return out
 }
 
-const usageOf = (usage: LanguageModelUsage | undefined): Usage.Usage =>
-  usage === undefined ? Usage.empty : Usage.make(usage.inputTokens ?? 0, usage.outputTokens ?? 0)
+// A count the provider reported, or 0 (a provider's JSON may hold anything).
+const countOf = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0)
+
+/**
+ * The AI SDK's usage as hookline's: input and output tokens, the input tokens read
+ * from the provider's cache (`inputTokenDetails.cacheReadTokens`, or the deprecated
+ * `cachedInputTokens`) and the reasoning tokens (`outputTokenDetails.reasoningTokens`,
+ * or the deprecated `reasoningTokens`). Details are parts of the totals, so they are
+ * capped by them.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const usageOf = (usage: LanguageModelUsage | undefined): Usage.Usage => {
+  if (usage === undefined) return Usage.empty
+  const input = countOf(usage.inputTokens)
+  const output = countOf(usage.outputTokens)
+  const cached = countOf(usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens)
+  const reasoning = countOf(usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens)
+  return Usage.make(input, output, { cachedInputTokens: Math.min(cached, input), reasoningTokens: Math.min(reasoning, output) })
+}
 
 /**
  * The AI SDK's finish reason as hookline's (anything unknown is "other").

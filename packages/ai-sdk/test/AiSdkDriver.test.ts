@@ -304,3 +304,31 @@ describe("AiSdkDriver errors", () => {
     expect(error.message).toContain("fetch failed")
   })
 })
+
+describe("AiSdkDriver.usageOf", () => {
+  const sdk = (fields: Record<string, unknown>) => fields as unknown as Parameters<typeof AiSdkDriver.usageOf>[0]
+
+  it("reads the details of AI SDK 6 (inputTokenDetails, outputTokenDetails)", () => {
+    expect(AiSdkDriver.usageOf(sdk({
+      inputTokens: 100,
+      outputTokens: 20,
+      inputTokenDetails: { noCacheTokens: 40, cacheReadTokens: 60, cacheWriteTokens: undefined },
+      outputTokenDetails: { textTokens: 15, reasoningTokens: 5 },
+    }))).toStrictEqual({ inputTokens: 100, outputTokens: 20, cachedInputTokens: 60, reasoningTokens: 5 })
+  })
+
+  it("falls back to the deprecated flat fields", () => {
+    expect(AiSdkDriver.usageOf(sdk({ inputTokens: 100, outputTokens: 20, cachedInputTokens: 30, reasoningTokens: 2 })))
+      .toStrictEqual({ inputTokens: 100, outputTokens: 20, cachedInputTokens: 30, reasoningTokens: 2 })
+  })
+
+  it("caps details by their totals and drops what is not a count", () => {
+    expect(AiSdkDriver.usageOf(sdk({
+      inputTokens: 10,
+      outputTokens: Number.NaN,
+      inputTokenDetails: { cacheReadTokens: 50 },
+      outputTokenDetails: { reasoningTokens: 3 },
+    }))).toStrictEqual({ inputTokens: 10, outputTokens: 0, cachedInputTokens: 10 })
+    expect(AiSdkDriver.usageOf(undefined)).toBe(AiSdkDriver.usageOf(sdk({ inputTokens: 0, outputTokens: 0 })))
+  })
+})

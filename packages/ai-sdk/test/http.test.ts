@@ -84,6 +84,22 @@ describe.each([
     expect(usage[0]).toEqual({ inputTokens: 11, outputTokens: 7 })
   })
 
+  it("maps cached input and reasoning tokens from the provider's usage details onto the steps and the run", async () => {
+    added = 0
+    server.script(
+      reply.toolCalls({ id: "call_1", name: "add", arguments: { a: 1, b: 2 } }),
+      reply.text("3", { prompt: 1500, completion: 40, cached: 1024, reasoning: 16 }),
+    )
+    const final = await run(AgentBuilder.make(UseDriver(driver()), UseTools([add])), "1+2?")
+    expect(final.execution.status).toBe("completed")
+    // The first reply has no details (the server's default usage): no detail keys.
+    expect([...final.execution.steps].map((s) => s.usage)).toStrictEqual([
+      { inputTokens: 11, outputTokens: 7 },
+      { inputTokens: 1500, outputTokens: 40, cachedInputTokens: 1024, reasoningTokens: 16 },
+    ])
+    expect(final.execution.usage).toStrictEqual({ inputTokens: 1511, outputTokens: 47, cachedInputTokens: 1024, reasoningTokens: 16 })
+  })
+
   it("passes the AI SDK call settings through: headers, provider options, telemetry", async () => {
     server.script(reply.text("hi"))
     const spans: Array<string> = []

@@ -83,6 +83,12 @@ export interface Execution {
   readonly metadata: Metadata
   /** The calls waiting for a decision while the run is `suspended`. */
   readonly pendingCalls?: ReadonlyArray<PendingCall> | undefined
+  /**
+   * While the run is `suspended`: the step it was suspended in, as far as it went (the
+   * model's answer and the calls that ran). Resuming ends that step with the decided
+   * calls, so its record lists every call of the step.
+   */
+  readonly suspendedStep?: Step | undefined
 }
 
 /**
@@ -226,6 +232,9 @@ const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState
       stopReason: "stopReason" in patch ? patch.stopReason : e.stopReason,
       metadata: patch.metadata ?? e.metadata,
       pendingCalls: "pendingCalls" in patch ? patch.pendingCalls : e.pendingCalls,
+      ...(("suspendedStep" in patch ? patch.suspendedStep : e.suspendedStep) === undefined
+        ? {}
+        : { suspendedStep: "suspendedStep" in patch ? patch.suspendedStep : e.suspendedStep }),
     }),
   )
 }
@@ -409,6 +418,18 @@ export const withPendingCalls: {
   pendingCalls === self.execution.pendingCalls
     ? self
     : patchExecution(self, { pendingCalls: pendingCalls === undefined || pendingCalls.length === 0 ? undefined : deepFreeze(pendingCalls) }))
+
+/**
+ * Replaces the record of the step a suspended run was left in (none: `undefined`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withSuspendedStep: {
+  (step: Step | undefined): (self: AgentState) => AgentState
+  (self: AgentState, step: Step | undefined): AgentState
+} = dual(2, (self: AgentState, step: Step | undefined): AgentState =>
+  step === self.execution.suspendedStep ? self : patchExecution(self, { suspendedStep: step }))
 
 /**
  * Whether the call is waiting for a decision.

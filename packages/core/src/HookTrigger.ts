@@ -59,13 +59,22 @@ export const all: ReadonlyArray<HookTrigger> = Object.freeze([
 export const isHookTrigger = (u: unknown): u is HookTrigger => typeof u === "string" && (all as ReadonlyArray<string>).includes(u)
 
 /**
- * The optional context fields each trigger carries; every other optional field is
- * absent at that trigger.
+ * A context field only some triggers carry: `errors` is always an array, non-empty
+ * only at OnError.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Field = "request" | "response" | "toolCall" | "toolExecution" | "errors"
+
+/**
+ * The optional context fields each trigger carries (`errors`: non-empty); every other
+ * one is absent (empty) at that trigger.
  *
  * @since 0.1.0
  * @category getters
  */
-export const fields: Readonly<Record<HookTrigger, ReadonlyArray<"request" | "response" | "toolCall" | "toolExecution">>> =
+export const fields: Readonly<Record<HookTrigger, ReadonlyArray<Field>>> =
   deepFreeze({
     BeforeExecution: [],
     BeforeStep: [],
@@ -76,5 +85,5 @@ export const fields: Readonly<Record<HookTrigger, ReadonlyArray<"request" | "res
     AfterStep: [],
     OnStop: [],
     AfterExecution: [],
-    OnError: [],
+    OnError: ["errors"],
   })

@@ -5,9 +5,10 @@
  */
 import type { Metadata } from "./Json.js"
 import { emptyMetadata } from "./Json.js"
-import type { ToolCall } from "./ToolCall.js"
+import { type ToolCall, make as makeToolCall } from "./ToolCall.js"
 import * as Usage from "./Usage.js"
 import { deepFreeze } from "./internal/immer.js"
+import { isSealed, seal, sealJson } from "./internal/sealed.js"
 
 /**
  * Why the model stopped generating (the Vercel AI SDK's names).
@@ -44,7 +45,7 @@ export interface InferenceResponse {
   readonly metadata: Metadata
 }
 
-const noToolCalls: ReadonlyArray<ToolCall> = Object.freeze([])
+const noToolCalls: ReadonlyArray<ToolCall> = seal(Object.freeze([]))
 
 /**
  * A frozen response; the finish reason defaults to `tool-calls` when there are tool
@@ -61,6 +62,10 @@ export const make = (input: {
   readonly modelId?: string | undefined
   readonly metadata?: Metadata | undefined
 }): InferenceResponse => {
+  // Valid parts: a sealed response the agent trusts without checking it again.
+  // Anything else is frozen as given, and checked at the agent's boundary.
+  const trusted = sealed(input)
+  if (trusted !== undefined) return trusted
   const toolCalls = input.toolCalls === undefined || input.toolCalls.length === 0 ? noToolCalls : deepFreeze(input.toolCalls)
   return Object.freeze({
     text: input.text ?? "",
@@ -70,6 +75,60 @@ export const make = (input: {
     modelId: input.modelId ?? "unknown",
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
   })
+}
+
+/** The most tool calls one answer may hold at the agent's boundary (driverAnswer.ts). */
+const maxToolCalls = 10_000
+
+const finishReasonSet: ReadonlySet<unknown> = new Set(finishReasons)
+
+/**
+ * A sealed response when every part is valid and sealed, or can be copied into a
+ * sealed value: a caller's arrays and objects may change later, so only frozen copies
+ * made here, and values sealed before (calls from `ToolCall.make`), are kept.
+ * `undefined` otherwise, or when reading the input threw.
+ */
+const sealed = (input: Parameters<typeof make>[0]): InferenceResponse | undefined => {
+  try {
+    const text = input.text ?? ""
+    const modelId = input.modelId ?? "unknown"
+    if (typeof text !== "string" || typeof modelId !== "string") return undefined
+    const given = input.toolCalls
+    let toolCalls = noToolCalls
+    if (given !== undefined && given.length > 0) {
+      if (isSealed(given)) toolCalls = given
+      else {
+        if (!Array.isArray(given) || given.length > maxToolCalls) return undefined
+        const copy: Array<ToolCall> = new Array(given.length)
+        for (let i = 0; i < given.length; i++) {
+          // Only calls `ToolCall.make` sealed: a call made by hand keeps its identity
+          // (the agent keys what it knows of a call by it), so the response is not sealed.
+          const call: unknown = given[i]
+          if (!isSealed(call)) return undefined
+          copy[i] = call as ToolCall
+        }
+        toolCalls = seal(Object.freeze(copy))
+      }
+    }
+    const finishReason = input.finishReason ?? (toolCalls.length > 0 ? "tool-calls" : "stop")
+    if (!finishReasonSet.has(finishReason)) return undefined
+    const givenUsage = input.usage
+    const usage = givenUsage === undefined || isSealed(givenUsage)
+      ? givenUsage ?? Usage.empty
+      : Usage.make(givenUsage.inputTokens, givenUsage.outputTokens)
+    if (!isSealed(usage)) return undefined
+    const givenMetadata = input.metadata
+    let metadata = emptyMetadata
+    if (givenMetadata !== undefined) {
+      if (typeof givenMetadata !== "object" || givenMetadata === null || Array.isArray(givenMetadata)) return undefined
+      const copy = sealJson(givenMetadata)
+      if (copy === undefined) return undefined
+      metadata = copy as Metadata
+    }
+    return seal(Object.freeze({ text, toolCalls, usage, finishReason, modelId, metadata }))
+  } catch {
+    return undefined
+  }
 }
 
 /**

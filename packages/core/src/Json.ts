@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { isSealed as isSealedValue, seal } from "./internal/sealed.js"
 
 /**
  * @since 0.1.0
@@ -37,7 +38,7 @@ export type Metadata = { readonly [key: string]: JsonValue }
  * @since 0.1.0
  * @category constructors
  */
-export const emptyMetadata: Metadata = Object.freeze({})
+export const emptyMetadata: Metadata = seal(Object.freeze({}))
 
 /**
  * Renders a JSON value as text: strings as they are, everything else as JSON.
@@ -127,3 +128,10 @@ export const excerpt = (value: unknown, maxLength = 200): string => {
   }
   return out.length > budget ? `${out.slice(0, budget)}…` : out
 }
+
+/**
+ * @internal whether core built `u` itself from valid, bounded parts (a response from
+ * `InferenceResponse.make`, a call from `ToolCall.make`, ...): frozen, never a proxy,
+ * and cannot change. The agent's driver boundary skips its check for these.
+ */
+export const isSealed = (u: unknown): boolean => isSealedValue(u)

@@ -157,6 +157,31 @@ describe("Codecs", () => {
     it("returns zero usage as the shared Usage.empty", () => {
       expect(successOf(Codecs.decode(Codecs.Usage, { inputTokens: 0, outputTokens: 0 }))).toBe(Usage.empty)
     })
+
+    it("round-trips cached input and reasoning tokens through JSON", () => {
+      const usage = Usage.make(1200, 300, { cachedInputTokens: 1000, reasoningTokens: 120 })
+      const text = Codecs.toJson(Codecs.Usage, usage)
+      expect(JSON.parse(text)).toEqual({ inputTokens: 1200, outputTokens: 300, cachedInputTokens: 1000, reasoningTokens: 120 })
+      const decoded = successOf(Codecs.fromJson(Codecs.Usage, text))
+      expect(decoded).toStrictEqual(usage)
+      expect(Object.isFrozen(decoded)).toBe(true)
+    })
+
+    it("decodes a state written before the usage details: no detail keys appear", () => {
+      const input = encodedState()
+      input.execution.usage = { inputTokens: 12, outputTokens: 3 }
+      const decoded = successOf(Codecs.decode(Codecs.AgentState, input))
+      expect(decoded.execution.usage).toStrictEqual({ inputTokens: 12, outputTokens: 3 })
+      expect(Object.keys(Codecs.encode(Codecs.AgentState, decoded).execution.usage)).toEqual(["inputTokens", "outputTokens"])
+    })
+
+    it("names execution.usage.cachedInputTokens when it is not a finite number", () => {
+      const input = encodedState()
+      input.execution.usage = { inputTokens: 12, outputTokens: 3, cachedInputTokens: "10" }
+      const error = failureOf(Codecs.decode(Codecs.AgentState, input))
+      expect(error.path).toBe("execution.usage.cachedInputTokens")
+      expect(error.message).toContain(`"10"`)
+    })
   })
 
   describe("decodeUnsafe", () => {

@@ -237,6 +237,22 @@ describe("HookStack", () => {
       expect(events[2]?.error).toBe("nope")
     })
 
+    it("reads the clock once between two hooks: one hook's end is the next one's start", () => {
+      const { sink, events } = HookExecuted.collect()
+      const stack = pipe(
+        HookStack.empty,
+        HookStack.with(tag("a"), on("BeforeStep", "a", 3)),
+        HookStack.with(Hook.identity, on("BeforeStep", "b", 2)),
+        HookStack.with(tag("c"), on("BeforeStep", "c", 1)),
+      )
+      let readings = 0
+      const out = HookStack.run(stack, stepCtx, { sink, now: () => 1_000 + 5 * ++readings })
+      expect(readings).toBe(4)
+      expect(events.map((e) => [e.hook, e.startedAt, e.durationMs])).toEqual([["a", 1_005, 5], ["b", 1_010, 5], ["c", 1_015, 5]])
+      // The change is stamped with the last reading: when the last hook ended.
+      expect(out.updatedAt).toBe(1_020)
+    })
+
     it("reports a failing hook to the sink before failing", () => {
       const { sink, events } = HookExecuted.collect()
       const stack = HookStack.with(HookStack.empty, () => {

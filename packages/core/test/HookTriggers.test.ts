@@ -101,7 +101,7 @@ describe("HookTrigger", () => {
         AfterStep: [],
         OnStop: [],
         AfterExecution: [],
-        OnError: [],
+        OnError: ["errors"],
       })
     })
 

@@ -40,9 +40,13 @@ describe("Usage", () => {
     it("adds input and output tokens separately", () => {
       fc.assert(
         fc.property(usage, usage, (a, b) => {
-          expect(Usage.add(a, b)).toEqual({
+          const cached = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0)
+          const reasoning = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0)
+          expect(Usage.add(a, b)).toStrictEqual({
             inputTokens: a.inputTokens + b.inputTokens,
             outputTokens: a.outputTokens + b.outputTokens,
+            ...(cached === 0 ? {} : { cachedInputTokens: cached }),
+            ...(reasoning === 0 ? {} : { reasoningTokens: reasoning }),
           })
         }),
       )
@@ -95,6 +99,22 @@ describe("Usage", () => {
   describe("make", () => {
     it("returns empty itself for zero tokens", () => {
       expect(Usage.make(0, 0)).toBe(Usage.empty)
+    })
+
+    it("leaves out zero details: with and without them it is the same value", () => {
+      expect(Usage.make(0, 0, { cachedInputTokens: 0, reasoningTokens: 0 })).toBe(Usage.empty)
+      expect(Usage.make(5, 2, { cachedInputTokens: 0 })).toStrictEqual({ inputTokens: 5, outputTokens: 2 })
+      expect(Usage.make(5, 2, { cachedInputTokens: 3 })).toStrictEqual({ inputTokens: 5, outputTokens: 2, cachedInputTokens: 3 })
+      expect(Usage.make(5, 2, { reasoningTokens: 1 })).toStrictEqual({ inputTokens: 5, outputTokens: 2, reasoningTokens: 1 })
+    })
+
+    it("adds details when only one side has them, and total ignores them (they are parts)", () => {
+      const a = Usage.make(100, 10, { cachedInputTokens: 80, reasoningTokens: 4 })
+      const b = Usage.make(50, 5)
+      expect(Usage.add(a, b)).toStrictEqual({ inputTokens: 150, outputTokens: 15, cachedInputTokens: 80, reasoningTokens: 4 })
+      expect(Usage.add(b, a)).toStrictEqual(Usage.add(a, b))
+      expect(Usage.total(a)).toBe(110)
+      expect(Object.isFrozen(Usage.add(a, b))).toBe(true)
     })
 
     it("builds a frozen usage", () => {

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { UseHook, type AgentBuilder } from "@hookline/agent"
-import { AgentState, HookContext, HookTrigger, StopReason, StopSignal, type Hook, type Step } from "@hookline/core"
+import { AgentState, HookContext, HookTrigger, StopReason, StopSignal, type Hook, type Step, type Usage } from "@hookline/core"
 import * as O from "./internal/builtinOptions.js"
 
 /**
@@ -72,12 +72,9 @@ const check = (options: unknown) => {
   }
 }
 
-// A driver that reports cached input tokens puts them on the usage; core's Usage has
-// no such field yet, so it is read when present.
-const cachedOf = (usage: Step.Step["usage"]): number => {
-  const cached = (usage as { readonly cachedInputTokens?: unknown }).cachedInputTokens
-  return typeof cached === "number" && Number.isFinite(cached) && cached > 0 ? Math.min(cached, usage.inputTokens) : 0
-}
+// Cached tokens are a part of the input tokens; a driver that reports more cached
+// than input tokens is not trusted beyond the input count.
+const cachedOf = (usage: Usage): number => Math.max(0, Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens))
 
 /**
  * The cost of one step, or the model id that has no price.

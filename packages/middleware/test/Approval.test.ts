@@ -108,6 +108,52 @@ describe("Approval", () => {
     expect(agent).toBeDefined()
   })
 
+  it("records every call of a suspended-then-resumed step in its step record, in call order", async () => {
+    const ran: Ran = { refunds: [], lookups: [] }
+    const suspended = roundTrip(await agentOf(ran).run("refund order A7"))
+    // The open step, as far as it went, travels with the encoded state.
+    const open = suspended.execution.suspendedStep
+    expect(open?.response?.toolCalls.map((c) => c.id)).toEqual(["refund-1", "lookup-1", "refund-2"])
+    expect(open?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["lookup-1", "refund-2"])
+    const final = await agentOf(ran).resume(suspended, [Decision.approve("refund-1")])
+    expect(final.execution.suspendedStep).toBeUndefined()
+    const [step] = final.execution.steps.toArray()
+    expect(step?.index).toBe(0)
+    expect(step?.startedAt).toBe(open?.startedAt)
+    expect(step?.response).toEqual(open?.response)
+    expect(step?.toolExecutions.map((e) => [e.toolCall.id, e.status, e.status === "success" ? e.output : undefined])).toEqual([
+      ["refund-1", "success", "refunded 500"],
+      ["lookup-1", "success", "order A7"],
+      ["refund-2", "success", "refunded 50"],
+    ])
+  })
+
+  it("keeps the calls run before each partial decision in the step record", async () => {
+    const ran: Ran = { refunds: [], lookups: [] }
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([
+          { id: "a", name: "refund", arguments: { amount: 200 } },
+          { id: "b", name: "refund", arguments: { amount: 300 } },
+          { id: "c", name: "refund", arguments: { amount: 5 } },
+        ]),
+        ScriptedDriver.text("ok"),
+      ])),
+      UseTools([Tool.make({ name: "refund", parameters: t.type({ amount: t.number }), execute: ({ amount }) => (ran.refunds.push(amount), "ok") })]),
+      UseApproval({ when: (call) => (call.arguments as { amount: number }).amount > 100 }),
+    )
+    const suspended = await agent.run("three refunds")
+    expect(suspended.execution.suspendedStep?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["c"])
+    const half = roundTrip(await agent.resume(suspended, [Decision.approve("b")]))
+    expect(half.execution.status).toBe("suspended")
+    expect(half.execution.steps.length).toBe(0)
+    expect(half.execution.suspendedStep?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["b", "c"])
+    const final = await agent.resume(half, [Decision.reject("a", "no")])
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.steps.at(0)?.toolExecutions.map((e) => [e.toolCall.id, e.status])).toEqual([["a", "blocked"], ["b", "success"], ["c", "success"]])
+    expect(ran.refunds).toEqual([5, 300])
+  })
+
   it("refuses a decision for an unknown call and two decisions for one call", async () => {
     const agent = agentOf({ refunds: [], lookups: [] })
     const suspended = await agent.run("refund")

@@ -46,11 +46,33 @@ describe("CostBudget", () => {
       expect(StopSignal.highest(free.execution.stopSignals)?.source).toBe("guard:steps_limit")
     })
 
-    it("prices cached input tokens when the driver reports them", () => {
-      const usage = Object.freeze({ inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 600_000 })
+    it("prices cached input tokens of a run at the cached price", async () => {
+      // 1M input tokens of model-b, 900k of them cached: 0.1M * 10 + 0.9M * 1 = 1.9 a step
+      // (10 a step at the input price): the budget of 5 lasts three steps, not one.
+      const cachedAnswer = ScriptedDriver.text("ok", {
+        usage: { inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 900_000 },
+        modelId: "model-b",
+      })
+      const driver = ScriptedDriver.make([cachedAnswer, cachedAnswer, cachedAnswer, cachedAnswer, cachedAnswer])
+      const final = await AgentBuilder.make(
+        UseDriver(driver),
+        UseGuards({ maxSteps: 10, maxTokens: null }),
+        keepGoing,
+        UseCostBudget({ maxCost: 5, prices }),
+      ).run("go")
+      expect(driver.requests).toHaveLength(3)
+      expect(final.execution.usage.cachedInputTokens).toBe(2_700_000)
+      expect(StopSignal.highest(final.execution.stopSignals)?.message).toBe("Cost budget reached: 5.7/5")
+      expect(CostBudget.cost(final, prices)).toBeCloseTo(5.7)
+    })
+
+    it("prices cached input tokens, never more of them than the input tokens", () => {
+      const usage = Usage.make(1_000_000, 0, { cachedInputTokens: 600_000 })
       const step = { index: 0, response: { modelId: "model-b" }, usage } as never
       const priced = CostBudget.stepCost(step, new Map(Object.entries(prices)))
       expect(priced).toEqual({ cost: 400_000 * 10 / 1e6 + 600_000 * 1 / 1e6 })
+      const overReported = { index: 0, response: { modelId: "model-b" }, usage: Usage.make(1_000, 0, { cachedInputTokens: 5_000 }) } as never
+      expect(CostBudget.stepCost(overReported, new Map(Object.entries(prices)))).toEqual({ cost: 1_000 * 1 / 1e6 })
     })
 
     it("refuses bad options", () => {

@@ -61,6 +61,7 @@ export interface Delta {
   readonly usage?: Usage.Usage | undefined
   readonly errors?: Tail<AgentError.AgentError> | undefined
   readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
+  readonly suspendedStep?: Step | null | undefined
 }
 
 const tail = <A, O>(item: t.Type<A, O, unknown>) =>
@@ -105,6 +106,7 @@ export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
     usage: Codecs.Usage,
     errors: tail(Codecs.AgentError),
     pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
+    suspendedStep: nullable(Codecs.Step),
   }),
 ]) as unknown as t.Type<Delta, unknown, unknown>
 
@@ -189,6 +191,10 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.pendingCalls = orNull(e1.pendingCalls)
     changed = true
   }
+  if (e0 === undefined ? e1.suspendedStep !== undefined : e0.suspendedStep !== e1.suspendedStep) {
+    delta.suspendedStep = orNull(e1.suspendedStep)
+    changed = true
+  }
   return changed ? delta : undefined
 }
 
@@ -231,6 +237,7 @@ interface Acc {
   usage: Usage.Usage
   errors: Array<AgentError.AgentError>
   pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
+  suspendedStep: Step | undefined
 }
 
 const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
@@ -297,6 +304,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     stopReason: undefined,
     executionMetadata: AgentState.emptyExecution.metadata,
     pendingCalls: undefined,
+    suspendedStep: undefined,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
@@ -326,6 +334,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.executionMetadata !== undefined) acc.executionMetadata = d.executionMetadata
     if (d.usage !== undefined) acc.usage = d.usage
     if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
+    if (d.suspendedStep !== undefined) acc.suspendedStep = d.suspendedStep ?? undefined
   }
   const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
   const state = AgentState.withExecution(
@@ -347,6 +356,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       usage: acc.usage,
       errors: Object.freeze([...acc.errors]),
       ...(acc.pendingCalls === undefined ? {} : { pendingCalls: acc.pendingCalls }),
+      ...(acc.suspendedStep === undefined ? {} : { suspendedStep: acc.suspendedStep }),
     },
   )
   return Result.succeed(state)

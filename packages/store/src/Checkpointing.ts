@@ -42,6 +42,8 @@ const lastPriority = -1_000_000
 
 interface Tracked {
   saved: RunStore.Saved | undefined
+  // The store refused a checkpoint of this run: another writer moved its head.
+  conflict: StoreError.CheckpointConflict | undefined
   // Replaying: the run was resumed and the journal may still hold what comes next.
   replaying: boolean
   // Keys answered from the journal (not written again).
@@ -71,18 +73,21 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const journaling = (options.every ?? "tool") === "tool"
   // Per run id: what this agent last saved. Runs end with AfterExecution, which drops it.
   const runs = new Map<string, Tracked>()
+  // Per run id: the conflict that ended its last run here, for `agent.resume` to fail
+  // with (settle takes it; the next run on that id starts without it).
+  const conflicts = new Map<string, StoreError.CheckpointConflict>()
 
   const load = (runId: string) =>
     Effect.flatMap(RunStore.loadEffect(store, runId), (saved) => {
       if (saved === undefined) return Effect.fail(StoreError.runNotFound(runId))
-      runs.set(runId, { saved, replaying: journaling, replayed: new Set() })
+      runs.set(runId, { saved, conflict: undefined, replaying: journaling, replayed: new Set() })
       return Effect.succeed(saved.state)
     })
 
   const tracked = (state: AgentState): Tracked => {
     let entry = runs.get(state.id)
     if (entry === undefined) {
-      entry = { saved: undefined, replaying: false, replayed: new Set() }
+      entry = { saved: undefined, conflict: undefined, replaying: false, replayed: new Set() }
       runs.set(state.id, entry)
     }
     return entry
@@ -91,22 +96,48 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const checkpoint = (ctx: HookContext) =>
     Effect.suspend(() => {
       const entry = tracked(ctx.state)
-      return Effect.map(RunStore.saveEffect(store, ctx.state, entry.saved), (saved) => {
-        entry.saved = saved
-        return ctx
-      })
+      return Effect.map(
+        Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
+          Effect.sync(() => {
+            if (error._tag === "CheckpointConflict") entry.conflict ??= error
+          })),
+        (saved) => {
+          entry.saved = saved
+          return ctx
+        },
+      )
     })
 
-  // The run's last checkpoint; its tracking goes whatever happens.
-  const finish = (ctx: HookContext) => Effect.ensuring(checkpoint(ctx), Effect.sync(() => runs.delete(ctx.state.id)))
+  // The run's last checkpoint; its tracking goes whatever happens (a conflict it met
+  // stays, for `settle`).
+  const finish = (ctx: HookContext) =>
+    Effect.ensuring(
+      checkpoint(ctx),
+      Effect.sync(() => {
+        const conflict = runs.get(ctx.state.id)?.conflict
+        if (conflict !== undefined) conflicts.set(ctx.state.id, conflict)
+        runs.delete(ctx.state.id)
+      }),
+    )
+
+  // The end of a run `agent.resume` started: the loser of two resumes (its checkpoint
+  // refused) fails the resume with the typed CheckpointConflict; its state was never
+  // stored, and nothing of the winner's was overwritten.
+  const settle = (state: AgentState) =>
+    Effect.suspend(() => {
+      const conflict = conflicts.get(state.id)
+      conflicts.delete(state.id)
+      return conflict === undefined ? Effect.succeed(state) : Effect.fail(conflict)
+    })
 
   // A run started with `agent.run(state)` on a stored id (not through `resume`) goes on
   // from the stored head, and replays from the journal too.
   const start = Hook.effect((ctx: HookContext) =>
     Effect.suspend(() => {
+      conflicts.delete(ctx.state.id)
       if (runs.get(ctx.state.id)?.saved !== undefined) return checkpoint(ctx)
       return Effect.flatMap(RunStore.loadEffect(store, ctx.state.id), (saved) => {
-        runs.set(ctx.state.id, { saved, replaying: journaling && saved !== undefined, replayed: new Set() })
+        runs.set(ctx.state.id, { saved, conflict: undefined, replaying: journaling && saved !== undefined, replayed: new Set() })
         return checkpoint(ctx)
       })
     })
@@ -179,6 +210,6 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       : []),
     hook(Hook.effect((ctx) => checkpoint(ctx)), HookTriggers.afterStep, "store:checkpoint_step"),
     hook(Hook.effect(finish), HookTriggers.of("AfterExecution"), "store:checkpoint_end"),
-    UseLoader(load),
+    UseLoader(load, settle),
   )
 }

@@ -47,7 +47,11 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
   Effect.tryPromise({
     try: async () => {
       const { PGlite } = await import("@electric-sql/pglite")
-      const db = await PGlite.create(options.dataDir)
+      // A folder is mounted with Emscripten's NODEFS: every write PostgreSQL makes goes
+      // to the file at once (PGlite's syncToFs has nothing to flush for it), so a commit
+      // PGlite acknowledged is in the WAL on disk and survives SIGKILL of the process
+      // (test/Crash.test.ts). relaxedDurability (acknowledging before the flush) stays off.
+      const db = await PGlite.create(options.dataDir, { relaxedDurability: false })
       const client = clientOf(db as unknown as PgliteLike)
       try {
         await Sql.migrate(client)

@@ -65,6 +65,25 @@ describe("Checkpoint", () => {
       expect(encoded(loaded!.state)).toEqual(encoded(state))
     })
 
+    it("keeps the record of a suspended step, and forgets it once the step ended", async () => {
+      const store = MemoryStore.make()
+      const call = ToolCall.make({ id: "call-a", name: "lookup", arguments: {} })
+      const ran = ToolExecution.success(call, { value: 1 }, 1_000, 1_001)
+      const open = Step.make({ index: 0, startedAt: 1_000, toolExecutions: [ran], completedAt: 1_002 })
+      const start = fresh()
+      let saved = await RunStore.save(store, start)
+      const suspended = AgentState.withSuspendedStep(AgentState.withStatus(start, "suspended"), open)
+      saved = await RunStore.save(store, suspended, saved)
+      expect((await RunStore.load(store, "run-1"))?.state.execution.suspendedStep).toEqual(open)
+      expect(encoded((await RunStore.load(store, "run-1"))!.state)).toEqual(encoded(suspended))
+      const ended = AgentState.appendStep(AgentState.withSuspendedStep(AgentState.withStatus(suspended, "running"), undefined), open)
+      expect(Checkpoint.diff(suspended, ended)?.suspendedStep).toBeNull()
+      await RunStore.save(store, ended, saved)
+      const loaded = await RunStore.load(store, "run-1")
+      expect(loaded?.state.execution.suspendedStep).toBeUndefined()
+      expect(loaded?.state).toEqual(ended)
+    })
+
     it("rebuilds any state the arbitraries make, saved after any prefix of it", async () => {
       await fc.assert(
         fc.asyncProperty(Arbitraries.agentState(), fc.nat(), async (state, cut) => {

@@ -132,7 +132,7 @@ describe("UseCheckpoints", () => {
     expect(stored?.state.execution.steps.length).toBeLessThan(final.execution.steps.length)
   })
 
-  it("lets one of two agents resuming the same run commit; the other fails with CheckpointConflict", async () => {
+  it("lets one of two agents resuming the same run commit; the other's resume rejects with CheckpointConflict", async () => {
     const store = MemoryStore.make()
     const cut = await agentOf(dyingAfter(store, 2), { log: [] }).run("charge me")
     // Both load the run before either goes on, as two processes would.
@@ -143,14 +143,39 @@ describe("UseCheckpoints", () => {
       ...store,
       rows: (id) => Effect.andThen(store.rows(id), (rows) => Effect.as(Effect.promise(() => (--waiting === 0 && release(), bothLoaded)), rows)),
     }
-    const [a, b] = await Promise.all([agentOf(racing, { log: [] }).resume(cut.id), agentOf(racing, { log: [] }).resume(cut.id)])
-    const statuses = [a.execution.status, b.execution.status].sort()
-    expect(statuses).toEqual(["completed", "failed"])
-    const loser = a.execution.status === "failed" ? a : b
-    const winner = a.execution.status === "failed" ? b : a
-    expect(loser.execution.errors[0]).toMatchObject({ _tag: "HookFailed", hook: "store:checkpoint_step" })
-    expect(loser.execution.errors[0]?.message).toContain("checkpoint conflict")
-    expect((await RunStore.load(store, cut.id))?.state).toEqual(winner)
+    const [a, b] = await Promise.allSettled([agentOf(racing, { log: [] }).resume(cut.id), agentOf(racing, { log: [] }).resume(cut.id)])
+    const winner = [a, b].find((r) => r.status === "fulfilled")
+    const loser = [a, b].find((r) => r.status === "rejected")
+    expect(winner?.value.execution.status).toBe("completed")
+    expect(loser?.reason).toBeInstanceOf(StoreError.CheckpointConflict)
+    expect(loser?.reason).toMatchObject({ _tag: "CheckpointConflict", runId: cut.id })
+    expect((await RunStore.load(store, cut.id))?.state).toEqual(winner?.value)
+  })
+
+  it("fails only the resume whose run met the conflict: the next resume of that run goes on", async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    const cut = await agentOf(dyingAfter(store, 2), effects).run("charge me")
+    // Another writer moves the head just before this agent's first commit.
+    let moved = false
+    const overtaken: RunStore.RunStore = {
+      ...store,
+      commit: (c) =>
+        Effect.andThen(
+          moved ? Effect.void : Effect.orDie(Effect.flatMap(RunStore.loadEffect(store, cut.id), (s) => {
+            moved = true
+            return RunStore.saveEffect(store, { ...(s?.state as AgentState), metadata: { moved: true } }, s)
+          })),
+          store.commit(c),
+        ),
+    }
+    const agent = agentOf(overtaken, effects)
+    const lost = await agent.resume(cut.id).then(() => undefined, (e: unknown) => e)
+    expect(lost).toBeInstanceOf(StoreError.CheckpointConflict)
+    expect((await RunStore.load(store, cut.id))?.state.metadata).toEqual({ moved: true })
+    const final = await agent.resume(cut.id)
+    expect(final.execution.status).toBe("completed")
+    expect(final.metadata).toEqual({ moved: true })
   })
 })
 

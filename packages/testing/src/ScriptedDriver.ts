@@ -36,7 +36,12 @@ export type TypeId = typeof TypeId
  * @since 0.1.0
  * @category models
  */
-export type UsageInput = Usage | { readonly inputTokens: number; readonly outputTokens: number }
+export type UsageInput = Usage | {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly cachedInputTokens?: number | undefined
+  readonly reasoningTokens?: number | undefined
+}
 
 /**
  * A tool call as a script states it; `id` defaults to `call_<n>`, where `n` counts
@@ -266,11 +271,18 @@ const show = (u: unknown): string => {
 
 const validateUsage = (usage: unknown, path: string): void => {
   if (usage === undefined) return
+  const count = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0
+  const u = usage as UsageInput
   const ok = typeof usage === "object" && usage !== null
-    && [(usage as UsageInput).inputTokens, (usage as UsageInput).outputTokens].every((n) =>
-      typeof n === "number" && Number.isFinite(n) && n >= 0
+    && count(u.inputTokens) && count(u.outputTokens)
+    && (u.cachedInputTokens === undefined || count(u.cachedInputTokens))
+    && (u.reasoningTokens === undefined || count(u.reasoningTokens))
+  if (!ok) {
+    throw invalid(
+      path,
+      `expected { inputTokens, outputTokens, cachedInputTokens?, reasoningTokens? } with non-negative numbers, got ${show(usage)}`,
     )
-  if (!ok) throw invalid(path, `expected { inputTokens, outputTokens } with non-negative numbers, got ${show(usage)}`)
+  }
 }
 
 const validateAnswer = (t: Text | ToolCalls, path: string): void => {
@@ -348,7 +360,7 @@ const toParts = ({ chunks, response }: Answer): Stream.Stream<Driver.StreamPart>
     { _tag: "Finish", response },
   ])
 
-const toUsage = (usage: UsageInput): Usage => Usage.make(usage.inputTokens, usage.outputTokens)
+const toUsage = (usage: UsageInput): Usage => Usage.make(usage.inputTokens, usage.outputTokens, usage)
 
 /**
  * A driver that answers from `script`, one entry per call, consumed when the call

@@ -18,10 +18,12 @@
  *
  * @since 0.1.0
  */
+import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { AgentState, Codecs, Message, Step, StopSignal, ToolCall, ToolExecution } from "@hookline/core"
-import { RunStore, StoreError } from "@hookline/store"
+import { RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import * as assert from "node:assert/strict"
+import * as ScriptedDriver from "./ScriptedDriver.js"
 
 /**
  * A conformance case: a name and a body that throws when the store fails it.
@@ -137,6 +139,39 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       const loaded = await RunStore.load(store, runId)
       assert.equal(loaded?.seq, 2)
       sameState(loaded?.state, (won[0] as Exit.Success<RunStore.Saved, unknown>).value.state)
+    }),
+    using("fails the loser of two resumes of one run with CheckpointConflict; the store keeps the winner's run", async (store) => {
+      const runId = runIdOf("resume-race")
+      // A run stored before it began: both resumes start its execution now.
+      await RunStore.save(store, AgentState.make({ id: runId, messages: [Message.user("look it up")] }))
+      // Both agents load the run before either goes on, as two processes would.
+      let waiting = 2
+      let release: () => void = () => undefined
+      const bothLoaded = new Promise<void>((resolve) => (release = resolve))
+      const racing: RunStore.RunStore = {
+        ...store,
+        rows: (id) =>
+          Effect.andThen(store.rows(id), (rows) =>
+            id !== runId ? Effect.succeed(rows) : Effect.as(Effect.promise(() => (--waiting === 0 && release(), bothLoaded)), rows)),
+      }
+      const lookup = Tool.make({ name: "lookup", parameters: Codecs.JsonObject, jsonSchema: { type: "object" }, execute: () => ({ found: true }) })
+      const agent = () =>
+        AgentBuilder.make(
+          UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "lookup", arguments: {} }]), ScriptedDriver.text("done")])),
+          UseTools([lookup]),
+          UseCheckpoints(racing),
+        )
+      const exits = await Promise.all([agent(), agent()].map((a) => Effect.runPromiseExit(a.resumeEffect(runId))))
+      const won = exits.filter(Exit.isSuccess)
+      assert.equal(won.length, 1, "exactly one resume finishes")
+      const winner = (won[0] as Exit.Success<AgentState, unknown>).value
+      assert.equal(winner.execution.status, "completed", JSON.stringify(winner.execution.stopSignals))
+      const lost = exits.find(Exit.isFailure) as Exit.Failure<AgentState, unknown>
+      const reason = lost.cause.reasons[0]
+      assert.ok(reason !== undefined && reason._tag === "Fail", "the loser fails with a typed error")
+      assert.ok(reason.error instanceof StoreError.CheckpointConflict, `expected CheckpointConflict, got ${String(reason.error)}`)
+      assert.equal(reason.error.runId, runId)
+      sameState((await RunStore.load(store, runId))?.state, winner)
     }),
     using("lists runs by status and time, newest first", async (store) => {
       const tag = runIdOf("list")

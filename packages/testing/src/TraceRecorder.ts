@@ -125,19 +125,33 @@ export const make = (): TraceRecorder => {
 }
 
 /**
+ * The arguments of `run` after the input: the run's options, required with its
+ * `context` when the agent's hooks or tools read one (as `agent.run` asks), then the
+ * recorder.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>, recorder?: TraceRecorder]
+  : [options: AgentLoop.RunOptions<C> & { readonly context: C }, recorder?: TraceRecorder]
+
+/**
  * Runs the agent to the end through `agent.stream`, recording everything; resolves
- * with the recorder (`recorder.final` is the final state).
+ * with the recorder (`recorder.final` is the final state). An agent with a per-run
+ * context takes it as `agent.run` does: `run(agent, "go", { context })`.
  *
  * @since 0.1.0
  * @category running
  */
-export const run = async (
-  agent: Agent,
+export const run = async <C = unknown>(
+  agent: Agent<C>,
   input: AgentLoop.Input,
-  options?: AgentLoop.RunOptions,
-  recorder: TraceRecorder = make(),
+  ...[options, recorder = make()]: NoInfer<RunArguments<C>>
 ): Promise<TraceRecorder> => {
-  for await (const event of agent.stream(input, options)) recorder.onEvent(event)
+  // `RunArguments<C>` is `agent.stream`'s own rest type with the recorder added: the
+  // options are what `agent.stream` takes for this `C`.
+  const stream = agent.stream as (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => AsyncIterable<AgentEvent>
+  for await (const event of stream.call(agent, input, options)) recorder.onEvent(event)
   return recorder
 }
 

@@ -261,3 +261,38 @@ describe("HookLaws", () => {
     })
   })
 })
+
+describe("HookLaws and the run's context", () => {
+  // Marks the run's context as seen: a write into the caller's value.
+  const marksRunContext: Hook = (ctx) => {
+    if (typeof ctx.runContext === "object" && ctx.runContext !== null) (ctx.runContext as Record<string, unknown>)["seen"] = true
+    return ctx
+  }
+
+  it("generates contexts with a run context, so a hook that writes into it is caught", () => {
+    for (const seed of [1325622588, 42, 7]) {
+      const failure = H.failureOf(() => HookLaws.immutable(marksRunContext, { seed }))
+      expect(failure.law).toBe("immutable")
+      // The counterexample shows the run's context the hook wrote into.
+      expect(failure.message).toMatch(/"runContext": [[{]/)
+    }
+  })
+
+  interface Caller {
+    readonly role: "admin" | "viewer"
+  }
+  // Pure, and reads the caller's role: viewers may not run the shell.
+  const viewersNoShell: Hook = (ctx) =>
+    ctx.toolCall?.name === "shell" && (ctx.runContext as Caller).role === "viewer"
+      ? HookContext.withToolExecutionBlocked(ctx, "viewers may not run the shell")
+      : ctx
+
+  it("checks a hook that reads the run context under the shape the options give, seeing each value", () => {
+    const seen = new Set<string>()
+    const runContext = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
+    const observed: Hook = (ctx) => (seen.add((ctx.runContext as Caller).role), viewersNoShell(ctx))
+    const report = HookLaws.check(observed, { triggers: HookTrigger.BeforeToolUse, name: "policy:viewers_no_shell", arbitraries: { runContext, toolNames: ["shell"] }, numRuns: 40 })
+    expect(report.laws.map((l) => l.law)).toContain("deterministic")
+    expect([...seen].sort()).toEqual(["admin", "viewer"])
+  })
+})

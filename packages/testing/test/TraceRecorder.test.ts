@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, expectTypeOf, it } from "vitest"
 import { Guards, Hook, HookContext, HookStack, HookTriggers } from "@hookline/core"
 import { AgentBuilder, Tool, UseContextConfig, UseDriver, UseGuards, UseHook, UseTools, type Agent } from "@hookline/agent"
 import { Arbitraries, ScriptedDriver, TraceRecorder } from "@hookline/testing"
@@ -31,8 +31,37 @@ const agent = (): Agent =>
     UseHook(Hook.observe(() => {}), { triggers: HookTriggers.all, priority: -100, name: "log:audit" }),
   )
 
+interface Caller {
+  readonly role: "admin" | "viewer"
+}
+
+// A hook that reads the run's context: the builder types the agent `Agent<Caller>`.
+const onlyAdmins: Hook<Caller> = (ctx) =>
+  ctx.toolCall !== undefined && ctx.runContext.role !== "admin"
+    ? HookContext.withToolExecutionBlocked(ctx, `${ctx.runContext.role} may not use tools`)
+    : ctx
+
+const callerAgent = () =>
+  AgentBuilder.make(
+    UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "search", arguments: { q: "x" } }]), ScriptedDriver.text("done")])),
+    UseTools([search]),
+    UseHook(onlyAdmins, { triggers: "BeforeToolUse", name: "policy:only_admins" }),
+  )
+
 describe("TraceRecorder", () => {
   describe("run", () => {
+    it("runs an agent with a per-run context, which it requires and passes on", async () => {
+      expectTypeOf(callerAgent()).toEqualTypeOf<Agent<Caller>>()
+      const recorder = await TraceRecorder.run(callerAgent(), "go", { context: { role: "viewer" } })
+      const tool = recorder.final?.context.messages.toArray().find((m) => m.role === "tool")
+      expect(tool?.content).toContain("viewer may not use tools")
+      const mine = TraceRecorder.make()
+      expect(await TraceRecorder.run(callerAgent(), "go", { context: { role: "admin" } }, mine)).toBe(mine)
+      expect(mine.final?.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("results for x")
+      // @ts-expect-error: the agent reads a context, so a run must give it
+      await expect(TraceRecorder.run(callerAgent(), "go")).resolves.toBeDefined()
+    })
+
     it("records every hook execution, the state after each step and the final state", async () => {
       const recorder = await TraceRecorder.run(agent(), "go")
       expect(recorder.final?.execution.status).toBe("completed")

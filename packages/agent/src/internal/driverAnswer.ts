@@ -160,6 +160,21 @@ class Check {
     return value
   }
 
+  // A usage detail (cached, reasoning tokens): absent, or a count like the others.
+  optionalCount(u: unknown, key: string): number | undefined | Fail {
+    this.path.push(key)
+    const value = (u as Record<string, unknown>)[key]
+    if (value === undefined) {
+      this.path.pop()
+      return undefined
+    }
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      return this.fail(`expected a finite number >= 0 or nothing, got ${kindOf(value)}`)
+    }
+    this.path.pop()
+    return value
+  }
+
   record(u: unknown): object | Fail {
     return typeof u === "object" && u !== null && !Array.isArray(u) ? u : this.fail(`expected an object, got ${kindOf(u)}`)
   }
@@ -211,6 +226,10 @@ class Check {
     if (inputTokens === FAIL) return FAIL
     const outputTokens = this.count(usage, "outputTokens")
     if (outputTokens === FAIL) return FAIL
+    const cachedInputTokens = this.optionalCount(usage, "cachedInputTokens")
+    if (cachedInputTokens === FAIL) return FAIL
+    const reasoningTokens = this.optionalCount(usage, "reasoningTokens")
+    if (reasoningTokens === FAIL) return FAIL
     this.path.pop()
     this.path.push("finishReason")
     const finishReason = (u as Record<string, unknown>)["finishReason"]
@@ -229,7 +248,9 @@ class Check {
     return InferenceResponse.make({
       text,
       toolCalls,
-      usage: Usage.make(inputTokens, outputTokens),
+      usage: cachedInputTokens === undefined && reasoningTokens === undefined
+        ? Usage.make(inputTokens, outputTokens)
+        : Usage.make(inputTokens, outputTokens, { cachedInputTokens, reasoningTokens }),
       finishReason: finishReason as InferenceResponse.FinishReason,
       modelId,
       metadata: metadata as Json.Metadata,
@@ -262,7 +283,9 @@ export const response = (
   u: unknown,
   prefix = "",
 ): InferenceResponse.InferenceResponse | AgentError.InferenceFailed => {
-  if (typeof u === "object" && u !== null && checked.has(u)) return u as InferenceResponse.InferenceResponse
+  // Checked here before, or sealed by core (made by `InferenceResponse.make` from valid,
+  // bounded parts, which it copied): frozen and unforgeable, so checking is skipped.
+  if (typeof u === "object" && u !== null && (checked.has(u) || Json.isSealed(u))) return u as InferenceResponse.InferenceResponse
   const check = new Check()
   try {
     const out = check.response(u)
@@ -274,8 +297,8 @@ export const response = (
   }
 }
 
-/** Whether `u` is a response this module checked (and froze). */
-export const isChecked = (u: object): boolean => checked.has(u)
+/** Whether `u` is a response this module checked (and froze), or one core sealed. */
+export const isChecked = (u: object): boolean => checked.has(u) || Json.isSealed(u)
 
 /** Whether a value is an `InferenceFailed` (what `response` gives back on a bad answer). */
 export const isFailure = <A extends object>(u: A | AgentError.InferenceFailed): u is AgentError.InferenceFailed =>

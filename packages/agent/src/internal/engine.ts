@@ -208,6 +208,15 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
   return { attempts, toolAttempts: current.toolAttempts, usage }
 }
 
+// A step's executions in the order the model asked for the calls (a resumed step
+// holds those run before its suspension, then the decided ones).
+const inCallOrder = (executions: ReadonlyArray<ToolExecution>, response: InferenceResponse | undefined): ReadonlyArray<ToolExecution> => {
+  if (response === undefined) return executions
+  const order = new Map(response.toolCalls.map((call, i) => [call.id, i]))
+  const rank = (e: ToolExecution) => order.get(e.toolCall.id) ?? order.size
+  return [...executions].sort((a, b) => rank(a) - rank(b))
+}
+
 const done: Outcome = { _tag: "Done" }
 const aborted: Outcome = { _tag: "Aborted" }
 const timedOut: Outcome = { _tag: "TimedOut" }
@@ -432,13 +441,13 @@ class Run<R> {
 
     if (response.toolCalls.length > 0) yield* this.runTools(response.toolCalls, index, current.executions)
     if (this.state.execution.pendingCalls !== undefined) {
-      // The step stays open and leaves no record of its model call, but the call was
-      // paid for: it counts in the run's usage now (the token guard sees it). The step
-      // that ends it on resume records only what it ran (no model call: a cost budget,
-      // which prices steps by their response's model, does not price it).
-      // (Added when the run ends: an abort before then records the step, its usage with it.)
-      this.suspendedSpent = attemptsOf(current, response).usage ?? response.usage
-      return this.suspend()
+      // The step stays open, but its model call was paid for: it counts in the run's
+      // usage now (the token guard sees it). Its record so far stays in the state; the
+      // step that ends it on resume keeps the response (a cost budget prices it by its
+      // model) without counting its usage in the run's again.
+      const spent = attemptsOf(current, response).usage ?? response.usage
+      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
+      return this.suspend(Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, response) }))
     }
 
     const step = Step.make({
@@ -460,24 +469,33 @@ class Run<R> {
     return yield* this.shouldStop()
   }
 
-  // The run ends at once, `suspended`; the step stays open until the decisions come.
-  // The step stays current: an abort before the run ends stops it instead, and then the
-  // step is recorded with what ran (found by the fuzzer, issue 13).
-  private suspend(): boolean {
+  // The run ends at once, `suspended`; the step stays open until the decisions come,
+  // its record so far kept in the state (a resume in another process ends it).
+  private suspend(open: Step): boolean {
+    this.state = AgentState.withSuspendedStep(this.state, open)
     this.suspended = true
+    this.current = undefined
     return true
   }
 
-  // The model call of the step that suspended, counted in the run's usage as it ends.
-  private suspendedSpent: Usage.Usage | undefined = undefined
 
   // The step a suspended run was left in: the decided calls run (an approved call goes
   // through BeforeToolUse, where a block still holds), a rejected one is answered with
   // the person's message; then the step ends as any step does, unless calls still wait.
   private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
-    const startedAt = this.at()
+    // The step as far as it went before the suspension (a state suspended before the
+    // record was kept has none: its record then starts here, with the decided calls).
+    const open = this.state.execution.suspendedStep
+    const startedAt = open?.startedAt ?? this.at()
     const index = this.stepIndex
-    const current: Current = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
+    const response = open?.response
+    const current: Current = {
+      startedAt,
+      response,
+      executions: [...(open?.toolExecutions ?? [])],
+      attempts: undefined,
+      toolAttempts: open?.toolAttempts === undefined ? undefined : [...open.toolAttempts],
+    }
     this.current = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
@@ -495,10 +513,18 @@ class Run<R> {
         : toolCall
       yield* this.runTools([call], index, current.executions, true)
     }
-    if (this.state.execution.pendingCalls !== undefined) return this.suspend()
-    // With the attempts of its calls under WrapToolUse hooks (found by the fuzzer, issues 13 and 16).
-    const step = Step.make({ index, startedAt, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, undefined) })
+    const executions = inCallOrder(current.executions, response)
+    // The model calls of the step were recorded before the suspension.
+    const recorded = open === undefined ? {} : { usage: open.usage, finishReason: open.finishReason, attempts: open.attempts }
+    const record = (completedAt: number) =>
+      Step.make({ index, startedAt, response, toolExecutions: executions, completedAt, ...recorded, toolAttempts: current.toolAttempts })
+    if (this.state.execution.pendingCalls !== undefined) return this.suspend(record(this.at()))
+    const step = record(this.at())
+    // The open step's usage counted in the run's when it suspended.
+    const usage = this.state.execution.usage
+    this.state = AgentState.withSuspendedStep(this.state, undefined)
     this.state = AgentState.appendStep(this.state, step)
+    if (open !== undefined) this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
     this.stepIndex++
     this.current = undefined
     yield* this.dispatch(point("AfterStep", this.state, this.at()))
@@ -911,20 +937,26 @@ class Run<R> {
   }
 
   private *finishGen(outcome: Outcome) {
-    // An aborted or timed-out run records the suspended step instead (recordFailedStep).
-    const spent = this.suspendedSpent
-    if (spent !== undefined && outcome._tag !== "Aborted" && outcome._tag !== "TimedOut") {
-      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
-    }
+    // Only a run that ends suspended keeps its calls waiting (a hard stop ends it stopped).
+    const keepPending = outcome._tag === "Done" && this.suspended && !this.state.execution.stopSignals.some(StopSignal.isHard)
     this.settleTools(
       outcome._tag === "Aborted"
         ? "the run was aborted before it ran"
         : outcome._tag === "TimedOut"
         ? "the run reached its time limit before it ran"
         : "the run ended before it ran",
-      // Only a run that ends suspended keeps its calls waiting (a hard stop ends it stopped).
-      outcome._tag === "Done" && this.suspended && !this.state.execution.stopSignals.some(StopSignal.isHard),
+      keepPending,
     )
+    // A step that suspended but does not end suspended (an abort, a hard stop) is recorded
+    // with what ran; its usage already counts in the run's (found by the fuzzer, issue 13).
+    const open = this.state.execution.suspendedStep
+    if (!keepPending && open !== undefined) {
+      const usage = this.state.execution.usage
+      this.state = AgentState.withSuspendedStep(this.state, undefined)
+      this.state = AgentState.appendStep(this.state, Step.make({ ...open, finishReason: "error" }))
+      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
+      this.stepIndex++
+    }
     let state = this.state
     if (outcome._tag === "Aborted") {
       this.recordFailedStep(true, "the run was aborted before it ran")

@@ -198,6 +198,8 @@ export const bounds = (args: JsonValue): { readonly path: string; readonly messa
 export const refusalOf = (toolCall: ToolCall): Refusal | undefined => {
   const known = refusals.get(toolCall)
   if (known !== undefined) return known
+  // Core seals only arguments within these bounds (ToolCall.make).
+  if (Json.isSealed(toolCall)) return undefined
   if (typeof toolCall.arguments !== "object" || toolCall.arguments === null) return undefined
   const problem = bounds(toolCall.arguments)
   return problem === undefined ? undefined : refused(toolCall, toolCall.arguments, problem.path, problem.message)

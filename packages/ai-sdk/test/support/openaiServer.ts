@@ -13,8 +13,16 @@ export interface ScriptedToolCall {
   readonly arguments: unknown
 }
 
+/** Usage as OpenAI reports it; `cached` and `reasoning` go in the `*_tokens_details`. */
+export interface ScriptedUsage {
+  readonly prompt: number
+  readonly completion: number
+  readonly cached?: number
+  readonly reasoning?: number
+}
+
 export type Reply =
-  | { readonly _tag: "Text"; readonly text: string; readonly usage?: { readonly prompt: number; readonly completion: number } }
+  | { readonly _tag: "Text"; readonly text: string; readonly usage?: ScriptedUsage }
   | { readonly _tag: "ToolCalls"; readonly toolCalls: ReadonlyArray<ScriptedToolCall>; readonly text?: string }
   | { readonly _tag: "Status"; readonly status: number; readonly message: string; readonly headers?: Record<string, string> }
   | { readonly _tag: "Malformed" }
@@ -24,7 +32,7 @@ export type Reply =
   | { readonly _tag: "Hang"; readonly text: string }
 
 export const reply = {
-  text: (text: string, usage?: { prompt: number; completion: number }): Reply => ({ _tag: "Text", text, ...(usage ? { usage } : {}) }),
+  text: (text: string, usage?: ScriptedUsage): Reply => ({ _tag: "Text", text, ...(usage ? { usage } : {}) }),
   toolCalls: (...toolCalls: ReadonlyArray<ScriptedToolCall>): Reply => ({ _tag: "ToolCalls", toolCalls }),
   status: (status: number, message: string, headers?: Record<string, string>): Reply => ({
     _tag: "Status",
@@ -160,7 +168,13 @@ const chunk = (id: string, model: string, delta: unknown, finishReason: string |
 
 const usageOf = (r: Reply) =>
   r._tag === "Text" && r.usage
-    ? { prompt_tokens: r.usage.prompt, completion_tokens: r.usage.completion, total_tokens: r.usage.prompt + r.usage.completion }
+    ? {
+      prompt_tokens: r.usage.prompt,
+      completion_tokens: r.usage.completion,
+      total_tokens: r.usage.prompt + r.usage.completion,
+      ...(r.usage.cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: r.usage.cached } }),
+      ...(r.usage.reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: r.usage.reasoning } }),
+    }
     : { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }
 
 const toolCallsOf = (r: Extract<Reply, { _tag: "ToolCalls" }>) =>

@@ -24,15 +24,17 @@ const present = <A extends object>(fields: A, keys: ReadonlyArray<keyof A>): A =
 }
 
 /**
- * Token usage; zero usage decodes to `Usage.empty`.
+ * Token usage; zero usage decodes to `Usage.empty`. The details (cached input,
+ * reasoning tokens) are optional: states written before them decode unchanged.
  *
  * @since 0.1.0
  * @category codecs
  */
 export const Usage = struct(
   "Usage",
-  { inputTokens: finite, outputTokens: finite },
-  ({ inputTokens, outputTokens }) => Usage_.make(inputTokens, outputTokens),
+  { inputTokens: finite, outputTokens: finite, cachedInputTokens: optional(finite), reasoningTokens: optional(finite) },
+  ({ inputTokens, outputTokens, cachedInputTokens, reasoningTokens }) =>
+    Usage_.make(inputTokens, outputTokens, { cachedInputTokens, reasoningTokens }),
 )
 
 /**

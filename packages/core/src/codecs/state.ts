@@ -191,6 +191,7 @@ export const Execution = struct(
     stopReason: optional(t.string),
     metadata: optional(Metadata),
     pendingCalls: optional(array(PendingCall)),
+    suspendedStep: optional(Step),
   },
   (fields): AgentState_.Execution =>
     Object.freeze({
@@ -205,6 +206,7 @@ export const Execution = struct(
       stopReason: fields.stopReason,
       metadata: fields.metadata ?? emptyMetadata,
       ...(fields.pendingCalls === undefined ? {} : { pendingCalls: fields.pendingCalls }),
+      ...(fields.suspendedStep === undefined ? {} : { suspendedStep: fields.suspendedStep }),
     }),
 )
 

@@ -146,9 +146,11 @@ export const dispatchPure = (
     }
   } else {
     const now = env?.now ?? defaultNow
+    // One clock reading between two hooks: the end of one is the start of the next.
+    let reading = now()
     for (let i = 0; i < hooks.length; i++) {
       const entry = entries[i] as Entry
-      const startedAt = now()
+      const startedAt = reading
       let out: HookContext.HookContext | string
       try {
         out = (hooks[i] as Hook)(ctx)
@@ -159,16 +161,22 @@ export const dispatchPure = (
       }
       if (typeof out === "string") {
         const outcome = entry.onError === "skip" ? "skipped" : "failed"
-        emit(sink, trigger, entry, startedAt, now(), outcome, out)
+        reading = now()
+        emit(sink, trigger, entry, startedAt, reading, outcome, out)
         if (outcome === "skipped") continue
         const failed = hookFailed(entry.name, trigger, out)
         if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
         ;(failures ??= []).push(failed)
         continue
       }
-      emit(sink, trigger, entry, startedAt, now(), out === ctx ? "unchanged" : "changed")
+      reading = now()
+      emit(sink, trigger, entry, startedAt, reading, out === ctx ? "unchanged" : "changed")
       ctx = out
     }
+    // The last reading is when the last hook ended: the time of the change.
+    if (ctx !== input && env?.now !== undefined) ctx = HookContext.stampUpdatedAt(ctx, reading)
+    if (failures !== undefined) throw new HooklineError(endedWith(failures, ctx))
+    return ctx
   }
   if (ctx !== input && env?.now !== undefined) ctx = HookContext.stampUpdatedAt(ctx, env.now())
   if (failures !== undefined) throw new HooklineError(endedWith(failures, ctx))

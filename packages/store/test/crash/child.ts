@@ -4,6 +4,7 @@
 import { AgentBuilder, Tool, UseDriver, UseGuards, UseTools } from "@hookline/agent"
 import { AgentState, Codecs, Message } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
+import { Effect } from "effect"
 import { appendFileSync } from "node:fs"
 import * as t from "io-ts"
 import { PgliteStore, PostgresStore, RunStore, UseCheckpoints } from "../../src/index.js"
@@ -26,12 +27,23 @@ const charge = Tool.make({
   execute: async ({ amount }, context) => {
     await pause()
     appendFileSync(log, JSON.stringify({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount }) + "\n")
+    // The parent anchors its kill timer on these marks: kills land inside the run
+    // however slow the machine is.
+    process.stderr.write("effect\n")
     await pause()
     return { charged: amount }
   },
 })
 
-const store = kind === "pglite" ? await PgliteStore.open({ dataDir: where }) : await PostgresStore.open({ connectionString: where })
+const opened = kind === "pglite" ? await PgliteStore.open({ dataDir: where }) : await PostgresStore.open({ connectionString: where })
+// Says on stderr (synchronous on a pipe) each write the store acknowledged: the parent
+// checks that every one of them survived the kill.
+const store: RunStore.RunStore = {
+  ...opened,
+  commit: (commit) => Effect.tap(opened.commit(commit), () => Effect.sync(() => process.stderr.write(`commit:${commit.seq}\n`))),
+  journalPut: (runId, key, body) =>
+    Effect.tap(opened.journalPut(runId, key, body), () => Effect.sync(() => process.stderr.write(`journal:${key}\n`))),
+}
 try {
   const agent = AgentBuilder.make(UseDriver(model), UseTools([charge]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store))
   // The parent starts its kill timer here, once the process is up and the store open.

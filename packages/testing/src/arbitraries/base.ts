@@ -50,6 +50,12 @@ export interface Options {
   readonly strings?: fc.Arbitrary<string> | undefined
   /** Metadata of states and contexts. Default `metadata(options)`. */
   readonly metadata?: fc.Arbitrary<Metadata> | undefined
+  /**
+   * The per-run context of hook contexts (`ctx.runContext`, never encoded). Default:
+   * absent; `HookLaws` defaults to absent or a frozen JSON value. Give the shape your
+   * hooks read (`fc.record({ role: fc.constantFrom("admin", "viewer") })`).
+   */
+  readonly runContext?: fc.Arbitrary<unknown> | undefined
 }
 
 /**

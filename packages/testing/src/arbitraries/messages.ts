@@ -25,14 +25,20 @@ export const toolName = (options: Options = {}): fc.Arbitrary<string> =>
 export const toolCallId = fc.nat(99).map((n) => `call_${n}`)
 
 /**
- * Token usage, each side at most `maxTokens`.
+ * Token usage, each side at most `maxTokens`; about one in four also reports cached
+ * input and reasoning tokens (parts of the input and output).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const usage = (options: Options = {}): fc.Arbitrary<Usage> => {
   const n = fc.nat(sizes(options).maxTokens)
-  return fc.tuple(n, n).map(([input, output]) => Usage.make(input, output))
+  const plain = fc.tuple(n, n).map(([input, output]) => Usage.make(input, output))
+  const detailed = fc.tuple(n, n, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }))
+    .map(([input, output, c, r]) =>
+      Usage.make(input, output, { cachedInputTokens: Math.floor(input * c), reasoningTokens: Math.floor(output * r) })
+    )
+  return fc.oneof({ arbitrary: plain, weight: 3 }, { arbitrary: detailed, weight: 1 })
 }
 
 /**

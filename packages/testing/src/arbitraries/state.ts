@@ -112,7 +112,7 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
 const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext> => {
   const s = sizes(options)
   const fields = HookTrigger.fields[on]
-  const has = (field: "request" | "response" | "toolCall" | "toolExecution") => fields.includes(field)
+  const has = (field: HookTrigger.Field) => fields.includes(field)
   const absent = fc.constant(undefined)
   return fc
     .record({
@@ -123,10 +123,11 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
       response: has("response") ? inferenceResponse(options) : absent,
       toolCall: has("toolCall") ? toolCall(options) : absent,
       execution: has("toolExecution") ? executionOf(options) : absent,
-      errors: on === HookTrigger.OnError
+      errors: has("errors")
         ? fc.array(agentError(options), { minLength: 1, maxLength: Math.max(1, s.maxErrors) })
         : absent,
       metadata: metadata(options),
+      runContext: options.runContext ?? fc.constant(undefined),
     })
     .map((r) => {
       // The loop's clock reading: after the run started, when it has.
@@ -141,6 +142,7 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
         toolExecution: r.execution === undefined || r.toolCall === undefined ? undefined : r.execution(r.toolCall),
         errors: r.errors,
         metadata: r.metadata,
+        runContext: r.runContext,
       })
     })
 }

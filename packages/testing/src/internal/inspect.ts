@@ -1,7 +1,7 @@
 // Structural views of contexts for the laws: a canonical text to compare outputs, a
 // map of paths to compare an input before and after a call, a thawed (unfrozen) deep
 // copy, a separately built equal copy, and the first unfrozen path of a value.
-import { AppendLog, Codecs, type HookContext } from "@hookline/core"
+import { AppendLog, Codecs, HookContext } from "@hookline/core"
 
 const isObject = (u: unknown): u is object => (typeof u === "object" && u !== null) || typeof u === "function"
 
@@ -107,13 +107,21 @@ export const thaw = <A>(value: A): A => {
   return go(value) as A
 }
 
-/** An equal context built anew from its encoded form: no object is shared with `ctx`. */
-export const rebuild = (ctx: HookContext): HookContext =>
-  Codecs.decodeUnsafe(Codecs.HookContext, JSON.parse(JSON.stringify(Codecs.encode(Codecs.HookContext, ctx))))
+/**
+ * An equal context built anew from its encoded form: no object is shared with `ctx`.
+ * The per-run context is not encoded (it is never stored): it is copied.
+ */
+export const rebuild = (ctx: HookContext): HookContext => {
+  const decoded = Codecs.decodeUnsafe(Codecs.HookContext, JSON.parse(JSON.stringify(Codecs.encode(Codecs.HookContext, ctx))))
+  return ctx.runContext === undefined ? decoded : HookContext.make({ ...decoded, runContext: thaw(ctx.runContext) })
+}
 
-/** The path of the first object reachable from `value` that is not frozen; undefined if none. */
-export const firstUnfrozen = (value: unknown): string | undefined => {
-  const seen = new Set<object>()
+/**
+ * The path of the first object reachable from `value` that is not frozen; undefined if
+ * none. Objects in `shared` are not looked into (a run's context, the caller's own).
+ */
+export const firstUnfrozen = (value: unknown, shared: ReadonlyArray<unknown> = []): string | undefined => {
+  const seen = new Set<object>(shared.filter((v): v is object => typeof v === "object" && v !== null))
   const go = (v: unknown, path: string): string | undefined => {
     if (typeof v !== "object" || v === null || seen.has(v)) return undefined
     seen.add(v)

@@ -88,7 +88,8 @@ export const returnsFrozen: Law = {
   check: (hook, ctx) => {
     const out = output(hook, ctx)
     if (isViolation(out)) return out.violation
-    const path = firstUnfrozen(out)
+    // The run's context is the caller's value, shared as given (HookContext.make).
+    const path = firstUnfrozen(out, [ctx.runContext])
     return path === undefined
       ? undefined
       : `it returned unfrozen data at ${path} (build contexts with HookContext.* and AgentState.*, or freeze what you build)`
@@ -122,6 +123,8 @@ const sibling = (ctx: HookContext, other: HookContext): HookContext => {
     toolExecution: execution === undefined || toolCall === undefined ? execution : { ...execution, toolCall },
     errors: other.errors,
     metadata: other.metadata,
+    // The same run: the same per-run context.
+    runContext: ctx.runContext,
   })
 }
 

@@ -107,6 +107,7 @@ export const progress = (ctx: HookContext, hop: Progress): HookContext => {
     toolExecution: ctx.toolExecution,
     errors: ctx.errors,
     metadata: ctx.metadata,
+    runContext: ctx.runContext,
   })
 }
 

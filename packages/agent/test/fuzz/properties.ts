@@ -165,6 +165,10 @@ const isTerminal = (status: AgentState.ExecutionStatus) => status === "completed
 const isEnd = (state: AgentState) =>
   isTerminal(state.execution.status) || (state.execution.status === "suspended" && (state.execution.pendingCalls?.length ?? 0) > 0)
 
+/** Whether `index` is the step a resumed call ended (its model call ran in the call that suspended). */
+const resumedStep = (r: Recording, index: number): boolean =>
+  r.input.execution.status === "suspended" && index === r.input.execution.steps.length
+
 /** Whether the run call ended suspended (its open step is recorded only once decided). */
 const endedSuspended = (r: Recording): boolean => finalState(r)?.execution.status === "suspended"
 
@@ -814,7 +818,9 @@ export const streamsCheckedText: Checker = (r) => {
   if (r.streamEvents === undefined || !r.checkedText || r.final === undefined || endedSuspended(r)) return v
   const deltas = new Map<number, Array<string>>()
   for (const e of r.streamEvents) if (e._tag === "TextDelta") deltas.set(e.step, [...(deltas.get(e.step) ?? []), e.text])
-  for (const step of r.final.execution.steps) {
+  for (const step of newSteps(r, r.final)) {
+    // The step a resume ends streamed its text in the call that suspended.
+    if (resumedStep(r, step.index)) continue
     const text = step.response?.text ?? ""
     const got = deltas.get(step.index) ?? []
     deltas.delete(step.index)
@@ -980,6 +986,7 @@ export const resetsRetriedText: Checker = (r) => {
     if (e._tag === "TextReset") text.set(e.step, "")
   }
   for (const step of newSteps(r, r.final)) {
+    if (resumedStep(r, step.index)) continue
     const response = step.response
     const want = response === undefined || response.modelId === "wrap" || response.modelId === "cache" ? "" : response.text
     const got = text.get(step.index) ?? ""

@@ -173,7 +173,9 @@ export class VirtualClock implements Clock.Clock {
    * `onDeadline` hears when the loop's deadline ends: the first sleep of `deadline` ms
    * made at the start of the run (the loop sleeps from the run's start).
    */
-  constructor(private readonly deadline?: number | null, private readonly onDeadline?: () => void) {}
+  constructor(private readonly deadline?: number | null, private readonly onDeadline?: () => void, private readonly start = EPOCH) {
+    this.now = start
+  }
   private scheduled = false
   currentTimeMillisUnsafe(): number {
     return this.now
@@ -215,7 +217,7 @@ export class VirtualClock implements Clock.Clock {
       }
       const [next] = this.sleepers.splice(best, 1)
       this.now = Math.max(this.now, next!.at)
-      if (next!.ms === this.deadline && next!.at === EPOCH + next!.ms && !this.deadlineWoken) {
+      if (next!.ms === this.deadline && next!.at === this.start + next!.ms && !this.deadlineWoken) {
         this.deadlineWoken = true
         this.onDeadline?.()
       }
@@ -1042,10 +1044,12 @@ const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
 interface Model {
   readonly driver: Driver.DriverShape
   rec: Recorder | undefined
+  /** Where the last run call's clock stopped: a resume comes later, never earlier. */
+  time: number
 }
 
 const modelOf = (script: ReadonlyArray<TurnSpec>): Model => {
-  const model: { driver: Driver.DriverShape | undefined; rec: Recorder | undefined } = { driver: undefined, rec: undefined }
+  const model: { driver: Driver.DriverShape | undefined; rec: Recorder | undefined; time: number } = { driver: undefined, rec: undefined, time: EPOCH }
   model.driver = makeDriver(script, () => model.rec as Recorder)
   return model as Model
 }
@@ -1196,6 +1200,7 @@ const runOnce = async (
   const signalPassed = passesSignal(s)
   const rec = new Recorder(s.abort, signalPassed, s.mode)
   model.rec = rec
+  const clock = new VirtualClock(s.guards.maxExecutionTime, () => rec.push({ _tag: "Abort", via: "timeLimit", timing: "now" }), model.time)
   const stack = buildStack(s, rec)
   const loop = AgentLoop.make({
     interceptor: s.interceptor === "marked" ? marking(stack, rec) : stack,
@@ -1233,11 +1238,12 @@ const runOnce = async (
     program.pipe(
       Effect.provideService(Driver.Driver, model.driver),
       // The loop's deadline is the run's first sleep: when it ends, the time limit cut the run.
-      Effect.provideService(Clock.Clock, new VirtualClock(s.guards.maxExecutionTime, () => rec.push({ _tag: "Abort", via: "timeLimit", timing: "now" }))),
+      Effect.provideService(Clock.Clock, clock),
     ),
     { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
   )
   clearTimeout(deadline)
+  model.time = clock.currentTimeMillisUnsafe() + 1
   const endedAt = performance.now()
   rec.ended = true
   active = undefined

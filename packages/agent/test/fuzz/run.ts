@@ -1044,7 +1044,7 @@ const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
 interface Model {
   readonly driver: Driver.DriverShape
   rec: Recorder | undefined
-  /** Where the last run call's clock stopped: a resume comes later, never earlier. */
+  /** Where a run call's clock starts (EPOCH). */
   time: number
 }
 
@@ -1243,7 +1243,9 @@ const runOnce = async (
     { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
   )
   clearTimeout(deadline)
-  model.time = clock.currentTimeMillisUnsafe() + 1
+  // Each run call's clock starts at EPOCH again: a resumed run's time limit counts from
+  // its first start (execution.startedAt), so a clock that went on would time out every
+  // resume (a question for the loop, docs/decisions.md).
   const endedAt = performance.now()
   rec.ended = true
   active = undefined

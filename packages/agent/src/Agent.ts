@@ -210,7 +210,10 @@ export const make = <C = unknown>(
     Effect.flatMap(load(run), (state) => {
       const checked = Decision.validate(state, decisions)
       if (Result.isFailure(checked)) return Effect.fail(checked.failure)
-      if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0)) return Effect.succeed(state)
+      // A suspended run with no new decisions waits, unless a resume that did not finish
+      // (a crash) kept decisions in it: those are carried out.
+      const kept = state.execution.pendingCalls?.some((p) => p.decision !== undefined) === true
+      if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0 && !kept)) return Effect.succeed(state)
       const ran = runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
       return settle === undefined ? ran : Effect.flatMap(ran, settle)
     })

@@ -65,6 +65,10 @@ export const validate = (
   for (const decision of decisions) {
     const id = decision.toolCallId
     if (byId.has(id)) return Result.fail(invalid(id, "repeated"))
+    // Decided by a resume that began (its checkpoint keeps the decision): not open again.
+    if (state.execution.pendingCalls?.some((p) => p.toolCall.id === id && p.decision !== undefined) === true) {
+      return Result.fail(invalid(id, "decided"))
+    }
     // A call a subagent waits on (`Tool.fromAgent`) is decided through the parent.
     if (!AgentState.isPendingCall(state, id) && ownerOf(state, id) === undefined) {
       const answered = state.context.messages.toArray().some((m) => m.role === "tool" && m.toolCallId === id)

@@ -37,7 +37,25 @@ export interface PendingCall {
   readonly toolCall: ToolCall
   readonly reason: string
   readonly payload?: JsonValue | undefined
+  /**
+   * The person's decision, once a resume took it: written into the state before the
+   * resumed run's first hook (so a checkpoint keeps it), the call is no longer open to
+   * another decision, and a resume after a crash carries it out without asking again.
+   */
+  readonly decision?: PendingDecision | undefined
 }
+
+/**
+ * A decision kept with its call: approve, approve with edited arguments, or reject
+ * with a message the model reads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PendingDecision =
+  | { readonly _tag: "Approve" }
+  | { readonly _tag: "Edit"; readonly arguments: JsonValue }
+  | { readonly _tag: "Reject"; readonly message: string }
 
 /**
  * What the model is told: system prompt, response format, the message history.

@@ -30,7 +30,7 @@ export {
 export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
 export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
-export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, PendingCall, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
+export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, PendingCall, PendingDecision, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
 
 /**
  * The encoded (JSON-safe) form of a codec's values.

@@ -395,3 +395,26 @@ describe("Codecs", () => {
     })
   })
 })
+
+describe("PendingCall with a kept decision", () => {
+  const call = ToolCall.make({ id: "c1", name: "refund", arguments: { amount: 250 } })
+  const suspended = AgentState.suspendCall(AgentState.make({ messages: [Message.user("hi")] }), call, "above the limit", { amount: 250 })
+
+  it.each([
+    { _tag: "Approve" } as const,
+    { _tag: "Edit", arguments: { amount: 80 } } as const,
+    { _tag: "Reject", message: "no" } as const,
+  ])("round-trips a state whose pending call keeps %o", (decision) => {
+    const state = AgentState.withPendingCalls(suspended, [{ ...(suspended.execution.pendingCalls?.[0] as AgentState.PendingCall), decision }])
+    const decoded = Codecs.parseStateUnsafe(Codecs.stringifyState(state))
+    expect(decoded).toEqual(state)
+    expect(isDeepFrozen(decoded)).toBe(true)
+  })
+
+  it("names a decision it does not know by its path", () => {
+    const encoded = JSON.parse(Codecs.stringifyState(suspended))
+    encoded.execution.pendingCalls[0].decision = { _tag: "Maybe" }
+    const decoded = Codecs.decode(Codecs.AgentState, encoded)
+    expect(Result.isFailure(decoded) && decoded.failure.path).toBe("execution.pendingCalls[0].decision._tag")
+  })
+})

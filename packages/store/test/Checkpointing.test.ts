@@ -179,17 +179,22 @@ describe("UseCheckpoints", () => {
   })
 })
 
+// Suspends the second call of the first step (amount 1).
+const approvalHook = async () => {
+  const { UseHook } = await import("@hookline/agent")
+  const { HookContext, HookTriggers } = await import("@hookline/core")
+  return UseHook(
+    (ctx) => ctx.toolCall !== undefined && (ctx.toolCall.arguments as { amount: number }).amount === 1 ? HookContext.suspend(ctx, "check", { amount: 1 }) : ctx,
+    { triggers: HookTriggers.beforeToolUse, name: "test:approval" },
+  )
+}
+
 describe("UseCheckpoints with approvals", () => {
   it("stores a suspended run; a new agent resumes it by id with a decision and nothing journaled runs again", async () => {
-    const { Decision, UseHook } = await import("@hookline/agent")
-    const { HookContext, HookTriggers } = await import("@hookline/core")
+    const { Decision } = await import("@hookline/agent")
     const store = MemoryStore.make()
     const effects: Effects = { log: [] }
-    // Suspends the second call of the first step.
-    const approval = UseHook(
-      (ctx) => ctx.toolCall !== undefined && (ctx.toolCall.arguments as { amount: number }).amount === 1 ? HookContext.suspend(ctx, "check", { amount: 1 }) : ctx,
-      { triggers: HookTriggers.beforeToolUse, name: "test:approval" },
-    )
+    const approval = await approvalHook()
     const make = () =>
       AgentBuilder.make(UseDriver(model()), UseTools([chargeTool(effects)]), UseGuards({ maxSteps: 10 }), approval, UseCheckpoints(store))
     const suspended = await make().run("charge me")
@@ -202,5 +207,74 @@ describe("UseCheckpoints with approvals", () => {
     expect(final.execution.status).toBe("completed")
     expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
     expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
+  })
+
+  // A tool held inside its call: the run stays in it until `release`.
+  const heldCharge = (effects: Effects) => {
+    let release: () => void = () => {}
+    let entered: () => void = () => {}
+    const inside = new Promise<void>((resolve) => (entered = resolve))
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const tool = Tool.make({
+      name: "charge",
+      parameters: t.type({ amount: t.number }),
+      execute: async ({ amount }, context) => {
+        if (amount === 1) {
+          entered()
+          await gate
+        }
+        effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
+        return { charged: amount }
+      },
+    })
+    return { tool, inside, release: () => release() }
+  }
+
+  const approvalSetup = async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    const approval = await approvalHook()
+    const make = (tool: ReturnType<typeof chargeTool>) =>
+      AgentBuilder.make(UseDriver(model()), UseTools([tool]), UseGuards({ maxSteps: 10 }), approval, UseCheckpoints(store))
+    const suspended = await make(chargeTool(effects)).run("charge me")
+    const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
+    return { store, effects, make, suspended, pending }
+  }
+
+  it("refuses a second approval of a call while the first resume carries it out: the tool runs once", async () => {
+    const { Decision } = await import("@hookline/agent")
+    const { effects, make, suspended, pending } = await approvalSetup()
+    const held = heldCharge(effects)
+    // The first resume is inside the approved call (its first checkpoint is written).
+    const first = make(held.tool).resume(suspended.id, [Decision.approve(pending)])
+    await held.inside
+    // The same approval again, from another agent on the same store: already decided.
+    const second = await make(chargeTool(effects)).resume(suspended.id, [Decision.approve(pending)]).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(second).toMatchObject({ _tag: "DecisionInvalid", toolCallId: pending, reason: "decided" })
+    held.release()
+    const final = await first
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.filter((e) => e.amount === 1)).toHaveLength(1)
+  })
+
+  it("carries out the decisions of a resume that died in the approved call, asking no one again", async () => {
+    const { Decision } = await import("@hookline/agent")
+    const { effects, make, suspended, pending } = await approvalSetup()
+    const held = heldCharge(effects)
+    // The first resume dies inside the approved call (as a process killed there): its
+    // run never goes on. It is aborted at the end only to leave nothing behind.
+    const dead = new AbortController()
+    const dying = make(held.tool).resume(suspended.id, [Decision.edit(pending, { amount: 1 })], { signal: dead.signal }).catch(() => undefined)
+    await held.inside
+    // A new process resumes the run by id, with no decisions: the approval was kept.
+    const final = await make(chargeTool(effects)).resume(suspended.id)
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
+    dead.abort()
+    held.release()
+    await dying
   })
 })

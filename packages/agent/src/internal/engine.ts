@@ -33,6 +33,7 @@ import { RunCallOptions } from "./callSignal.js"
 import * as DerivedStream from "./derivedStream.js"
 import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
+import * as KeptDecisions from "./keptDecisions.js"
 import * as Subagent from "./subagent.js"
 
 /** How one run is carried out. */
@@ -148,9 +149,11 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
-  const state = startingState(initial)
+  const started = startingState(initial)
   // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
-  const routed = Subagent.route(state, options.decisions)
+  const routed = Subagent.route(started, options.decisions)
+  // Kept in the state from the first hook on (see keptDecisions.ts).
+  const state = KeptDecisions.record(started, routed.decisions, routed.resumptions === undefined ? undefined : new Set(routed.resumptions.keys()))
   const host = new Subagent.Host(observer, routed.resumptions)
   const run = new Run(config, state, driver, now, sink, emit, observer?.streaming ?? false, options.context, routed.decisions, host)
   run.settled = observer?.settled
@@ -331,9 +334,11 @@ class Run<R> {
       return done
     }
     const step = Effect.gen(() => this.stepGen())
-    // A suspended run first finishes the step it was suspended in, with the decisions.
-    let decided = this.state.execution.pendingCalls !== undefined && this.decisions !== undefined
-      ? Effect.gen(() => this.decidedStepGen(this.decisions as ReadonlyMap<string, Decision>))
+    // A suspended run first finishes the step it was suspended in, with the decisions:
+    // this resume's, or those a resume that did not finish kept in the state.
+    const decisions = this.decisions ?? KeptDecisions.of(this.state)
+    let decided = this.state.execution.pendingCalls !== undefined && decisions !== undefined
+      ? Effect.gen(() => this.decidedStepGen(decisions))
       : undefined
     while (true) {
       this.current = undefined
@@ -482,7 +487,7 @@ class Run<R> {
   // The step a suspended run was left in: the decided calls run (an approved call goes
   // through BeforeToolUse, where a block still holds), a rejected one is answered with
   // the person's message; then the step ends as any step does, unless calls still wait.
-  private *decidedStepGen(decisions: ReadonlyMap<string, Decision>) {
+  private *decidedStepGen(decisions: ReadonlyMap<string, Decision | AgentState.PendingDecision>) {
     // The step as far as it went before the suspension (a state suspended before the
     // record was kept has none: its record then starts here, with the decided calls).
     const open = this.state.execution.suspendedStep

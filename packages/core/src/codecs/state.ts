@@ -158,6 +158,26 @@ export const AgentContext = struct(
 )
 
 /**
+ * A decision kept with its pending call, dispatched on `_tag`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingDecision = tagged("PendingDecision", "_tag", {
+  Approve: struct("Approve", { _tag: t.literal("Approve") }, () => Object.freeze({ _tag: "Approve" as const })),
+  Edit: struct(
+    "Edit",
+    { _tag: t.literal("Edit"), arguments: JsonValue },
+    ({ arguments: args }) => Object.freeze({ _tag: "Edit" as const, arguments: args }),
+  ),
+  Reject: struct(
+    "Reject",
+    { _tag: t.literal("Reject"), message: t.string },
+    ({ message }) => Object.freeze({ _tag: "Reject" as const, message }),
+  ),
+})
+
+/**
  * A call waiting for a decision.
  *
  * @since 0.1.0
@@ -165,9 +185,14 @@ export const AgentContext = struct(
  */
 export const PendingCall = struct(
   "PendingCall",
-  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue) },
-  ({ toolCall, reason, payload }): AgentState_.PendingCall =>
-    Object.freeze(payload === undefined ? { toolCall, reason } : { toolCall, reason, payload }),
+  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision) },
+  ({ toolCall, reason, payload, decision }): AgentState_.PendingCall =>
+    Object.freeze({
+      toolCall,
+      reason,
+      ...(payload === undefined ? {} : { payload }),
+      ...(decision === undefined ? {} : { decision }),
+    }),
 )
 
 /**

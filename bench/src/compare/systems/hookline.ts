@@ -52,7 +52,7 @@ const fakeModel = (workload: Workload, base: number): Driver => {
 }
 
 /** The run's final text, or what went wrong (the harness prints it when it is not the expected text). */
-const outcome = (state: AgentState): string => {
+export const outcome = (state: AgentState): string => {
   const last = state.context.messages.last()
   return state.execution.status === "completed" && last?.role === "assistant"
     ? last.content

@@ -10,6 +10,7 @@ import { AgentState, HookTriggers, Message, type Hook } from "@hookline/core"
 import { dispatchesPerRun, history, responses, stepOf } from "../../loop.js"
 import * as UserPath from "../../UserPath.js"
 import type { Counters, Prepared, System, Workload } from "../System.js"
+import { outcome } from "./hookline.js"
 import { versionOf } from "../Version.js"
 
 const counters: Counters = { modelCalls: 0, toolCalls: 0, hookCalls: 0 }
@@ -25,14 +26,6 @@ const observer = (): Hook => (ctx) => {
 
 // A macrotask, as a network answer would be: 1,000 concurrent runs interleave.
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
-
-/** The run's final text, or what went wrong (the harness prints it when it is not the expected text). */
-const outcome = (state: AgentState): string => {
-  const last = state.context.messages.last()
-  return state.execution.status === "completed" && last?.role === "assistant"
-    ? last.content
-    : `status ${state.execution.status}: ${state.execution.errors.map((e) => e.message).join("; ")}`
-}
 
 const prepare = async (workload: Workload): Promise<Prepared> => {
   // As hookline.ts: a stored conversation (H messages, then the question) every run continues.

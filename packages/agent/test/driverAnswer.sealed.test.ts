@@ -5,30 +5,13 @@
 // built by hand, mutated, spread or proxied is still checked.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Codecs, InferenceResponse, Json, ToolCall, Usage } from "@hookline/core"
-import { Arbitraries } from "@hookline/testing"
+import { InferenceResponse, Json, ToolCall, Usage } from "@hookline/core"
+import { damagedAnswer, encodedAnswer } from "./damagedAnswer.js"
 import { isFailure, maxDepth, response } from "../src/internal/driverAnswer.js"
 import * as Arguments from "../src/internal/toolArguments.js"
 
-const encoded = Arbitraries.inferenceResponse().map((r) => JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(r))) as Record<string, unknown>)
-
-// A valid response with one value anywhere in it replaced by anything (as in driverAnswer.test.ts).
-const damaged = fc.tuple(encoded, fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true }), fc.nat()).map(([given, junk, n]) => {
-  // A fresh copy: what the constructors freeze of it must not reach a value fast-check reuses.
-  const u = JSON.parse(JSON.stringify(given)) as Record<string, unknown>
-  const paths: Array<Array<string | number>> = []
-  const visit = (v: unknown, path: Array<string | number>) => {
-    paths.push(path)
-    if (typeof v === "object" && v !== null) for (const [k, c] of Object.entries(v)) visit(c, [...path, Array.isArray(v) ? Number(k) : k])
-  }
-  visit(u, [])
-  const path = paths[n % paths.length] as Array<string | number>
-  if (path.length === 0) return { junk }
-  let parent = u as Record<string | number, unknown>
-  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
-  parent[path.at(-1) as string | number] = junk
-  return u
-})
+// A valid response with one value anywhere in it replaced by anything.
+const damaged = damagedAnswer((junk) => ({ junk }))
 
 // The answer a driver would build with core's constructors from the fields of `u`.
 const made = (u: Record<string, unknown>): InferenceResponse => {
@@ -58,7 +41,7 @@ const deep = (levels: number): Json.JsonValue => {
 
 describe("answers core sealed", () => {
   it("are every valid answer built with core's constructors, and the boundary gives them back as they are", () => {
-    fc.assert(fc.property(encoded, (u) => {
+    fc.assert(fc.property(encodedAnswer, (u) => {
       const r = made(u)
       expect(Json.isSealed(r)).toBe(true)
       expect(response(r)).toBe(r)

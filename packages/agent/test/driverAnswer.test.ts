@@ -4,26 +4,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Codecs } from "@hookline/core"
-import { Arbitraries } from "@hookline/testing"
+import { damagedAnswer, encodedAnswer } from "./damagedAnswer.js"
 import { isFailure, response } from "../src/internal/driverAnswer.js"
 
-const encoded = Arbitraries.inferenceResponse().map((r) => JSON.parse(JSON.stringify(Codecs.InferenceResponse.encode(r))) as unknown)
-
 // A valid response with one value anywhere in it replaced by anything.
-const damaged = fc.tuple(encoded, fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true }), fc.nat()).map(([u, junk, n]) => {
-  const paths: Array<Array<string | number>> = []
-  const visit = (v: unknown, path: Array<string | number>) => {
-    paths.push(path)
-    if (typeof v === "object" && v !== null) for (const [k, c] of Object.entries(v)) visit(c, [...path, Array.isArray(v) ? Number(k) : k])
-  }
-  visit(u, [])
-  const path = paths[n % paths.length] as Array<string | number>
-  if (path.length === 0) return junk
-  let parent = u as Record<string | number, unknown>
-  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
-  parent[path.at(-1) as string | number] = junk
-  return u
-})
+const damaged = damagedAnswer((junk) => junk)
 
 // The boundary reads a call without arguments (`arguments: undefined`) as `{}`, as
 // `ToolCall.make` does; the codec wants them. The same answer, with that default applied.
@@ -40,7 +25,7 @@ const withDefaultArguments = (u: unknown): unknown => {
 
 describe("the driver boundary's check", () => {
   it("accepts every encoded response and gives what the codec decodes", () => {
-    fc.assert(fc.property(encoded, (u) => {
+    fc.assert(fc.property(encodedAnswer, (u) => {
       const checked = response(u)
       expect(isFailure(checked)).toBe(false)
       expect(checked).toEqual(Codecs.decodeUnsafe(Codecs.InferenceResponse, u))

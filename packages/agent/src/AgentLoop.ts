@@ -10,10 +10,25 @@ import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
 import * as EventFeed from "./internal/eventFeed.js"
+import * as Subagent from "./internal/subagent.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 
 export type { RunOptions }
+
+/**
+ * The run the calling Effect belongs to: one object per run, the same in every hook of
+ * that run, `undefined` outside a run. Opaque: compare it or key a `WeakMap` on it. A
+ * capability that keeps bookkeeping per run (a store's lease) keys it on this, not on the
+ * state's id, which two runs of one stored run share.
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const currentRun: Effect.Effect<object | undefined> = Effect.map(
+  Subagent.Current,
+  (current) => current instanceof Subagent.Host ? current : undefined,
+)
 
 /**
  * @since 0.1.0

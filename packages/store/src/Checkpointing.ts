@@ -16,11 +16,19 @@
  * left: that call runs again on resume, with the same `idempotencyKey` in its context
  * (at-least-once, with the key to make it exactly-once where the tool's API allows).
  *
+ * A run holds its run id's **lease** in the store from its first hook to AfterExecution
+ * (BeforeExecution, priority 1,000,000: before every other hook), renewed by a fiber on
+ * Effect's clock every third of its time to live. A run that cannot take it (another run
+ * of that id holds it, in this process or another) does nothing: it stops at once with a
+ * hard `RunLeased` stop signal, runs no model and no tool, writes nothing, and its
+ * `agent.resume` rejects with the typed `RunLeased`. A run whose lease was lost (broken,
+ * or taken after it expired) runs no more tools.
+ *
  * @since 0.1.0
  */
-import { UseAll, UseHook, UseLoader, type AgentBuilder } from "@hookline/agent"
-import { Codecs, Hook, HookContext, HookTriggers, type AgentState } from "@hookline/core"
-import { Effect, Result } from "effect"
+import { AgentLoop, UseAll, UseHook, UseLoader, type AgentBuilder } from "@hookline/agent"
+import { AgentError, AgentState, Codecs, Hook, HookContext, HookTriggers, StopReason, StopSignal } from "@hookline/core"
+import { Clock, Duration, Effect, Fiber, Result } from "effect"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -35,12 +43,61 @@ export interface Options {
    * resumed run replays its unfinished step whole (the model and its tools again).
    */
   readonly every?: "tool" | "step" | undefined
+  /**
+   * How long a run's lease lasts unless renewed (default 30 seconds; at least 10 ms). The
+   * run renews it every third of that while it runs, so only a holder that died (or
+   * whose event loop stalled that long) loses it; a crashed holder's run can be resumed
+   * once it expires, or at once after `RunStore.breakLease`.
+   */
+  readonly lease?: Duration.Input | undefined
 }
 
 /** The hooks run around everything else: replay first is not needed, saving last is. */
 const lastPriority = -1_000_000
+/** The lease is taken before any other hook runs, and tools are refused before any other hook sees them. */
+const firstPriority = 1_000_000
+
+/** @internal the default time to live of a run's lease. */
+export const defaultLease: Duration.Input = "30 seconds"
+
+/**
+ * The stop reason of a run that could not take its run's lease: hard (no continuation
+ * lifts it), ranked below `ErrorForbade` and above every other built-in reason.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const RunLeasedReason: StopReason.Custom = StopReason.custom({ name: "RunLeased", priority: 750, kind: "hard" })
+
+/** The source of the stop signal a refused run gets. */
+const leaseSource = "store:lease"
+
+const leaseMillis = (input: Duration.Input | undefined): number => {
+  const parsed = Duration.fromInput(input ?? defaultLease)
+  const ms = parsed._tag === "Some" ? Duration.toMillis(parsed.value) : Number.NaN
+  if (!Number.isFinite(ms) || ms < 10) {
+    let shown: string
+    try {
+      shown = JSON.stringify(input) ?? String(input)
+    } catch {
+      shown = typeof input
+    }
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("lease", `expected a finite duration of at least 10 ms ("30 seconds", a number of ms), got ${shown}`),
+    )
+  }
+  return ms
+}
 
 interface Tracked {
+  readonly owner: string
+  // The heartbeat that renews the lease; interrupted at AfterExecution.
+  heartbeat: Fiber.Fiber<void> | undefined
+  // The store said another holds the lease now: the run runs no more tools.
+  lost: boolean
+  // Set at BeforeExecution when the run did not come through `load`: the start hook
+  // loads the stored head of its id.
+  loadHead: boolean
   saved: RunStore.Saved | undefined
   // The store refused a checkpoint of this run: another writer moved its head.
   conflict: StoreError.CheckpointConflict | undefined
@@ -71,82 +128,160 @@ const decodeEntry = <A>(runId: string, key: string, codec: Parameters<typeof Cod
  */
 export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}): AgentBuilder.Capability => {
   const journaling = (options.every ?? "tool") === "tool"
-  // Per run id: what this agent last saved. Runs end with AfterExecution, which drops it.
-  const runs = new Map<string, Tracked>()
+  const ttl = leaseMillis(options.lease)
+  // Per run (AgentLoop.currentRun, not the state's id: two runs of one stored run share
+  // it): what the run last saved. A run that holds its lease has a record; a refused
+  // run has none. AfterExecution drops it.
+  const runs = new Map<unknown, Tracked>()
+  // The runs `load` read, by their context (the run's state shares it until a hook edits
+  // it; the lease hook runs first): a resume goes on from the checkpoint it loaded.
+  const loads = new WeakMap<object, RunStore.Saved>()
   // Per run id: the conflict that ended its last run here, for `agent.resume` to fail
   // with (settle takes it; the next run on that id starts without it).
   const conflicts = new Map<string, StoreError.CheckpointConflict>()
+  // The refusals, by their stop signal, for `settle` to fail the resume with.
+  const refusals = new WeakMap<StopSignal.StopSignal, StoreError.RunLeased>()
+
+  const keyOf = (state: AgentState) => Effect.map(AgentLoop.currentRun, (run): unknown => run ?? state.id)
+  const withRecord = <A>(ctx: HookContext, onNone: A, f: (entry: Tracked) => Effect.Effect<A, unknown>) =>
+    Effect.flatMap(keyOf(ctx.state), (key) => {
+      const entry = runs.get(key)
+      return entry === undefined ? Effect.succeed(onNone) : f(entry)
+    })
 
   const load = (runId: string) =>
     Effect.flatMap(RunStore.loadEffect(store, runId), (saved) => {
       if (saved === undefined) return Effect.fail(StoreError.runNotFound(runId))
-      runs.set(runId, { saved, conflict: undefined, replaying: journaling, replayed: new Set() })
+      loads.set(saved.state.context, saved)
       return Effect.succeed(saved.state)
     })
 
-  const tracked = (state: AgentState): Tracked => {
-    let entry = runs.get(state.id)
-    if (entry === undefined) {
-      entry = { saved: undefined, conflict: undefined, replaying: false, replayed: new Set() }
-      runs.set(state.id, entry)
-    }
-    return entry
-  }
+  const checkpoint = (ctx: HookContext, entry: Tracked) =>
+    Effect.map(
+      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
+        Effect.sync(() => {
+          if (error._tag === "CheckpointConflict") entry.conflict ??= error
+        })),
+      (saved) => {
+        entry.saved = saved
+        return ctx
+      },
+    )
 
-  const checkpoint = (ctx: HookContext) =>
-    Effect.suspend(() => {
-      const entry = tracked(ctx.state)
-      return Effect.map(
-        Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
-          Effect.sync(() => {
-            if (error._tag === "CheckpointConflict") entry.conflict ??= error
-          })),
-        (saved) => {
-          entry.saved = saved
-          return ctx
-        },
+  // Renews the lease every third of its time to live, on Effect's clock. A renewal the
+  // store refused (another holds it) ends it and marks the run; a store that failed is
+  // tried again at the next beat (the lease may still be ours).
+  const heartbeat = (runId: string, entry: Tracked): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      while (!entry.lost) {
+        yield* Effect.sleep(Math.max(1, Math.floor(ttl / 3)))
+        const now = yield* Clock.currentTimeMillis
+        const held = yield* Effect.result(store.renewLease({ runId, owner: entry.owner, expiresAt: now + ttl }))
+        if (Result.isSuccess(held) && !held.success) entry.lost = true
+      }
+    })
+
+  // Takes the run id's lease before any other hook: the run goes on with a record, or
+  // stops at once with a hard RunLeased signal and no record (nothing more of it runs
+  // or is written here).
+  const takeLease = Hook.effect((ctx: HookContext) =>
+    Effect.gen(function*() {
+      const key = yield* keyOf(ctx.state)
+      const runId = ctx.state.id
+      const owner = crypto.randomUUID()
+      const now = yield* Clock.currentTimeMillis
+      const taken = yield* Effect.result(store.takeLease({ runId, owner, expiresAt: now + ttl }, now))
+      if (Result.isFailure(taken)) {
+        if (taken.failure._tag !== "RunLeased") return yield* Effect.fail(taken.failure)
+        const signal = StopSignal.make(RunLeasedReason, taken.failure.message, leaseSource)
+        refusals.set(signal, taken.failure)
+        return HookContext.withState(ctx, AgentState.withStopSignal(ctx.state, signal))
+      }
+      const saved = loads.get(ctx.state.context)
+      if (saved !== undefined) loads.delete(ctx.state.context)
+      const entry: Tracked = {
+        owner,
+        heartbeat: undefined,
+        lost: false,
+        loadHead: saved === undefined,
+        saved,
+        conflict: undefined,
+        replaying: journaling && saved !== undefined,
+        replayed: new Set(),
+      }
+      runs.set(key, entry)
+      // Detached: the hook's fiber ends with the hook; AfterExecution (which fires on
+      // every path, interruption included) interrupts it.
+      entry.heartbeat = yield* Effect.forkDetach(heartbeat(runId, entry))
+      return ctx
+    })
+  )
+
+  // The run's last checkpoint; then the heartbeat stops and the lease is released,
+  // whatever happens (a conflict it met stays, for `settle`).
+  const finish = (ctx: HookContext) =>
+    Effect.flatMap(keyOf(ctx.state), (key) => {
+      const entry = runs.get(key)
+      if (entry === undefined) return Effect.succeed(ctx)
+      return Effect.ensuring(
+        checkpoint(ctx, entry),
+        Effect.suspend(() => {
+          runs.delete(key)
+          if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
+          return Effect.andThen(
+            entry.heartbeat === undefined ? Effect.void : Fiber.interrupt(entry.heartbeat),
+            Effect.ignore(store.releaseLease(ctx.state.id, entry.owner)),
+          )
+        }),
       )
     })
 
-  // The run's last checkpoint; its tracking goes whatever happens (a conflict it met
-  // stays, for `settle`).
-  const finish = (ctx: HookContext) =>
-    Effect.ensuring(
-      checkpoint(ctx),
-      Effect.sync(() => {
-        const conflict = runs.get(ctx.state.id)?.conflict
-        if (conflict !== undefined) conflicts.set(ctx.state.id, conflict)
-        runs.delete(ctx.state.id)
-      }),
-    )
-
-  // The end of a run `agent.resume` started: the loser of two resumes (its checkpoint
-  // refused) fails the resume with the typed CheckpointConflict; its state was never
-  // stored, and nothing of the winner's was overwritten.
+  // The end of a run `agent.resume` started: a run refused the lease fails the resume
+  // with RunLeased; the loser of two resumes (its checkpoint refused) with the typed
+  // CheckpointConflict; its state was never stored, and nothing of the winner's was
+  // overwritten.
   const settle = (state: AgentState) =>
-    Effect.suspend(() => {
+    Effect.suspend((): Effect.Effect<AgentState, StoreError.RunLeased | StoreError.CheckpointConflict> => {
+      const refused = state.execution.stopSignals.find((s) => s.source === leaseSource)
+      if (refused !== undefined) {
+        return Effect.fail(refusals.get(refused) ?? StoreError.runLeased(state.id, Number.NaN))
+      }
       const conflict = conflicts.get(state.id)
       conflicts.delete(state.id)
       return conflict === undefined ? Effect.succeed(state) : Effect.fail(conflict)
     })
 
-  // A run started with `agent.run(state)` on a stored id (not through `resume`) goes on
-  // from the stored head, and replays from the journal too.
+  // The first checkpoint. A run started with `agent.run(state)` on a stored id (not
+  // through `resume`) goes on from the stored head, and replays from the journal too.
   const start = Hook.effect((ctx: HookContext) =>
-    Effect.suspend(() => {
-      conflicts.delete(ctx.state.id)
-      if (runs.get(ctx.state.id)?.saved !== undefined) return checkpoint(ctx)
-      return Effect.flatMap(RunStore.loadEffect(store, ctx.state.id), (saved) => {
-        runs.set(ctx.state.id, { saved, conflict: undefined, replaying: journaling && saved !== undefined, replayed: new Set() })
-        return checkpoint(ctx)
-      })
+    withRecord(ctx, ctx, (entry) =>
+      Effect.suspend(() => {
+        conflicts.delete(ctx.state.id)
+        if (!entry.loadHead) return checkpoint(ctx, entry)
+        entry.loadHead = false
+        return Effect.flatMap(RunStore.loadEffect(store, ctx.state.id), (saved) => {
+          entry.saved = saved
+          entry.replaying = journaling && saved !== undefined
+          return checkpoint(ctx, entry)
+        })
+      }))
+  )
+
+  // A run with no lease (refused, or lost since) runs no tool: the block is final.
+  const guardTool = Hook.effect((ctx: HookContext) =>
+    Effect.flatMap(keyOf(ctx.state), (key) => {
+      if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
+      const entry = runs.get(key)
+      if (entry !== undefined && !entry.lost) return Effect.succeed(ctx)
+      return Effect.succeed(
+        HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it holds it`),
+      )
     })
   )
 
   const replayInference = Hook.effect((ctx: HookContext) =>
-    Effect.suspend(() => {
-      const entry = runs.get(ctx.state.id)
-      if (entry === undefined || !entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
+    withRecord(ctx, ctx, (entry) => {
+      if (!entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
       const key = inferenceKey(ctx.state)
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
         if (body === undefined) {
@@ -161,18 +296,17 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   )
 
   const journalInference = Hook.effect((ctx: HookContext) =>
-    Effect.suspend(() => {
+    withRecord(ctx, ctx, (entry) => {
       const key = inferenceKey(ctx.state)
-      if (ctx.response === undefined || runs.get(ctx.state.id)?.replayed.has(key) === true) return Effect.succeed(ctx)
+      if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
       return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.InferenceResponse, ctx.response)), ctx)
     })
   )
 
   const replayTool = Hook.effect((ctx: HookContext) =>
-    Effect.suspend(() => {
-      const entry = runs.get(ctx.state.id)
+    withRecord(ctx, ctx, (entry) => {
       const call = ctx.toolCall
-      if (entry === undefined || !entry.replaying || call === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) {
+      if (!entry.replaying || call === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) {
         return Effect.succeed(ctx)
       }
       const key = toolKey(ctx.state, call.id)
@@ -185,20 +319,24 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   )
 
   const journalTool = Hook.effect((ctx: HookContext) =>
-    Effect.suspend(() => {
+    withRecord(ctx, ctx, (entry) => {
       const call = ctx.toolCall
       const execution = ctx.toolExecution
       if (call === undefined || execution === undefined) return Effect.succeed(ctx)
       const key = toolKey(ctx.state, call.id)
-      if (runs.get(ctx.state.id)?.replayed.has(key) === true) return Effect.succeed(ctx)
+      if (entry.replayed.has(key)) return Effect.succeed(ctx)
       return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.ToolExecution, execution)), ctx)
     })
   )
+
+  const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
 
   const hook = (h: Hook.EffectHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })
 
   return UseAll(
+    hook(takeLease, HookTriggers.beforeExecution, "store:lease", firstPriority),
+    hook(guardTool, HookTriggers.beforeToolUse, "store:lease_tool", firstPriority),
     hook(start, HookTriggers.beforeExecution, "store:checkpoint_start"),
     ...(journaling
       ? [
@@ -208,7 +346,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         hook(journalTool, HookTriggers.afterToolUse, "store:journal_tool"),
       ]
       : []),
-    hook(Hook.effect((ctx) => checkpoint(ctx)), HookTriggers.afterStep, "store:checkpoint_step"),
+    hook(checkpointStep, HookTriggers.afterStep, "store:checkpoint_step"),
     hook(Hook.effect(finish), HookTriggers.of("AfterExecution"), "store:checkpoint_end"),
     UseLoader(load, settle),
   )

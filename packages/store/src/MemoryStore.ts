@@ -26,6 +26,8 @@ interface Run {
  */
 export const make = (): RunStore.RunStore => {
   const runs = new Map<string, Run>()
+  // Apart from the runs: a new run takes its lease before its first checkpoint.
+  const leases = new Map<string, RunStore.Lease>()
   return Object.freeze({
     _tag: "RunStore",
     name: "memory",
@@ -60,7 +62,11 @@ export const make = (): RunStore.RunStore => {
         found.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
         return Object.freeze(query.limit === undefined ? found : found.slice(0, query.limit))
       }),
-    remove: (runId: string) => Effect.sync(() => runs.delete(runId)),
+    remove: (runId: string) =>
+      Effect.sync(() => {
+        leases.delete(runId)
+        return runs.delete(runId)
+      }),
     journalPut: (runId: string, key: string, body: string) =>
       Effect.sync(() => {
         let run = runs.get(runId)
@@ -74,6 +80,27 @@ export const make = (): RunStore.RunStore => {
         return true
       }),
     journalGet: (runId: string, key: string) => Effect.sync(() => runs.get(runId)?.journal.get(key)),
+    takeLease: (lease: RunStore.Lease, now: number) =>
+      Effect.suspend(() => {
+        const held = leases.get(lease.runId)
+        if (held !== undefined && held.owner !== lease.owner && held.expiresAt > now) {
+          return Effect.fail(StoreError.runLeased(lease.runId, held.expiresAt))
+        }
+        leases.set(lease.runId, Object.freeze({ ...lease }))
+        return Effect.void
+      }),
+    renewLease: (lease: RunStore.Lease) =>
+      Effect.sync(() => {
+        if (leases.get(lease.runId)?.owner !== lease.owner) return false
+        leases.set(lease.runId, Object.freeze({ ...lease }))
+        return true
+      }),
+    releaseLease: (runId: string, owner?: string | undefined) =>
+      Effect.sync(() => {
+        const held = leases.get(runId)
+        if (held === undefined || (owner !== undefined && held.owner !== owner)) return false
+        return leases.delete(runId)
+      }),
     close: () => Effect.void,
   })
 }

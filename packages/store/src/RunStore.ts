@@ -58,6 +58,19 @@ export interface ListQuery {
 }
 
 /**
+ * A run's lease: who holds it (an owner token, one per run start) and until when.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Lease {
+  readonly runId: string
+  readonly owner: string
+  /** Epoch ms; at or after it the lease is free. */
+  readonly expiresAt: number
+}
+
+/**
  * A store. `commit` is atomic and optimistic: it writes only when the run's head is
  * `seq - 1`, else fails with `CheckpointConflict` and writes nothing. The journal keeps
  * the first entry written under a key (`journalPut` answers whether it wrote).
@@ -77,12 +90,30 @@ export interface RunStore {
   readonly remove: (runId: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalPut: (runId: string, key: string, body: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalGet: (runId: string, key: string) => Effect.Effect<string | undefined, StoreError.StoreFailed>
+  /**
+   * Takes the run's lease until `lease.expiresAt`, atomically: when nobody holds it, the
+   * holder's expired (`expiresAt <= now`), or `lease.owner` holds it already. Else fails
+   * with `RunLeased` carrying the holder's expiry, and changes nothing. A lease needs no
+   * stored run (a new run takes it before its first checkpoint).
+   */
+  readonly takeLease: (lease: Lease, now: number) => Effect.Effect<void, StoreError.RunLeased | StoreError.StoreFailed>
+  /**
+   * Moves the expiry of `lease.owner`'s lease to `lease.expiresAt`; answers false (and
+   * changes nothing) when that owner holds it no more: another took it after it expired,
+   * or it was released, broken or removed with its run.
+   */
+  readonly renewLease: (lease: Lease) => Effect.Effect<boolean, StoreError.StoreFailed>
+  /**
+   * Drops the run's lease if `owner` holds it, or whoever holds it with no owner (a
+   * take-over: `breakLease`); answers whether one was dropped.
+   */
+  readonly releaseLease: (runId: string, owner?: string | undefined) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly close: () => Effect.Effect<void>
 }
 
 /**
  * A store written with Promises; a rejection becomes `StoreFailed`, except a
- * `CheckpointConflict` the store rejects with, which stays one.
+ * `CheckpointConflict` or `RunLeased` the store rejects with, which stays one.
  *
  * @since 0.1.0
  * @category constructors
@@ -95,6 +126,9 @@ export const fromPromise = (store: {
   readonly remove: (runId: string) => Promise<boolean>
   readonly journalPut: (runId: string, key: string, body: string) => Promise<boolean>
   readonly journalGet: (runId: string, key: string) => Promise<string | undefined>
+  readonly takeLease: (lease: Lease, now: number) => Promise<void>
+  readonly renewLease: (lease: Lease) => Promise<boolean>
+  readonly releaseLease: (runId: string, owner?: string | undefined) => Promise<boolean>
   readonly close: () => Promise<void>
 }): RunStore => {
   const lift = <A>(operation: string, f: () => Promise<A>) =>
@@ -112,6 +146,13 @@ export const fromPromise = (store: {
     remove: (runId: string) => lift("remove", () => store.remove(runId)),
     journalPut: (runId: string, key: string, body: string) => lift("journalPut", () => store.journalPut(runId, key, body)),
     journalGet: (runId: string, key: string) => lift("journalGet", () => store.journalGet(runId, key)),
+    takeLease: (lease: Lease, now: number) =>
+      Effect.tryPromise({
+        try: () => store.takeLease(lease, now),
+        catch: (cause) => cause instanceof StoreError.RunLeased ? cause : StoreError.storeFailed("takeLease", cause),
+      }),
+    renewLease: (lease: Lease) => lift("renewLease", () => store.renewLease(lease)),
+    releaseLease: (runId: string, owner?: string | undefined) => lift("releaseLease", () => store.releaseLease(runId, owner)),
     close: () => Effect.promise(() => store.close()),
   })
 }
@@ -190,6 +231,18 @@ export const list = (store: RunStore, query: ListQuery = {}): Promise<ReadonlyAr
  * @category running
  */
 export const remove = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(store.remove(runId))
+
+/**
+ * Drops the run's lease, whoever holds it: a take-over, for a supervisor that knows the
+ * holder's process is dead (it saw it exit) and will not wait for the lease to expire.
+ * A holder that is alive after all finds its lease gone at its next renewal and runs no
+ * more tools; its checkpoints conflict with the new holder's. Answers whether a lease was
+ * dropped.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const breakLease = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(store.releaseLease(runId))
 
 /**
  * @since 0.1.0

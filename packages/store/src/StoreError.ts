@@ -60,10 +60,26 @@ export class RunNotFound extends Data.TaggedError("RunNotFound")<{
 }> {}
 
 /**
+ * Another run of this run id holds its lease (a resume still running, here or in
+ * another process): this run did nothing (no model call, no tool, no checkpoint). Resume
+ * again after `expiresAt`, or, when you know the holder's process is dead, take the run
+ * over with `RunStore.breakLease`.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class RunLeased extends Data.TaggedError("RunLeased")<{
+  readonly runId: string
+  /** When the holder's lease ends unless it renews it (epoch ms). */
+  readonly expiresAt: number
+  readonly message: string
+}> {}
+
+/**
  * @since 0.1.0
  * @category models
  */
-export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed
+export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed | RunLeased
 
 /**
  * @since 0.1.0
@@ -96,3 +112,16 @@ export const storeFailed = (operation: string, cause: unknown): StoreFailed =>
  * @category constructors
  */
 export const runNotFound = (runId: string): RunNotFound => new RunNotFound({ runId, message: `no run ${runId} is stored` })
+
+/**
+ * @since 0.3.0
+ * @category constructors
+ */
+export const runLeased = (runId: string, expiresAt: number): RunLeased =>
+  new RunLeased({
+    runId,
+    expiresAt,
+    message: `run ${runId} is leased by another run of it until ${
+      Number.isFinite(expiresAt) ? new Date(expiresAt).toISOString() : "an unknown time"
+    } (unless its holder renews the lease): this run did nothing`,
+  })

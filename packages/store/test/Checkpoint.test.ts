@@ -165,5 +165,8 @@ const promiseOf = (store: RunStore.RunStore) => ({
   remove: (id: string) => Effect.runPromise(store.remove(id)),
   journalPut: (id: string, k: string, b: string) => Effect.runPromise(store.journalPut(id, k, b)),
   journalGet: (id: string, k: string) => Effect.runPromise(store.journalGet(id, k)),
+  takeLease: (lease: RunStore.Lease, now: number) => Effect.runPromise(store.takeLease(lease, now)),
+  renewLease: (lease: RunStore.Lease) => Effect.runPromise(store.renewLease(lease)),
+  releaseLease: (id: string, owner?: string) => Effect.runPromise(store.releaseLease(id, owner)),
   close: () => Effect.runPromise(store.close()),
 })

@@ -262,13 +262,16 @@ describe("UseCheckpoints with approvals", () => {
 
   it("carries out the decisions of a resume that died in the approved call, asking no one again", async () => {
     const { Decision } = await import("@hookline/agent")
-    const { effects, make, suspended, pending } = await approvalSetup()
+    const { store, effects, make, suspended, pending } = await approvalSetup()
     const held = heldCharge(effects)
     // The first resume dies inside the approved call (as a process killed there): its
     // run never goes on. It is aborted at the end only to leave nothing behind.
     const dead = new AbortController()
     const dying = make(held.tool).resume(suspended.id, [Decision.edit(pending, { amount: 1 })], { signal: dead.signal }).catch(() => undefined)
     await held.inside
+    // Its lease outlives it (its heartbeat would renew it here): a supervisor that saw
+    // the process die takes the run over knowingly.
+    expect(await RunStore.breakLease(store, suspended.id)).toBe(true)
     // A new process resumes the run by id, with no decisions: the approval was kept.
     const final = await make(chargeTool(effects)).resume(suspended.id)
     expect(final.execution.status).toBe("completed")

@@ -140,7 +140,7 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       assert.equal(loaded?.seq, 2)
       sameState(loaded?.state, (won[0] as Exit.Success<RunStore.Saved, unknown>).value.state)
     }),
-    using("fails the loser of two resumes of one run with CheckpointConflict; the store keeps the winner's run", async (store) => {
+    using("fails the loser of two resumes of one run with RunLeased or CheckpointConflict; the store keeps the winner's run", async (store) => {
       const runId = runIdOf("resume-race")
       // A run stored before it began: both resumes start its execution now.
       await RunStore.save(store, AgentState.make({ id: runId, messages: [Message.user("look it up")] }))
@@ -169,9 +169,133 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       const lost = exits.find(Exit.isFailure) as Exit.Failure<AgentState, unknown>
       const reason = lost.cause.reasons[0]
       assert.ok(reason !== undefined && reason._tag === "Fail", "the loser fails with a typed error")
-      assert.ok(reason.error instanceof StoreError.CheckpointConflict, `expected CheckpointConflict, got ${String(reason.error)}`)
+      // Refused the lease while the winner runs; or, when the winner ended before the
+      // loser asked for it, refused its first checkpoint.
+      assert.ok(
+        reason.error instanceof StoreError.RunLeased || reason.error instanceof StoreError.CheckpointConflict,
+        `expected RunLeased or CheckpointConflict, got ${String(reason.error)}`,
+      )
       assert.equal(reason.error.runId, runId)
       sameState((await RunStore.load(store, runId))?.state, winner)
+    }),
+    using("lets one of many takers at once take a run's lease; the others get RunLeased with its expiry", async (store) => {
+      const runId = runIdOf("lease-race")
+      const now = 1_000_000
+      const exits = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => Effect.runPromiseExit(store.takeLease({ runId, owner: `owner-${i}`, expiresAt: now + 1_000 + i }, now))),
+      )
+      const won = exits.flatMap((exit, i) => (Exit.isSuccess(exit) ? [i] : []))
+      assert.equal(won.length, 1, "exactly one taker holds the lease")
+      const winner = won[0] as number
+      for (const [i, exit] of exits.entries()) {
+        if (i === winner) continue
+        const error = await failureOf(Effect.suspend(() => exit))
+        assert.ok(error instanceof StoreError.RunLeased, `expected RunLeased, got ${String(error)}`)
+        assert.equal(error.runId, runId)
+        assert.equal(error.expiresAt, now + 1_000 + winner)
+        assert.ok(error.message.includes(runId))
+      }
+      // The winner holds it still: a late taker is refused too.
+      const late = await failureOf(store.takeLease({ runId, owner: "late", expiresAt: now + 5_000 }, now + 10))
+      assert.ok(late instanceof StoreError.RunLeased)
+    }),
+    using("frees a lease at its expiry: the next taker gets it, and the old holder can no longer renew it", async (store) => {
+      const runId = runIdOf("lease-expiry")
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 2_000 }, 1_000))
+      const before = await failureOf(store.takeLease({ runId, owner: "b", expiresAt: 3_000 }, 1_999))
+      assert.ok(before instanceof StoreError.RunLeased)
+      assert.equal(before.expiresAt, 2_000)
+      // Expired at 2,000 (time is an argument: no sleep).
+      await Effect.runPromise(store.takeLease({ runId, owner: "b", expiresAt: 3_000 }, 2_000))
+      assert.equal(await Effect.runPromise(store.renewLease({ runId, owner: "a", expiresAt: 9_000 })), false)
+      const after = await failureOf(store.takeLease({ runId, owner: "a", expiresAt: 4_000 }, 2_500))
+      assert.ok(after instanceof StoreError.RunLeased)
+      assert.equal(after.expiresAt, 3_000)
+    }),
+    using("renews a lease for its holder only", async (store) => {
+      const runId = runIdOf("lease-renew")
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 2_000 }, 1_000))
+      assert.equal(await Effect.runPromise(store.renewLease({ runId, owner: "a", expiresAt: 5_000 })), true)
+      const refused = await failureOf(store.takeLease({ runId, owner: "b", expiresAt: 6_000 }, 3_000))
+      assert.ok(refused instanceof StoreError.RunLeased)
+      assert.equal(refused.expiresAt, 5_000)
+      assert.equal(await Effect.runPromise(store.renewLease({ runId, owner: "b", expiresAt: 9_000 })), false)
+      const still = await failureOf(store.takeLease({ runId, owner: "b", expiresAt: 6_000 }, 4_999))
+      assert.ok(still instanceof StoreError.RunLeased)
+      assert.equal(still.expiresAt, 5_000)
+      // No lease at all: nothing to renew.
+      assert.equal(await Effect.runPromise(store.renewLease({ runId: `${runId}-none`, owner: "a", expiresAt: 9_000 })), false)
+    }),
+    using("releases a lease for its holder; breaks it for anyone who asks without an owner", async (store) => {
+      const runId = runIdOf("lease-release")
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 2_000 }, 1_000))
+      assert.equal(await Effect.runPromise(store.releaseLease(runId, "b")), false)
+      assert.ok((await failureOf(store.takeLease({ runId, owner: "b", expiresAt: 3_000 }, 1_500))) instanceof StoreError.RunLeased)
+      assert.equal(await Effect.runPromise(store.releaseLease(runId, "a")), true)
+      assert.equal(await Effect.runPromise(store.releaseLease(runId, "a")), false)
+      await Effect.runPromise(store.takeLease({ runId, owner: "b", expiresAt: 3_000 }, 1_500))
+      // A take-over: dropped whoever holds it.
+      assert.equal(await RunStore.breakLease(store, runId), true)
+      assert.equal(await Effect.runPromise(store.renewLease({ runId, owner: "b", expiresAt: 9_000 })), false)
+      await Effect.runPromise(store.takeLease({ runId, owner: "c", expiresAt: 3_000 }, 1_500))
+    }),
+    using("lets the holder take its lease again, to a new expiry", async (store) => {
+      const runId = runIdOf("lease-retake")
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 2_000 }, 1_000))
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 3_000 }, 1_500))
+      const refused = await failureOf(store.takeLease({ runId, owner: "b", expiresAt: 4_000 }, 2_500))
+      assert.ok(refused instanceof StoreError.RunLeased)
+      assert.equal(refused.expiresAt, 3_000)
+    }),
+    using("drops a run's lease with the run", async (store) => {
+      const runId = runIdOf("lease-remove")
+      await RunStore.save(store, started(runId))
+      await Effect.runPromise(store.takeLease({ runId, owner: "a", expiresAt: 2_000 }, 1_000))
+      assert.equal(await RunStore.remove(store, runId), true)
+      await Effect.runPromise(store.takeLease({ runId, owner: "b", expiresAt: 2_000 }, 1_000))
+      assert.equal(await Effect.runPromise(store.renewLease({ runId, owner: "a", expiresAt: 9_000 })), false)
+    }),
+    using("refuses a resume while another run holds the lease: RunLeased, no model call, no tool, no checkpoint", async (store) => {
+      const runId = runIdOf("lease-resume")
+      const saved = await RunStore.save(store, AgentState.make({ id: runId, messages: [Message.user("look it up")] }))
+      let calls = 0
+      let asked = 0
+      const lookup = Tool.make({
+        name: "lookup",
+        parameters: Codecs.JsonObject,
+        jsonSchema: { type: "object" },
+        execute: () => {
+          calls++
+          return { found: true }
+        },
+      })
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([
+          ScriptedDriver.respond(() => {
+            asked++
+            return ScriptedDriver.toolCalls([{ name: "lookup", arguments: {} }])
+          }),
+          ScriptedDriver.text("done"),
+        ])),
+        UseTools([lookup]),
+        UseCheckpoints(store),
+      )
+      // Another process's run holds it (the agents read the real clock).
+      const expiresAt = Date.now() + 600_000
+      await Effect.runPromise(store.takeLease({ runId, owner: "another process", expiresAt }, Date.now()))
+      const error = await failureOf(agent.resumeEffect(runId))
+      assert.ok(error instanceof StoreError.RunLeased, `expected RunLeased, got ${String(error)}`)
+      assert.equal(error.runId, runId)
+      assert.equal(error.expiresAt, expiresAt)
+      assert.equal(asked, 0, "no model call")
+      assert.equal(calls, 0, "no tool")
+      assert.equal((await RunStore.load(store, runId))?.seq, saved.seq, "no checkpoint")
+      // Its holder lets it go: the resume goes on, and releases it at the end.
+      assert.equal(await Effect.runPromise(store.releaseLease(runId, "another process")), true)
+      const final = await Effect.runPromise(agent.resumeEffect(runId))
+      assert.equal(final.execution.status, "completed")
+      assert.equal(calls, 1)
+      await Effect.runPromise(store.takeLease({ runId, owner: "after", expiresAt: Date.now() + 1_000 }, Date.now()))
     }),
     using("lists runs by status and time, newest first", async (store) => {
       const tag = runIdOf("list")

@@ -42,12 +42,22 @@ export const migrations: ReadonlyArray<ReadonlyArray<string>> = [
       PRIMARY KEY (run_id, key)
     )`,
   ],
+  // 2: run leases, apart from the runs (a new run takes its lease before its first
+  // checkpoint). A database at version 1 gains the table and keeps its runs.
+  [
+    `CREATE TABLE IF NOT EXISTS hookline_leases (
+      run_id text PRIMARY KEY,
+      owner text NOT NULL,
+      expires_at bigint NOT NULL
+    )`,
+  ],
 ]
 
 // An arbitrary constant: the advisory lock that serializes migrations between processes.
 const migrationLock = 7_310_413
 
-export const migrate = async (client: SqlClient): Promise<number> =>
+// `upTo`: the last version to apply (the tests make a database of an older version).
+export const migrate = async (client: SqlClient, upTo: number = migrations.length): Promise<number> =>
   client.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${migrationLock})`)
     await tx.query(`CREATE TABLE IF NOT EXISTS hookline_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)`)
@@ -56,16 +66,38 @@ export const migrate = async (client: SqlClient): Promise<number> =>
     if (from > migrations.length) {
       throw new Error(`the database is at schema version ${from}, newer than this library's ${migrations.length}`)
     }
-    for (let version = from + 1; version <= migrations.length; version++) {
+    const to = Math.min(upTo, migrations.length)
+    for (let version = from + 1; version <= to; version++) {
       for (const statement of migrations[version - 1] ?? []) await tx.query(statement)
       await tx.query(`INSERT INTO hookline_migrations (version, applied_at) VALUES ($1, $2)`, [version, Date.now()])
     }
-    return migrations.length
+    return Math.max(from, to)
   })
 
 const head = async (tx: SqlClient, runId: string): Promise<number> => {
   const found = await tx.query(`SELECT seq FROM hookline_runs WHERE run_id = $1`, [runId])
   return Number(found.rows[0]?.["seq"] ?? 0)
+}
+
+// Takes the lease in one statement: inserted when free, taken over when the holder's
+// expired or is this owner. Of two takers at once, the second waits on the first's row
+// and re-checks the condition against it (PostgreSQL's ON CONFLICT), so one wins.
+// Answers undefined when taken, else the holder's expiry.
+const take = async (client: SqlClient, lease: RunStore.Lease, now: number): Promise<number | undefined> => {
+  // A holder that releases between the two statements: take again (bounded).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const taken = await client.query(
+      `INSERT INTO hookline_leases (run_id, owner, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE hookline_leases.owner = EXCLUDED.owner OR hookline_leases.expires_at <= $4`,
+      [lease.runId, lease.owner, lease.expiresAt, now],
+    )
+    if (taken.affected === 1) return undefined
+    const holder = await client.query(`SELECT expires_at FROM hookline_leases WHERE run_id = $1`, [lease.runId])
+    const row = holder.rows[0]
+    if (row !== undefined) return Number(row["expires_at"])
+  }
+  throw new Error(`the lease of run ${lease.runId} changed hands three times while it was taken`)
 }
 
 class Conflict {
@@ -141,6 +173,7 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
           const runs = await tx.query(`DELETE FROM hookline_runs WHERE run_id = $1`, [runId])
           await tx.query(`DELETE FROM hookline_checkpoints WHERE run_id = $1`, [runId])
           const journal = await tx.query(`DELETE FROM hookline_journal WHERE run_id = $1`, [runId])
+          await tx.query(`DELETE FROM hookline_leases WHERE run_id = $1`, [runId])
           return runs.affected > 0 || journal.affected > 0
         })),
     journalPut: (runId: string, key: string, body: string) =>
@@ -155,6 +188,25 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
       lift("journalGet", async () => {
         const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key])
         return found.rows[0]?.["body"] as string | undefined
+      }),
+    takeLease: (lease: RunStore.Lease, now: number) =>
+      Effect.flatMap(lift("takeLease", () => take(client, lease, now)), (holder) =>
+        holder === undefined ? Effect.void : Effect.fail(StoreError.runLeased(lease.runId, holder))),
+    renewLease: (lease: RunStore.Lease) =>
+      lift("renewLease", async () => {
+        const renewed = await client.query(`UPDATE hookline_leases SET expires_at = $3 WHERE run_id = $1 AND owner = $2`, [
+          lease.runId,
+          lease.owner,
+          lease.expiresAt,
+        ])
+        return renewed.affected === 1
+      }),
+    releaseLease: (runId: string, owner?: string | undefined) =>
+      lift("releaseLease", async () => {
+        const dropped = owner === undefined
+          ? await client.query(`DELETE FROM hookline_leases WHERE run_id = $1`, [runId])
+          : await client.query(`DELETE FROM hookline_leases WHERE run_id = $1 AND owner = $2`, [runId, owner])
+        return dropped.affected > 0
       }),
     close: () => Effect.promise(close),
   })

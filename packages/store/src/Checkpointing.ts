@@ -156,8 +156,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return Effect.succeed(saved.state)
     })
 
+  // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
   const checkpoint = (ctx: HookContext, entry: Tracked) =>
-    Effect.map(
+    entry.lost ? Effect.succeed(ctx) : Effect.map(
       Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
@@ -273,9 +274,13 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
       const entry = runs.get(key)
       if (entry !== undefined && !entry.lost) return Effect.succeed(ctx)
-      return Effect.succeed(
-        HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it holds it`),
-      )
+      const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
+      if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return Effect.succeed(blocked)
+      // Lost while running: the run stops after this step, as a refused run would.
+      const error = StoreError.runLost(ctx.state.id)
+      const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
+      refusals.set(signal, error)
+      return Effect.succeed(HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal)))
     })
   )
 

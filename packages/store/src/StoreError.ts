@@ -125,3 +125,17 @@ export const runLeased = (runId: string, expiresAt: number): RunLeased =>
       Number.isFinite(expiresAt) ? new Date(expiresAt).toISOString() : "an unknown time"
     } (unless its holder renews the lease): this run did nothing`,
   })
+
+/**
+ * A run that held its lease and lost it while it ran (broken with `RunStore.breakLease`,
+ * or taken by another run after it expired): `RunLeased`, with no known expiry.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const runLost = (runId: string): RunLeased =>
+  new RunLeased({
+    runId,
+    expiresAt: Number.NaN,
+    message: `run ${runId} lost its lease while it ran (broken, or taken by another run after it expired): it ran no more tools and wrote no more checkpoints`,
+  })

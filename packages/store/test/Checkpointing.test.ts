@@ -1,11 +1,12 @@
 import { AgentBuilder, Tool, UseDriver, UseGuards, UseTools } from "@hookline/agent"
 import { Codecs, type AgentState } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
-import { Effect } from "effect"
+import { Clock, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { MemoryStore, RunStore, StoreError } from "../src/index.js"
-import { UseCheckpoints } from "../src/Checkpointing.js"
+import { UseCheckpoints, type Options } from "../src/Checkpointing.js"
 
 // A model that asks for `charge` twice per step for three steps, then answers. Its tool
 // call ids are random, as a real model's are: only the journal gives the same ids back.
@@ -279,5 +280,153 @@ describe("UseCheckpoints with approvals", () => {
     dead.abort()
     held.release()
     await dying
+  })
+})
+
+describe("UseCheckpoints leases", () => {
+  // A tool held inside its call (amount 1, the approved one) until `release`.
+  const held = (effects: Effects) => {
+    let release: () => void = () => {}
+    let entered: () => void = () => {}
+    const inside = new Promise<void>((resolve) => (entered = resolve))
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const tool = Tool.make({
+      name: "charge",
+      parameters: t.type({ amount: t.number }),
+      execute: async ({ amount }, context) => {
+        if (amount === 1) {
+          entered()
+          await gate
+        }
+        effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
+        return { charged: amount }
+      },
+    })
+    return { tool, inside, release: () => release() }
+  }
+
+  // A run suspended on the call of amount 1, its approval, and agents on one store.
+  const suspendedRun = async (store: RunStore.RunStore = MemoryStore.make(), options: Options = {}) => {
+    const { Decision } = await import("@hookline/agent")
+    const effects: Effects = { log: [] }
+    const approval = await approvalHook()
+    const make = (tool: ReturnType<typeof chargeTool>) =>
+      AgentBuilder.make(UseDriver(model()), UseTools([tool]), UseGuards({ maxSteps: 10 }), approval, UseCheckpoints(store, options))
+    const suspended = await make(chargeTool(effects)).run("charge me")
+    const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
+    return { store, effects, make, suspended, approve: [Decision.approve(pending)] }
+  }
+
+  it("refuses a resume of the run by the same agent while its first resume is in a tool: RunLeased, and the tool runs once", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun()
+    const slow = held(effects)
+    const agent = make(slow.tool)
+    const first = agent.resume(suspended.id, approve)
+    await slow.inside
+    // The crash-recovery call (no decisions: it would carry out the kept approval).
+    const second = await agent.resume(suspended.id).then(() => undefined, (e: unknown) => e)
+    expect(second).toBeInstanceOf(StoreError.RunLeased)
+    expect(second).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
+    expect((second as StoreError.RunLeased).message).toContain(suspended.id)
+    slow.release()
+    const final = await first
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
+    // The first run's record was its own: its checkpoints are the run.
+    expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
+    // Released at the end: the run can be resumed again (it is finished).
+    expect(await agent.resume(suspended.id)).toEqual(final)
+  })
+
+  it("refuses a resume by another agent while the first resume is in a tool; a plain run of the id stops with RunLeased", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun()
+    const slow = held(effects)
+    const first = make(slow.tool).resume(suspended.id, approve)
+    await slow.inside
+    const other = make(chargeTool(effects))
+    const second = await other.resume(suspended.id).then(() => undefined, (e: unknown) => e)
+    expect(second).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
+    // agent.run never rejects: the run ends stopped with the lease's hard stop signal.
+    const stored = (await RunStore.load(store, suspended.id))?.state as AgentState
+    const ran = await other.run(stored)
+    expect(ran.execution.status).toBe("stopped")
+    expect(ran.execution.stopReason).toBe("RunLeased")
+    expect(ran.execution.steps.length).toBe(stored.execution.steps.length)
+    slow.release()
+    const final = await first
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.filter((e) => e.amount === 1)).toHaveLength(1)
+    expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
+  })
+
+  it("keeps the lease through a tool that runs longer than its time to live (heartbeat on Effect's clock)", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
+    const slow = held(effects)
+    const program = Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(make(slow.tool).resumeEffect(suspended.id, approve))
+      yield* Effect.promise(() => slow.inside)
+      // Three times the lease's time to live, inside the tool.
+      yield* TestClock.adjust("90 seconds")
+      const now = yield* Clock.currentTimeMillis
+      const refused = yield* Effect.flip(store.takeLease({ runId: suspended.id, owner: "other", expiresAt: now + 1 }, now))
+      slow.release()
+      const final = yield* Fiber.join(fiber)
+      // Released at AfterExecution.
+      yield* store.takeLease({ runId: suspended.id, owner: "after", expiresAt: now + 1 }, now)
+      return { refused, final, now }
+    })
+    const { refused, final, now } = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(now).toBe(90_000)
+    expect(refused).toBeInstanceOf(StoreError.RunLeased)
+    // Renewed within the last third of its time to live.
+    expect((refused as StoreError.RunLeased).expiresAt).toBeGreaterThan(now + 10_000)
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.filter((e) => e.amount === 1)).toHaveLength(1)
+  })
+
+  it("lets a resume go on once a dead holder's lease expired, not before", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
+    const program = Effect.gen(function*() {
+      // A process that took the lease at 0 and died.
+      yield* store.takeLease({ runId: suspended.id, owner: "dead", expiresAt: 30_000 }, 0)
+      yield* TestClock.setTime(29_999)
+      const early = yield* Effect.flip(make(chargeTool(effects)).resumeEffect(suspended.id, approve))
+      yield* TestClock.setTime(30_000)
+      const final = yield* make(chargeTool(effects)).resumeEffect(suspended.id, approve)
+      return { early, final }
+    })
+    const { early, final } = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(early).toMatchObject({ _tag: "RunLeased", runId: suspended.id, expiresAt: 30_000 })
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
+  })
+
+  it("stops a run that lost its lease: no more tools, no more checkpoints, its resume rejects with RunLeased", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
+    const slow = held(effects)
+    const program = Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(Effect.flip(make(slow.tool).resumeEffect(suspended.id, approve)))
+      yield* Effect.promise(() => slow.inside)
+      const before = yield* RunStore.loadEffect(store, suspended.id)
+      // Taken over (a supervisor that thought it dead), then the next renewal.
+      yield* Effect.promise(() => RunStore.breakLease(store, suspended.id))
+      yield* TestClock.adjust("10 seconds")
+      slow.release()
+      const error = yield* Fiber.join(fiber)
+      const after = yield* RunStore.loadEffect(store, suspended.id)
+      return { error, before, after }
+    })
+    const { error, before, after } = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(error).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
+    expect(String((error as StoreError.RunLeased).message)).toContain("lost its lease")
+    // The held call finished (it was running); the step's next call and later steps did not run.
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1])
+    expect(after?.seq).toBe(before?.seq)
+  })
+
+  it("refuses a lease shorter than 10 ms or not a duration", () => {
+    expect(() => UseCheckpoints(MemoryStore.make(), { lease: "1 millis" })).toThrow(/lease.*at least 10 ms/)
+    expect(() => UseCheckpoints(MemoryStore.make(), { lease: "soon" as never })).toThrow(/lease/)
+    expect(() => UseCheckpoints(MemoryStore.make(), { lease: Number.POSITIVE_INFINITY })).toThrow(/lease/)
   })
 })

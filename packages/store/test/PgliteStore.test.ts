@@ -1,7 +1,9 @@
 import { AgentState, Message } from "@hookline/core"
 import { StoreConformance } from "@hookline/testing"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PgliteStore, RunStore } from "../src/index.js"
+import { PgliteStore, RunStore, StoreError } from "../src/index.js"
+import * as Sql from "../src/internal/sql.js"
 import { temporaryFolder } from "./support/folders.js"
 
 // One folder for the whole file: a new folder's first open takes seconds.
@@ -26,5 +28,46 @@ describe("PgliteStore", () => {
     await RunStore.close(store as RunStore.RunStore)
     store = await PgliteStore.open({ dataDir: folder.path })
     expect((await RunStore.load(store, "survivor"))?.state).toEqual(state)
+  }, 120_000)
+
+  it("opens a database of schema version 1 (before leases): its runs load, and leases work", async () => {
+    const old = temporaryFolder("pglite-v1")
+    try {
+      // A database as the previous version of the library left it.
+      const { PGlite } = await import("@electric-sql/pglite")
+      const db = await PGlite.create(old.path)
+      const client: Sql.SqlClient = {
+        query: async (text, params) => {
+          const result = await db.query<Record<string, unknown>>(text, params === undefined ? undefined : [...params])
+          return { rows: result.rows, affected: result.affectedRows ?? 0 }
+        },
+        transaction: (f) => db.transaction((tx) => f({ query: async (text, params) => {
+          const result = await tx.query<Record<string, unknown>>(text, params === undefined ? undefined : [...params])
+          return { rows: result.rows, affected: result.affectedRows ?? 0 }
+        }, transaction: () => Promise.reject(new Error("nested")) })),
+      }
+      expect(await Sql.migrate(client, 1)).toBe(1)
+      const v1 = Sql.make("pglite", client, () => db.close())
+      const state = AgentState.make({ id: "from-v1", messages: [Message.user("written before leases")] })
+      await RunStore.save(v1, state)
+      const tables = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'hookline_leases'`)
+      expect(tables.rows[0]?.n).toBe(0)
+      await RunStore.close(v1)
+      // This version opens it: migration 2 adds the leases, the run is still there.
+      const current = await PgliteStore.open({ dataDir: old.path })
+      try {
+        expect((await RunStore.load(current, "from-v1"))?.state).toEqual(state)
+        await Effect.runPromise(current.takeLease({ runId: "from-v1", owner: "a", expiresAt: 2_000 }, 1_000))
+        const refused = await Effect.runPromise(Effect.flip(current.takeLease({ runId: "from-v1", owner: "b", expiresAt: 2_000 }, 1_000)))
+        expect(refused).toBeInstanceOf(StoreError.RunLeased)
+        const saved = await RunStore.load(current, "from-v1")
+        await RunStore.save(current, AgentState.appendMessage(state, Message.user("and after")), saved)
+        expect((await RunStore.load(current, "from-v1"))?.seq).toBe(2)
+      } finally {
+        await RunStore.close(current)
+      }
+    } finally {
+      old.remove()
+    }
   }, 120_000)
 })

@@ -2,7 +2,7 @@ import { AgentState, Message } from "@hookline/core"
 import { StoreConformance } from "@hookline/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PostgresStore, RunStore } from "../src/index.js"
+import { PostgresStore, RunStore, StoreError } from "../src/index.js"
 import { startPostgres, type Server } from "./support/postgres.js"
 
 // One server for the whole file.
@@ -51,6 +51,21 @@ describe("PostgresStore", () => {
       expect((await RunStore.load(other, "two-writers"))?.state).toEqual(winner)
     } finally {
       await RunStore.close(other)
+    }
+  })
+
+  it("lets one of two stores (two processes) take a run's lease at once", async () => {
+    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    try {
+      const stores = [store as RunStore.RunStore, ...others]
+      const exits = await Promise.all(
+        stores.map((s, i) => Effect.runPromiseExit(s.takeLease({ runId: "two-holders", owner: `process-${i}`, expiresAt: 2_000 }, 1_000))),
+      )
+      expect(exits.filter((e) => e._tag === "Success")).toHaveLength(1)
+      const refused = exits.filter((e) => e._tag === "Failure").map((e) => (e._tag === "Failure" ? e.cause.reasons[0] : undefined))
+      expect(refused.every((r) => r?._tag === "Fail" && r.error instanceof StoreError.RunLeased && r.error.expiresAt === 2_000)).toBe(true)
+    } finally {
+      await Promise.all(others.map(RunStore.close))
     }
   })
 

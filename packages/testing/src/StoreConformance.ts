@@ -18,8 +18,8 @@
  *
  * @since 0.1.0
  */
-import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, Message, Step, StopSignal, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, HookContext, HookTriggers, Message, Step, StopSignal, ToolCall, ToolExecution } from "@hookline/core"
 import { RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import * as assert from "node:assert/strict"
@@ -296,6 +296,59 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       assert.equal(final.execution.status, "completed")
       assert.equal(calls, 1)
       await Effect.runPromise(store.takeLease({ runId, owner: "after", expiresAt: Date.now() + 1_000 }, Date.now()))
+    }),
+    using("runs an approved call once when the run is resumed again while its first resume is in the call", async (store) => {
+      const runId = runIdOf("lease-slow-tool")
+      let runs = 0
+      let entered: () => void = () => undefined
+      let release: () => void = () => undefined
+      const inside = new Promise<void>((resolve) => (entered = resolve))
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const refund = Tool.make({
+        name: "refund",
+        parameters: Codecs.JsonObject,
+        jsonSchema: { type: "object" },
+        execute: async () => {
+          runs++
+          entered()
+          await gate
+          return { refunded: true }
+        },
+      })
+      const agent = () =>
+        AgentBuilder.make(
+          UseDriver(ScriptedDriver.make([
+            ScriptedDriver.respond((request) =>
+              request.messages.toArray().some((m) => m.role === "tool")
+                ? ScriptedDriver.text("done")
+                : ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }])
+            ),
+          ], { repeatLast: true })),
+          UseTools([refund]),
+          UseHook((ctx) => (ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve the refund", {}) : ctx), {
+            triggers: HookTriggers.beforeToolUse,
+            name: "conformance:approval",
+          }),
+          UseCheckpoints(store),
+        )
+      const suspended = await Effect.runPromise(agent().runEffect(AgentState.make({ id: runId, messages: [Message.user("refund")] })))
+      assert.equal(suspended.execution.status, "suspended")
+      const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
+      const first = Effect.runPromise(agent().resumeEffect(runId, [Decision.approve(pending)]))
+      await inside
+      // A worker picking up the run as if its process had died: no decisions, so it would
+      // carry out the kept approval. The lease refuses it.
+      const error = await failureOf(agent().resumeEffect(runId))
+      assert.ok(error instanceof StoreError.RunLeased, `expected RunLeased, got ${String(error)}`)
+      assert.equal(error.runId, runId)
+      release()
+      const final = await first
+      assert.equal(final.execution.status, "completed", JSON.stringify(final.execution.stopSignals))
+      assert.equal(runs, 1, "the approved call ran once")
+      sameState((await RunStore.load(store, runId))?.state, final)
+      // Released: resuming the finished run gives it back, and runs nothing.
+      sameState(await Effect.runPromise(agent().resumeEffect(runId)), final)
+      assert.equal(runs, 1)
     }),
     using("lists runs by status and time, newest first", async (store) => {
       const tag = runIdOf("list")

@@ -49,6 +49,9 @@ try {
   // The parent starts its kill timer here, once the process is up and the store open.
   process.stderr.write("ready\n")
   const began = Date.now()
+  // The killed process's lease outlives it (30 seconds by default). The parent saw it
+  // die (SIGKILL, then its exit): it takes the run over knowingly, without waiting.
+  if (mode === "resume") await RunStore.breakLease(store, runId)
   const final = mode === "run"
     ? await agent.run(AgentState.make({ id: runId, messages: [Message.user("charge me")] }))
     : await agent.resume(runId)

@@ -2,6 +2,7 @@ import { AgentState, Message } from "@hookline/core"
 import { StoreConformance } from "@hookline/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { join } from "node:path"
 import { PgliteStore, RunStore, StoreError } from "../src/index.js"
 import * as Sql from "../src/internal/sql.js"
 import { temporaryFolder } from "./support/folders.js"
@@ -68,6 +69,19 @@ describe("PgliteStore", () => {
       }
     } finally {
       old.remove()
+    }
+  }, 120_000)
+
+  it("makes the folders of a nested path that does not exist yet", async () => {
+    const nested = temporaryFolder("pglite-nested")
+    try {
+      const deep = await PgliteStore.open({ dataDir: join(nested.path, "runs", "of", "today") })
+      const state = AgentState.make({ id: "deep", messages: [Message.user("down here")] })
+      await RunStore.save(deep, state)
+      expect((await RunStore.load(deep, "deep"))?.state).toEqual(state)
+      await RunStore.close(deep)
+    } finally {
+      nested.remove()
     }
   }, 120_000)
 })

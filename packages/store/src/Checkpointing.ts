@@ -57,8 +57,8 @@ const lastPriority = -1_000_000
 /** The lease is taken before any other hook runs, and tools are refused before any other hook sees them. */
 const firstPriority = 1_000_000
 
-/** @internal the default time to live of a run's lease. */
-export const defaultLease: Duration.Input = "30 seconds"
+/** The default time to live of a run's lease (docs/decisions.md says why). */
+const defaultLease: Duration.Input = "30 seconds"
 
 /**
  * The stop reason of a run that could not take its run's lease: hard (no continuation

@@ -1,5 +1,5 @@
 import { AgentBuilder, Tool, UseDriver, UseGuards, UseTools } from "@hookline/agent"
-import { Codecs, type AgentState } from "@hookline/core"
+import { AgentState, Codecs, Message } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import { Clock, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
@@ -343,6 +343,25 @@ describe("UseCheckpoints leases", () => {
     expect(final.execution.status).toBe("completed")
     expect(effects.log.filter((e) => e.amount === 1)).toHaveLength(1)
     expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
+  })
+
+  it("holds the lease from a new run's start: a resume of its id while it runs is refused", async () => {
+    const store = MemoryStore.make()
+    const effects: Effects = { log: [] }
+    const slow = held(effects)
+    const running = agentOf(store, effects)
+    const agent = AgentBuilder.make(UseDriver(model()), UseTools([slow.tool]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store))
+    const started = agent.run(AgentState.make({ id: "new-run", messages: [Message.user("charge me")] }))
+    await slow.inside
+    // Its first checkpoint is stored: a worker sees a "running" run and resumes it.
+    expect((await RunStore.load(store, "new-run"))?.state.execution.status).toBe("running")
+    const refused = await running.resume("new-run").then(() => undefined, (e: unknown) => e)
+    expect(refused).toMatchObject({ _tag: "RunLeased", runId: "new-run" })
+    slow.release()
+    const final = await started
+    expect(final.execution.status).toBe("completed")
+    expect(effects.log.filter((e) => e.amount === 1)).toHaveLength(1)
+    expect((await RunStore.load(store, "new-run"))?.state).toEqual(final)
   })
 
   it("keeps the lease through a tool that runs longer than its time to live (heartbeat on Effect's clock)", async () => {

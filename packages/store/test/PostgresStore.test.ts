@@ -3,6 +3,7 @@ import { StoreConformance } from "@hookline/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PostgresStore, RunStore, StoreError } from "../src/index.js"
+import * as Sql from "../src/internal/sql.js"
 import { startPostgres, type Server } from "./support/postgres.js"
 
 // One server for the whole file.
@@ -66,6 +67,52 @@ describe("PostgresStore", () => {
       expect(refused.every((r) => r?._tag === "Fail" && r.error instanceof StoreError.RunLeased && r.error.expiresAt === 2_000)).toBe(true)
     } finally {
       await Promise.all(others.map(RunStore.close))
+    }
+  })
+
+  it("opens a database of schema version 1 (before leases): its runs load, and leases work", async () => {
+    const pg = await import("pg")
+    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    await admin.connect()
+    const url = new URL((server as Server).connectionString)
+    url.pathname = "/hookline_v1"
+    try {
+      await admin.query("DROP DATABASE IF EXISTS hookline_v1")
+      await admin.query("CREATE DATABASE hookline_v1")
+      // The database as the previous version of the library left it.
+      const pool = new pg.default.Pool({ connectionString: url.toString(), max: 1 })
+      const client: Sql.SqlClient = {
+        query: async (text, params) => {
+          const result = await pool.query(text, params === undefined ? undefined : [...params])
+          return { rows: result.rows, affected: result.rowCount ?? 0 }
+        },
+        // Setting up a fixture: its statements need not be atomic.
+        transaction: (f) => f(client),
+      }
+      expect(await Sql.migrate(client, 1)).toBe(1)
+      const state = AgentState.make({ id: "from-v1", messages: [Message.user("written before leases")] })
+      await RunStore.save(Sql.make("postgres", client, () => pool.end()), state)
+      await pool.end()
+      const current = await PostgresStore.open({ connectionString: url.toString() })
+      try {
+        expect((await RunStore.load(current, "from-v1"))?.state).toEqual(state)
+        await Effect.runPromise(current.takeLease({ runId: "from-v1", owner: "a", expiresAt: 2_000 }, 1_000))
+        const refused = await Effect.runPromise(Effect.flip(current.takeLease({ runId: "from-v1", owner: "b", expiresAt: 2_000 }, 1_000)))
+        expect(refused).toBeInstanceOf(StoreError.RunLeased)
+      } finally {
+        await RunStore.close(current)
+      }
+      const check = new pg.default.Client({ connectionString: url.toString() })
+      await check.connect()
+      try {
+        const applied = await check.query("SELECT version FROM hookline_migrations ORDER BY version")
+        expect(applied.rows.map((r: { version: number }) => r.version)).toEqual([1, 2])
+      } finally {
+        await check.end()
+      }
+    } finally {
+      await admin.query("DROP DATABASE IF EXISTS hookline_v1").catch(() => undefined)
+      await admin.end()
     }
   })
 

@@ -364,6 +364,39 @@ describe("UseCheckpoints leases", () => {
     expect((await RunStore.load(store, "new-run"))?.state).toEqual(final)
   })
 
+  it("releases the lease however the run ends: suspended, aborted, failed", async () => {
+    const { UseHook } = await import("@hookline/agent")
+    const { HookTriggers } = await import("@hookline/core")
+    const free = (store: RunStore.RunStore, runId: string) =>
+      Effect.runPromise(Effect.result(store.takeLease({ runId, owner: "next", expiresAt: Date.now() + 60_000 }, Date.now())))
+    // Suspended: the run that suspended let its lease go.
+    const { store, effects, make, suspended, approve } = await suspendedRun()
+    expect((await free(store, suspended.id))._tag).toBe("Success")
+    expect(await Effect.runPromise(store.releaseLease(suspended.id, "next"))).toBe(true)
+    // Aborted inside the approved call.
+    const slow = held(effects)
+    const abort = new AbortController()
+    const aborted = make(slow.tool).resume(suspended.id, approve, { signal: abort.signal })
+    await slow.inside
+    expect((await free(store, suspended.id))._tag).toBe("Failure")
+    abort.abort()
+    slow.release()
+    expect((await aborted).execution.status).toBe("stopped")
+    expect((await free(store, suspended.id))._tag).toBe("Success")
+    // Failed: a hook that throws ends the run failed.
+    const failing = AgentBuilder.make(
+      UseDriver(model()),
+      UseTools([chargeTool(effects)]),
+      UseHook(() => {
+        throw new Error("broken hook")
+      }, { triggers: HookTriggers.beforeInference, name: "test:broken" }),
+      UseCheckpoints(store),
+    )
+    const failed = await failing.run(AgentState.make({ id: "fails", messages: [Message.user("charge me")] }))
+    expect(failed.execution.status).toBe("failed")
+    expect((await free(store, "fails"))._tag).toBe("Success")
+  })
+
   it("keeps the lease through a tool that runs longer than its time to live (heartbeat on Effect's clock)", async () => {
     const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
     const slow = held(effects)

@@ -801,8 +801,8 @@ class Run<R> {
   // and the model would read an unanswered call (found by the fuzzer, issue 13).
   private settleTools(why: string, keepPending = false): void {
     const messages = this.state.context.messages
-    // The last assistant message, and the tool messages after it (a hook may have
-    // added other messages in between).
+    // The last assistant message, and the tool messages after it (a state given by
+    // hand may have other messages in between; a hook's return may not, contextCheck.ts).
     let i = messages.length - 1
     const answered: Array<string> = []
     for (let m = messages.at(i); m !== undefined && m.role !== "assistant"; m = messages.at(--i)) {

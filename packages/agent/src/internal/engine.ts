@@ -248,6 +248,9 @@ class Run<R> {
   private stale = true
   // The step being run, for the record an error leaves.
   private current: Current | undefined
+  // The record of the step a resume finishes, while it runs: an error there closes the
+  // open step (closeOpenStep), not a new one.
+  private resumed: Current | undefined
   // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
   // an error or an abort there still records them (settleTools).
   private readonly unrecorded: Array<ToolExecution> = []
@@ -502,6 +505,7 @@ class Run<R> {
       toolAttempts: open?.toolAttempts === undefined ? undefined : [...open.toolAttempts],
     }
     this.current = current
+    this.resumed = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
     this.state = AgentState.withPendingCalls(this.state, waiting)
@@ -885,6 +889,7 @@ class Run<R> {
     const current = this.current
     if (current === undefined) return
     this.current = undefined
+    if (current === this.resumed) return this.closeOpenStep(current)
     // A BeforeStep that failed after a stop was decided (a guard fired before the
     // failing hook), that an abort cut short, or that the steps limit forbids (the guard
     // would have fired, had the failing hook let it run) never started a step.
@@ -901,6 +906,28 @@ class Run<R> {
         ...attemptsOf(current, undefined),
       }),
     )
+    this.stepIndex++
+  }
+
+  // The open step a suspension left in the state (`suspendedStep`), ended as a failed
+  // step: with what ran of it, this run's decided calls too (`current`, the resumed
+  // step), in the model's order. Its model call counted in the run's usage when it
+  // suspended: not again.
+  private closeOpenStep(current: Current | undefined): void {
+    const open = this.state.execution.suspendedStep
+    if (open === undefined) return
+    const usage = this.state.execution.usage
+    const closed = Step.make({
+      ...open,
+      index: this.stepIndex,
+      toolExecutions: current === undefined ? open.toolExecutions : inCallOrder(current.executions, open.response),
+      toolAttempts: current === undefined ? open.toolAttempts : current.toolAttempts,
+      finishReason: "error",
+      completedAt: this.read(),
+    })
+    this.state = AgentState.withSuspendedStep(this.state, undefined)
+    this.state = AgentState.appendStep(this.state, closed)
+    this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
     this.stepIndex++
   }
 
@@ -952,23 +979,17 @@ class Run<R> {
         : "the run ended before it ran",
       keepPending,
     )
-    // A step that suspended but does not end suspended (an abort, a hard stop) is recorded
-    // with what ran; its usage already counts in the run's (found by the fuzzer, issue 13).
-    const open = this.state.execution.suspendedStep
-    if (!keepPending && this.suspended && open !== undefined) {
-      const usage = this.state.execution.usage
-      this.state = AgentState.withSuspendedStep(this.state, undefined)
-      this.state = AgentState.appendStep(this.state, Step.make({ ...open, finishReason: "error" }))
-      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
-      this.stepIndex++
-    }
+    if (outcome._tag === "Aborted") this.recordFailedStep(true, "the run was aborted before it ran")
+    else if (outcome._tag === "TimedOut") this.recordFailedStep(true, "the run reached its time limit before it ran")
+    // Only a run that ends suspended keeps an open step: one that suspended but does not
+    // end suspended (an abort, a hard stop), or a resumed run that ended before it
+    // finished its open step (BeforeExecution failed or stopped it), records it with what
+    // ran; its usage already counts in the run's (found by the fuzzer, issue 13).
+    if (!keepPending) this.closeOpenStep(undefined)
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
     } else if (outcome._tag === "TimedOut") {
-      this.recordFailedStep(true, "the run reached its time limit before it ran")
-      state = this.state
       // The time guard's own signal, as it would have raised it at the next BeforeStep.
       if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
         const limit = this.config.timeLimit as number

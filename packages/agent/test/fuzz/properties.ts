@@ -744,8 +744,8 @@ export const recordConsistent: Checker = (r) => {
   const input = steps.reduce((n, s) => n + s.usage.inputTokens, 0)
   const output = steps.reduce((n, s) => n + s.usage.outputTokens, 0)
   const usage = final.execution.usage
-  // A step that suspended counts its model call in the run's usage, and leaves no record of it (docs/loop.md).
-  const open = (endedSuspended(r) || r.input.execution.status === "suspended") && usage.inputTokens >= input && usage.outputTokens >= output
+  // A step that suspended counts its model call in the run's usage, and leaves no record of it while it waits (docs/loop.md).
+  const open = endedSuspended(r) && usage.inputTokens >= input && usage.outputTokens >= output
   if (!open && (usage.inputTokens !== input || usage.outputTokens !== output)) {
     v.push(`the run's usage ${usage.inputTokens}+${usage.outputTokens} is not the sum of its steps' ${input}+${output}`)
   }
@@ -1036,6 +1036,10 @@ export const resumesCleanly: Checker = (r) => {
   const retried = chain.some((c) => hasWraps(c, "WrapToolUse"))
   chain.forEach((call, k) => {
     const final = finalState(call)
+    // Only a suspended run keeps its open step's record: a step that ended otherwise is closed.
+    if (final !== undefined && final.execution.status !== "suspended" && final.execution.suspendedStep !== undefined) {
+      v.push(`run call #${k} ended ${final.execution.status} with the open step's record still in the state (suspendedStep)`)
+    }
     const decided = new Set<string>()
     for (const e of call.log) {
       if (e._tag !== "ToolRun") continue

@@ -1,0 +1,133 @@
+// The step a resume finishes: when it ends in an error (a hook fails, the run is
+// aborted), its record is closed as any failed step's and the open-step record
+// (`execution.suspendedStep`) is gone; the step's model call counts once.
+import { HookContext, Usage, type AgentState, type Hook } from "@hookline/core"
+import { ScriptedDriver } from "@hookline/testing"
+import * as t from "io-ts"
+import { describe, expect, it } from "vitest"
+import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "../src/index.js"
+
+const usage = { inputTokens: 10, outputTokens: 4 }
+
+// A step with `pay` (waits for approval) and `look` (runs at once), then a final answer.
+const agentOf = (options: {
+  readonly pay?: (args: unknown, context: Tool.ToolContext) => unknown
+  readonly hooks?: ReadonlyArray<AgentBuilder.Capability>
+} = {}) =>
+  AgentBuilder.make(
+    UseDriver(ScriptedDriver.make([
+      ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: {} }, { id: "c2", name: "look", arguments: {} }]),
+      ScriptedDriver.text("paid"),
+    ], { usage })),
+    UseTools([
+      Tool.make({ name: "pay", parameters: t.type({}), execute: options.pay ?? (() => "paid") }),
+      Tool.make({ name: "look", parameters: t.type({}), execute: () => "seen" }),
+    ]),
+    UseHook((ctx) => ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    ...(options.hooks ?? []),
+  )
+
+/** The failed step's record, and what the state says about the open step and the usage. */
+const closed = (final: AgentState) => {
+  const steps = final.execution.steps.toArray()
+  const sum = steps.reduce((u, s) => Usage.add(u, s.usage), Usage.empty)
+  return {
+    status: final.execution.status,
+    suspendedStep: final.execution.suspendedStep,
+    pendingCalls: final.execution.pendingCalls,
+    steps: steps.map((s) => ({ index: s.index, finishReason: s.finishReason, calls: s.toolExecutions.map((e) => e.toolCall.id), usage: s.usage })),
+    usageIsTheSteps: Usage.make(final.execution.usage.inputTokens, final.execution.usage.outputTokens).inputTokens === sum.inputTokens
+      && final.execution.usage.outputTokens === sum.outputTokens,
+  }
+}
+
+const failedStep = (calls: ReadonlyArray<string>) => ({
+  suspendedStep: undefined,
+  pendingCalls: undefined,
+  steps: [{ index: 0, finishReason: "error", calls, usage: Usage.make(10, 4) }],
+  usageIsTheSteps: true,
+})
+
+describe("a resumed step that ends in an error", () => {
+  it("closes the open step's record when an AfterToolUse hook fails on the decided call", async () => {
+    let failing = false
+    const boom: Hook = (ctx) => {
+      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
+      return ctx
+    }
+    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const suspended = await agent.run("pay")
+    expect(suspended.execution.suspendedStep).toBeDefined()
+    failing = true
+    const final = await agent.resume(suspended, [Decision.approve("c1")])
+    expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c1", "c2"]) })
+    // The call ran: its result is in the history once.
+    expect(final.context.messages.toArray().filter((m) => m.role === "tool" && m.toolCallId === "c1")).toHaveLength(1)
+  })
+
+  it("closes it when the run is aborted while the decided tool runs", async () => {
+    const controller = new AbortController()
+    let resuming = false
+    const agent = agentOf({
+      pay: (_args, context) =>
+        resuming
+          ? new Promise<string>((resolve) => {
+            context.signal.addEventListener("abort", () => resolve("too late"))
+            controller.abort()
+          })
+          : "paid",
+    })
+    const suspended = await agent.run("pay")
+    resuming = true
+    const final = await agent.resume(suspended, [Decision.approve("c1")], { signal: controller.signal })
+    expect(closed(final)).toEqual({ status: "stopped", ...failedStep(["c2"]) })
+    // The call cut short is answered with a cancellation marker, as in any step an abort ends.
+    expect(final.context.messages.last()).toMatchObject({ role: "tool", toolCallId: "c1", content: "Cancelled: the run was aborted before it ran" })
+    expect(final.execution.stopReason).toBe("UserRequested")
+  })
+
+  it("closes it when a BeforeExecution hook fails on resume, and answers the waiting call", async () => {
+    let failing = false
+    const boom: Hook = (ctx) => {
+      if (failing) throw new Error("boom")
+      return ctx
+    }
+    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "BeforeExecution", name: "test:boom" })] })
+    const suspended = await agent.run("pay")
+    failing = true
+    const final = await agent.resume(suspended, [Decision.approve("c1")])
+    expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c2"]) })
+    expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.role === "tool" && m.toolCallId)).toEqual(["c2", "c1"])
+  })
+
+  it("closes it when a rejected call's AfterToolUse hook fails", async () => {
+    let failing = false
+    const boom: Hook = (ctx) => {
+      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
+      return ctx
+    }
+    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const suspended = await agent.run("pay")
+    failing = true
+    const final = await agent.resume(suspended, [Decision.reject("c1", "no")])
+    expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c2"]) })
+  })
+
+  it("keeps the open step when the resume ends suspended again, and ends it once when decided", async () => {
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: {} }, { id: "c2", name: "pay", arguments: {} }]),
+        ScriptedDriver.text("paid"),
+      ], { usage })),
+      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: () => "paid" })]),
+      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    )
+    const half = await agent.resume(await agent.run("pay"), [Decision.approve("c1")])
+    expect(half.execution.status).toBe("suspended")
+    expect(half.execution.suspendedStep?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["c1"])
+    const final = await agent.resume(half, [Decision.approve("c2")])
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.suspendedStep).toBeUndefined()
+    expect(final.execution.steps.toArray().map((s) => s.toolExecutions.map((e) => e.toolCall.id))).toEqual([["c1", "c2"], []])
+  })
+})

@@ -5,7 +5,7 @@ import { HookContext, Usage, type AgentState, type Hook } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseLoopOptions, UseTools } from "../src/index.js"
 
 const usage = { inputTokens: 10, outputTokens: 4 }
 
@@ -129,5 +129,89 @@ describe("a resumed step that ends in an error", () => {
     expect(final.execution.status).toBe("completed")
     expect(final.execution.suspendedStep).toBeUndefined()
     expect(final.execution.steps.toArray().map((s) => s.toolExecutions.map((e) => e.toolCall.id))).toEqual([["c1", "c2"], []])
+  })
+})
+
+// Each tool resolves only once all `n` have started; an abort (the test's safety net, so
+// a regression fails rather than hangs) resolves it "alone".
+const latch = (n: number) => {
+  let started = 0
+  let open!: () => void
+  const all = new Promise<void>((resolve) => (open = resolve))
+  return (name: string, signal: AbortSignal): Promise<string> => {
+    if (++started === n) open()
+    return new Promise<string>((resolve) => {
+      void all.then(() => resolve(`${name} with the others`))
+      signal.addEventListener("abort", () => resolve(`${name} alone`))
+    })
+  }
+}
+
+const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>): Promise<A> => {
+  const safety = new AbortController()
+  const timer = setTimeout(() => safety.abort(), 10_000)
+  try {
+    return await run(safety.signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+describe("a resumed step's decided calls", () => {
+  it("run together under concurrent tools, committed in the model's order", async () => {
+    const meet = latch(2)
+    const seen: Array<string> = []
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([
+          { id: "c1", name: "pay", arguments: {} },
+          { id: "c2", name: "pay", arguments: {} },
+          { id: "c3", name: "pay", arguments: {} },
+        ]),
+        ScriptedDriver.text("paid"),
+      ])),
+      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: (_args, context) => meet(context.toolCall.id, context.signal) })]),
+      UseLoopOptions({ toolConcurrency: "concurrent" }),
+      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval", priority: 10 }),
+      UseHook((ctx) => (seen.push(`${ctx.trigger} ${ctx.toolCall?.id}`), ctx), { triggers: ["BeforeToolUse", "AfterToolUse"], name: "test:trail" }),
+    )
+    const suspended = await agent.run("pay")
+    seen.length = 0
+    // Decided in another order than the model's.
+    const final = await withSafety((signal) =>
+      agent.resume(suspended, [Decision.approve("c3"), Decision.reject("c2", "no"), Decision.approve("c1")], { signal })
+    )
+    expect(final.execution.status).toBe("completed")
+    const results = final.context.messages.toArray().flatMap((m) => (m.role === "tool" ? [`${m.toolCallId}: ${m.content}`] : []))
+    expect(results).toEqual(["c1: c1 with the others", "c2: Blocked: no", "c3: c3 with the others"])
+    expect(final.execution.steps.toArray()[0]?.toolExecutions.map((e) => e.toolCall.id)).toEqual(["c1", "c2", "c3"])
+    // As in a normal step: every BeforeToolUse, then the tools, then AfterToolUse in the model's order.
+    expect(seen).toEqual(["BeforeToolUse c1", "BeforeToolUse c3", "AfterToolUse c1", "AfterToolUse c2", "AfterToolUse c3"])
+  }, 30_000)
+})
+
+describe("a resumed step's decided calls, sequential", () => {
+  it("run one after the other in the model's order, whatever the order of the decisions", async () => {
+    const ran: Array<string> = []
+    const seen: Array<string> = []
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([
+          { id: "c1", name: "pay", arguments: {} },
+          { id: "c2", name: "pay", arguments: {} },
+          { id: "c3", name: "pay", arguments: {} },
+        ]),
+        ScriptedDriver.text("paid"),
+      ])),
+      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: (_args, context) => (ran.push(context.toolCall.id), "paid") })]),
+      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval", priority: 10 }),
+      UseHook((ctx) => (seen.push(`${ctx.trigger} ${ctx.toolCall?.id}`), ctx), { triggers: ["BeforeToolUse", "AfterToolUse"], name: "test:trail" }),
+    )
+    const suspended = await agent.run("pay")
+    seen.length = 0
+    const final = await agent.resume(suspended, [Decision.approve("c3"), Decision.reject("c2", "no"), Decision.edit("c1", {})])
+    expect(final.execution.status).toBe("completed")
+    expect(ran).toEqual(["c1", "c3"])
+    expect(seen).toEqual(["BeforeToolUse c1", "AfterToolUse c1", "AfterToolUse c2", "BeforeToolUse c3", "AfterToolUse c3"])
   })
 })

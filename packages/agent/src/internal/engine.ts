@@ -213,10 +213,10 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
 
 // A step's executions in the order the model asked for the calls (a resumed step
 // holds those run before its suspension, then the decided ones).
-const inCallOrder = (executions: ReadonlyArray<ToolExecution>, response: InferenceResponse | undefined): ReadonlyArray<ToolExecution> => {
+const inCallOrder = <A extends { readonly toolCall: ToolCall }>(executions: ReadonlyArray<A>, response: InferenceResponse | undefined): ReadonlyArray<A> => {
   if (response === undefined) return executions
   const order = new Map(response.toolCalls.map((call, i) => [call.id, i]))
-  const rank = (e: ToolExecution) => order.get(e.toolCall.id) ?? order.size
+  const rank = (e: A) => order.get(e.toolCall.id) ?? order.size
   return [...executions].sort((a, b) => rank(a) - rank(b))
 }
 
@@ -509,19 +509,18 @@ class Run<R> {
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
     this.state = AgentState.withPendingCalls(this.state, waiting)
-    for (const { toolCall } of pending) {
-      const decision = decisions.get(toolCall.id)
-      if (decision === undefined) continue
-      if (decision._tag === "Reject") {
-        const rejected = ToolExecution.blocked(toolCall, decision.message, this.at())
-        current.executions.push(yield* this.afterTool(toolCall, rejected, index))
-        continue
-      }
-      const call = decision._tag === "Edit"
-        ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments })
-        : toolCall
-      yield* this.runTools([call], index, current.executions, true)
+    // The decided calls run as a step's calls do, with the tool concurrency, in the
+    // model's order (calls wait in the order they were suspended in, a subagent's after
+    // the others); a rejected one is answered with the person's message, where a
+    // BeforeToolUse block would be.
+    const calls: Array<ToolCall> = []
+    const rejected = new Map<string, ToolExecution>()
+    for (const { toolCall } of inCallOrder(pending.filter((p) => decisions.has(p.toolCall.id)), response)) {
+      const decision = decisions.get(toolCall.id) as Decision | AgentState.PendingDecision
+      if (decision._tag === "Reject") rejected.set(toolCall.id, ToolExecution.blocked(toolCall, decision.message, this.at()))
+      calls.push(decision._tag === "Edit" ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments }) : toolCall)
     }
+    yield* this.runTools(calls, index, current.executions, true, rejected)
     const executions = inCallOrder(current.executions, response)
     // The model calls of the step were recorded before the suspension.
     const recorded = open === undefined ? {} : { usage: open.usage, finishReason: open.finishReason, attempts: open.attempts }
@@ -650,7 +649,7 @@ class Run<R> {
   // `next` is one attempt.
   private wrappedTool(
     stack: HookStack.HookStack<R>,
-    before: Dispatched,
+    before: Dispatched | undefined,
     toolCall: ToolCall,
     state: AgentState,
     current: Current,
@@ -682,12 +681,25 @@ class Run<R> {
 
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
   // in call order. Concurrently, the tools themselves run together between the two
-  // hook phases, and results are committed in call order.
-  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>, approved = false) {
+  // hook phases, and results are committed in call order. A call in `answered` (a
+  // person rejected it) skips BeforeToolUse and the tool: its answer is committed in
+  // its place.
+  private *runTools(
+    calls: ReadonlyArray<ToolCall>,
+    index: number,
+    executions: Array<ToolExecution>,
+    approved = false,
+    answered?: ReadonlyMap<string, ToolExecution>,
+  ) {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
         if (this.abortSeen()) return
+        const answer = answered?.get(call.id)
+        if (answer !== undefined) {
+          executions.push(yield* this.afterTool(call, answer, index))
+          continue
+        }
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
         if (this.waits(call, approved, before.toolExecution !== undefined)) continue
         const toolCall = before.toolCall ?? call
@@ -715,8 +727,13 @@ class Run<R> {
       }
       return
     }
-    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
+    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched | undefined }> = []
     for (const call of calls) {
+      const answer = answered?.get(call.id)
+      if (answer !== undefined) {
+        prepared.push({ toolCall: call, execution: answer, before: undefined })
+        continue
+      }
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
       if (this.waits(call, approved, before.toolExecution !== undefined)) continue
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })

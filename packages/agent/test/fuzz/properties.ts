@@ -654,13 +654,14 @@ export const firesInExplainedOrder: Checker = (r) => {
       const starts = ids.map((id) => map.get(id)?.start).filter((x): x is number => x !== undefined)
       if (starts.some((x, i) => i > 0 && x < (starts[i - 1] as number))) v.push(`${name} did not run in call order for [${ids.join(", ")}]`)
     }
-    const lastBefore = before.get(ids.at(-1) as string)
+    // The last BeforeToolUse of the step's calls in this run call (a resumed step runs only
+    // its decided calls; a rejected one has none).
+    const lastBefore = ids.map((id) => before.get(id)).filter((d) => d !== undefined).at(-1)
     ids.forEach((id, i) => {
       const ran = ranAt.get(id)
       if (ran === undefined) return
-      // A resumed run runs its decided calls one by one (decidedStepGen), whatever the concurrency.
-      if (r.toolConcurrency === "concurrent" && r.input.execution.status !== "suspended" && lastBefore !== undefined && ran < lastBefore.end) {
-        v.push(`tool call ${id} ran before BeforeToolUse of ${ids.at(-1)} ended (concurrent tools run after every BeforeToolUse)`)
+      if (r.toolConcurrency === "concurrent" && lastBefore !== undefined && ran < lastBefore.end) {
+        v.push(`tool call ${id} ran before BeforeToolUse of ${lastBefore.input?.toolCall?.id} ended (concurrent tools run after every BeforeToolUse)`)
       }
       const nextBefore = before.get(ids[i + 1] ?? "")
       if (r.toolConcurrency === "sequential" && nextBefore !== undefined && ran > nextBefore.start) {

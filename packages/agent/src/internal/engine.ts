@@ -48,7 +48,7 @@ export interface EngineConfig<R> {
   readonly silent: Readonly<Record<HookTrigger, boolean>>
   /** The stack, when it has wrap hooks around model calls or tool executions. */
   readonly wraps?: HookStack.HookStack<R> | undefined
-  /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
+  /** The run's wall-clock bound in ms, from the start of this call of run or resume (`undefined`: none). */
   readonly timeLimit?: number | undefined
   /** The steps guard's limit, which the loop also holds after a failed step (`undefined`: none). */
   readonly stepsLimit?: number | undefined
@@ -300,7 +300,7 @@ class Run<R> {
     const limit = this.config.timeLimit
     const body = limit === undefined
       ? steps
-      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, (this.state.execution.startedAt ?? this.lastReading) + limit - this.lastReading)), timedOut))
+      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, this.timedFrom() + limit - this.lastReading)), timedOut))
     this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
@@ -311,6 +311,12 @@ class Run<R> {
     // and answered or failed at once) wins the race: the abort still counts. Errors
     // met on the way stay recorded.
     return yield* this.finish(signal?.aborted === true ? aborted : outcome)
+  }
+
+  // Where the time limit counts from: this call of run or resume (docs/decisions.md,
+  // "Resumes"), as the time guard reads it.
+  private timedFrom(): number {
+    return this.state.execution.runningSince ?? this.state.execution.startedAt ?? this.lastReading
   }
 
   private abortedBy(signal: AbortSignal): Effect.Effect<Outcome> {
@@ -1010,7 +1016,7 @@ class Run<R> {
       // The time guard's own signal, as it would have raised it at the next BeforeStep.
       if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
         const limit = this.config.timeLimit as number
-        const elapsed = this.read() - (state.execution.startedAt ?? this.lastReading)
+        const elapsed = this.read() - this.timedFrom()
         state = AgentState.withStopSignal(state, StopSignal.make(StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limit} ms`, Guards.names.time))
       }
     } else if (outcome._tag === "Failed") {

@@ -95,6 +95,8 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
       return AgentState.withExecution(base, {
         status: r.status,
         startedAt: started ? r.startedAt : undefined,
+        // The last run call's start (a resumed run's is later than its first start).
+        runningSince: started ? r.startedAt + Math.floor(r.duration / 2) : undefined,
         completedAt: finalStatuses.has(r.status) ? r.startedAt + r.duration : undefined,
         steps: AppendLog.fromIterable(steps),
         stopSignals: Object.freeze(r.stopSignals),

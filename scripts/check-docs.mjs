@@ -3,6 +3,7 @@
 // condition), so a snippet that no longer compiles fails CI.
 //
 // A block opts out only with a reason on its fence: ```ts no-check: <why>.
+// It also fails a page with a merge's conflict markers in it.
 // Usage: node scripts/check-docs.mjs [file.md ...]   (default: README.md and docs/**/*.md)
 // The blocks are written under .docs-check/<DOCS_CHECK_NAME or "docs"> (gitignored).
 import { execFileSync } from "node:child_process"
@@ -44,7 +45,15 @@ mkdirSync(out, { recursive: true })
 
 for (const file of files) {
   const md = relative(root, file)
-  for (const block of blocksOf(readFileSync(file, "utf8"))) {
+  const text = readFileSync(file, "utf8")
+  // A merge's conflict markers left in a page (it happened once, in two pages).
+  for (const [i, line] of text.split("\n").entries()) {
+    if (/^(<{7}|>{7}) \S/.test(line)) {
+      console.log(`${md}:${i + 1}: a merge conflict marker: ${line}`)
+      problems++
+    }
+  }
+  for (const block of blocksOf(text)) {
     if (block.fence.startsWith("no-check")) {
       if (!/^no-check:\s*\S/.test(block.fence)) {
         console.log(`${md}:${block.line - 1}: a no-check block needs a reason: \`\`\`ts no-check: <why>`)

@@ -57,4 +57,10 @@ describe("check-docs", () => {
     expect(without.code).toBe(1)
     expect(without.output).toContain("unreasoned.md:3: a no-check block needs a reason")
   })
+  it("fails a page with a merge's conflict markers in it, naming their lines", async () => {
+    const result = await check("conflicted", "# x\n\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n")
+    expect(result.code).toBe(1)
+    expect(result.output).toContain("conflicted.md:3: a merge conflict marker: <<<<<<< HEAD")
+    expect(result.output).toContain("conflicted.md:7: a merge conflict marker: >>>>>>> main")
+  })
 })

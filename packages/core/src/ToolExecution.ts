@@ -8,6 +8,7 @@ import type { ToolArgumentsInvalid, ToolFailed, ToolTimedOut, UnknownTool } from
 import { toText, type JsonValue } from "./Json.js"
 import * as Message from "./Message.js"
 import type { ToolCall } from "./ToolCall.js"
+import * as Usage from "./Usage.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -20,6 +21,8 @@ export interface Success {
   readonly output: JsonValue
   readonly startedAt: number
   readonly completedAt: number
+  /** What the call spent on models (a subagent, a tool that calls a model); absent for none. */
+  readonly usage?: Usage.Usage | undefined
 }
 
 /**
@@ -40,6 +43,8 @@ export interface Failure {
   readonly error: ToolError
   readonly startedAt: number
   readonly completedAt: number
+  /** What the call spent on models before it failed; absent for none. */
+  readonly usage?: Usage.Usage | undefined
 }
 
 /**
@@ -82,6 +87,24 @@ export const blocked = (toolCall: ToolCall, reason: string, at: number): Blocked
   Object.freeze({ status: "blocked", toolCall: deepFreeze(toolCall), reason, startedAt: at, completedAt: at })
 
 /**
+ * The execution with what the call spent on models added to its `usage`. A blocked
+ * call ran nothing, and nothing spent leaves the execution as it is.
+ *
+ * The loop adds an execution's usage to the run's when it commits the call, so a hook
+ * that gives an execution at BeforeToolUse (a journal replaying a call after a crash)
+ * brings the call's spending back with it; a cache that answers instead of a call that
+ * spent nothing should give an execution without it.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withUsage = (execution: ToolExecution, usage: Usage.Usage | undefined): ToolExecution => {
+  if (execution.status === "blocked" || usage === undefined || Usage.total(usage) === 0) return execution
+  const had = execution.usage
+  return Object.freeze({ ...execution, usage: had === undefined ? usage : Usage.add(had, usage) })
+}
+
+/**
  * @since 0.1.0
  * @category guards
  */
@@ -92,6 +115,15 @@ export const isSuccess = (execution: ToolExecution): execution is Success => exe
  * @category guards
  */
 export const isBlocked = (execution: ToolExecution): execution is Blocked => execution.status === "blocked"
+
+/**
+ * What the call spent on models, if anything (a blocked call spent nothing).
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const usageOf = (execution: ToolExecution): Usage.Usage | undefined =>
+  execution.status === "blocked" ? undefined : execution.usage
 
 /**
  * The text the model reads for this execution.

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { mkdir } from "node:fs/promises"
 import { Effect } from "effect"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
@@ -37,8 +38,11 @@ const clientOf = (db: PgliteLike): Sql.SqlClient => ({
   transaction: (f) => db.transaction((tx) => f(clientOf(tx))),
 })
 
+const folderOf = (dataDir: string): string | undefined =>
+  dataDir.startsWith("file://") ? dataDir.slice("file://".length) : dataDir.includes("://") ? undefined : dataDir
+
 /**
- * Opens (and migrates) the store in `dataDir`.
+ * Opens (and migrates) the store in `dataDir`, making its folders if they do not exist.
  *
  * @since 0.1.0
  * @category constructors
@@ -47,6 +51,10 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
   Effect.tryPromise({
     try: async () => {
       const { PGlite } = await import("@electric-sql/pglite")
+      // PGlite makes only the last level of a folder path; a path like "data/runs" on a
+      // fresh checkout would fail. PGlite's other schemes ("memory://", "idb://") have no folder.
+      const folder = folderOf(options.dataDir)
+      if (folder !== undefined) await mkdir(folder, { recursive: true })
       // A folder is mounted with Emscripten's NODEFS: every write PostgreSQL makes goes
       // to the file at once (PGlite's syncToFs has nothing to flush for it), so a commit
       // PGlite acknowledged is in the WAL on disk and survives SIGKILL of the process

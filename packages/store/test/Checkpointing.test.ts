@@ -6,6 +6,7 @@ import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { MemoryStore, RunStore, StoreError } from "../src/index.js"
 import { UseCheckpoints } from "../src/Checkpointing.js"
+import { dyingAfter } from "./support/dyingStore.js"
 
 // A model that asks for `charge` twice per step for three steps, then answers. Its tool
 // call ids are random, as a real model's are: only the journal gives the same ids back.
@@ -34,21 +35,6 @@ const chargeTool = (effects: Effects) =>
 
 const agentOf = (store: RunStore.RunStore, effects: Effects, every: "tool" | "step" = "tool") =>
   AgentBuilder.make(UseDriver(model()), UseTools([chargeTool(effects)]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store, { every }))
-
-// A store that dies after `budget` operations, as a process killed at that point would
-// leave it: what was written stays, nothing more is.
-const dyingAfter = (store: RunStore.RunStore, budget: number): RunStore.RunStore => {
-  let left = budget
-  const gate = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    Effect.suspend(() => (left-- > 0 ? effect : Effect.die(new Error("the process died"))))
-  return {
-    ...store,
-    commit: (c) => gate(store.commit(c)),
-    rows: (id) => gate(store.rows(id)),
-    journalPut: (id, k, b) => gate(store.journalPut(id, k, b)),
-    journalGet: (id, k) => gate(store.journalGet(id, k)),
-  }
-}
 
 // Tool call ids are random: name them by order of appearance to compare two runs.
 const normalized = (state: AgentState) => {

@@ -230,6 +230,10 @@ const timedOut: Outcome = { _tag: "TimedOut" }
 // Steps are generator methods run with `Effect.gen(() => this.stepGen())`: a
 // generator function made once, not per call, and a dispatch whose hooks are pure
 // returns from the generator without yielding to the runtime.
+// The run's usage with what a tool call spent added.
+const withSpent = (state: AgentState, spent: Usage.Usage | undefined): AgentState =>
+  spent === undefined ? state : AgentState.withExecution(state, { ...state.execution, usage: Usage.add(state.execution.usage, spent) })
+
 class Run<R> {
   private readonly env: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number }
   // What every model call of the run gets: one signal for the run, made when a driver
@@ -775,31 +779,28 @@ class Run<R> {
     if (parked === undefined) return false
     const ran = this.unrecorded.indexOf(execution)
     if (ran >= 0) this.unrecorded.splice(ran, 1)
-    this.state = this.withChildUsage(AgentState.suspendCall(this.state, toolCall, parked.reason, parked.payload), toolCall.id)
+    this.state = withSpent(AgentState.suspendCall(this.state, toolCall, parked.reason, parked.payload), this.host.takeUsage(toolCall.id))
     return true
   }
 
-  // The usage a subagent of this call reported, added to the run's as the call is
-  // committed: the token guard and every later hook see it. Only the run's: a step's
-  // record holds its own model calls (a cost budget prices them by their model; the
-  // child's models are not the parent's).
-  private withChildUsage(state: AgentState, toolCallId: string): AgentState {
-    const usage = this.host.takeUsage(toolCallId)
-    if (usage === undefined) return state
-    return AgentState.withExecution(state, { ...state.execution, usage: Usage.add(state.execution.usage, usage) })
-  }
-
-  private *afterTool(toolCall: ToolCall, execution: ToolExecution, index: number) {
+  // What a call spent on models (a subagent reports it through the host) goes on its
+  // execution, so AfterToolUse hooks and the journal see it, and a replayed execution
+  // brings it back; it is added to the run's as the call is committed.
+  private *afterTool(toolCall: ToolCall, ran: ToolExecution, index: number) {
+    const execution = ToolExecution.withUsage(ran, this.host.takeUsage(toolCall.id))
+    const unrecorded = this.unrecorded.indexOf(ran)
+    // Recorded as it ran, spending included, if AfterToolUse fails (settleTools).
+    if (unrecorded >= 0) this.unrecorded[unrecorded] = execution
     const ctx = yield* this.dispatch(point("AfterToolUse", this.state, this.at(), undefined, undefined, toolCall, execution))
     const final = ctx.toolExecution ?? execution
-    const ran = this.unrecorded.indexOf(execution)
-    if (ran >= 0) this.unrecorded.splice(ran, 1)
-    this.commitExecution(toolCall, final, index)
+    if (unrecorded >= 0) this.unrecorded.splice(this.unrecorded.indexOf(execution), 1)
+    this.commitExecution(toolCall, final, index, ToolExecution.usageOf(execution))
     return final
   }
 
-  private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number): void {
-    let state = this.withChildUsage(AgentState.appendMessage(this.state, ToolExecution.toMessage(final)), toolCall.id)
+  // `spent` is what the call spent, whatever a hook made of its result.
+  private commitExecution(toolCall: ToolCall, final: ToolExecution, index: number, spent: Usage.Usage | undefined): void {
+    let state = withSpent(AgentState.appendMessage(this.state, ToolExecution.toMessage(final)), spent)
     if (final.status === "blocked") state = AgentState.addError(state, AgentError.toolBlocked(toolCall.id, toolCall.name, final.reason))
     else if (final.status === "failure") state = AgentState.addError(state, final.error)
     this.state = state
@@ -835,9 +836,10 @@ class Run<R> {
         this.state = AgentState.appendMessage(this.state, Tools.cancelled(call, why))
         continue
       }
-      const [execution] = this.unrecorded.splice(k, 1) as [ToolExecution]
+      const [ran] = this.unrecorded.splice(k, 1) as [ToolExecution]
+      const execution = ToolExecution.withUsage(ran, this.host.takeUsage(ran.toolCall.id))
       this.current?.executions.push(execution)
-      this.commitExecution(execution.toolCall, execution, this.stepIndex)
+      this.commitExecution(execution.toolCall, execution, this.stepIndex, ToolExecution.usageOf(execution))
     }
     this.unrecorded.length = 0
     if (!keepPending) this.state = AgentState.withPendingCalls(this.state, undefined)

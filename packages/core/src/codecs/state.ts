@@ -66,14 +66,16 @@ export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof s
 
 const success = struct(
   "Success",
-  { status: t.literal("success"), toolCall: ToolCall, output: JsonValue, startedAt: finite, completedAt: finite },
-  ({ toolCall, output, startedAt, completedAt }) => ToolExecution_.success(toolCall, output, startedAt, completedAt),
+  { status: t.literal("success"), toolCall: ToolCall, output: JsonValue, startedAt: finite, completedAt: finite, usage: optional(Usage) },
+  ({ toolCall, output, startedAt, completedAt, usage }) =>
+    ToolExecution_.withUsage(ToolExecution_.success(toolCall, output, startedAt, completedAt), usage) as ToolExecution_.Success,
 )
 
 const failure = struct(
   "Failure",
-  { status: t.literal("failure"), toolCall: ToolCall, error: ToolError, startedAt: finite, completedAt: finite },
-  ({ toolCall, error, startedAt, completedAt }) => ToolExecution_.failure(toolCall, error, startedAt, completedAt),
+  { status: t.literal("failure"), toolCall: ToolCall, error: ToolError, startedAt: finite, completedAt: finite, usage: optional(Usage) },
+  ({ toolCall, error, startedAt, completedAt, usage }) =>
+    ToolExecution_.withUsage(ToolExecution_.failure(toolCall, error, startedAt, completedAt), usage) as ToolExecution_.Failure,
 )
 
 const blocked = struct(

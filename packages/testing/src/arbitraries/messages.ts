@@ -128,12 +128,14 @@ const toolError = (call: ToolCall, kind: number, detail: string, ms: number): To
 export const executionOf = (options: Options): fc.Arbitrary<(call: ToolCall) => ToolExecution> => {
   const t = text(options)
   const duration = fc.nat(60_000)
+  // What a call spent on models (a subagent): mostly nothing.
+  const spent = fc.option(usage(options), { nil: undefined, freq: 4 })
   return fc.oneof(
-    fc.tuple(options.toolOutput ?? json(options), epochMs, duration).map(([output, at, ms]) => (call: ToolCall) =>
-      ToolExecution.success(call, output, at, at + ms)
+    fc.tuple(options.toolOutput ?? json(options), epochMs, duration, spent).map(([output, at, ms, used]) => (call: ToolCall) =>
+      ToolExecution.withUsage(ToolExecution.success(call, output, at, at + ms), used)
     ),
-    fc.tuple(fc.nat(3), t, epochMs, duration).map(([kind, detail, at, ms]) => (call: ToolCall) =>
-      ToolExecution.failure(call, toolError(call, kind, detail, ms), at, at + ms)
+    fc.tuple(fc.nat(3), t, epochMs, duration, spent).map(([kind, detail, at, ms, used]) => (call: ToolCall) =>
+      ToolExecution.withUsage(ToolExecution.failure(call, toolError(call, kind, detail, ms), at, at + ms), used)
     ),
     fc.tuple(t, epochMs).map(([reason, at]) => (call: ToolCall) => ToolExecution.blocked(call, reason, at)),
   )

@@ -43,6 +43,27 @@ describe("a resumed run's time limit", () => {
     expect(final.execution.steps.length).toBe(2)
   })
 
+  it("closes the open step when the time limit ends the resumed call while a decided tool hangs", async () => {
+    const agent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: {} }]), ScriptedDriver.text("paid")])),
+      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: () => Effect.never })]),
+      UseGuards({ maxExecutionTime: "10 seconds" }),
+      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    )
+    const final = await onTestClock(Effect.gen(function*() {
+      const suspended = yield* agent.runEffect("pay")
+      const fiber = yield* Effect.forkChild(agent.resumeEffect(suspended, [Decision.approve("c1")]), { startImmediately: true })
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      yield* TestClock.adjust("10 seconds")
+      return yield* Fiber.join(fiber)
+    }))
+    expect(final.execution.status).toBe("stopped")
+    expect(final.execution.stopReason).toBe("TimeLimitReached")
+    expect(final.execution.suspendedStep).toBeUndefined()
+    expect(final.execution.steps.toArray().map((s) => [s.index, s.finishReason])).toEqual([[0, "error"]])
+    expect(final.context.messages.last()).toMatchObject({ role: "tool", toolCallId: "c1", content: "Cancelled: the run reached its time limit before it ran" })
+  })
+
   it("bounds the resumed call: a model call that hangs after the approval is stopped 10 seconds after the resume", async () => {
     const agent = agentOf(ScriptedDriver.hang())
     const outcome = await onTestClock(Effect.gen(function*() {

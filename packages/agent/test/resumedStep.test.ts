@@ -113,6 +113,33 @@ describe("a resumed step that ends in an error", () => {
     expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c2"]) })
   })
 
+  it("closes it and goes on when an OnError hook handles the failure", async () => {
+    let failing = false
+    const boom: Hook = (ctx) => {
+      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
+      return ctx
+    }
+    const agent = agentOf({
+      hooks: [
+        UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" }),
+        UseHook(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:handled" }),
+      ],
+    })
+    const suspended = await agent.run("pay")
+    failing = true
+    const final = await agent.resume(suspended, [Decision.approve("c1")])
+    expect(closed(final)).toEqual({
+      status: "completed",
+      suspendedStep: undefined,
+      pendingCalls: undefined,
+      steps: [
+        { index: 0, finishReason: "error", calls: ["c1", "c2"], usage: Usage.make(10, 4) },
+        { index: 1, finishReason: "stop", calls: [], usage: Usage.make(10, 4) },
+      ],
+      usageIsTheSteps: true,
+    })
+  })
+
   it("keeps the open step when the resume ends suspended again, and ends it once when decided", async () => {
     const agent = AgentBuilder.make(
       UseDriver(ScriptedDriver.make([

@@ -1,7 +1,7 @@
 // The step a resume finishes: when it ends in an error (a hook fails, the run is
 // aborted), its record is closed as any failed step's and the open-step record
 // (`execution.suspendedStep`) is gone; the step's model call counts once.
-import { HookContext, Usage, type AgentState, type Hook } from "@hookline/core"
+import { AgentState, HookContext, Usage, type Hook } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
@@ -63,6 +63,20 @@ describe("a resumed step that ends in an error", () => {
     expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c1", "c2"]) })
     // The call ran: its result is in the history once.
     expect(final.context.messages.toArray().filter((m) => m.role === "tool" && m.toolCallId === "c1")).toHaveLength(1)
+  })
+
+  it("records a failed step from the resume on in a state suspended before the open step was kept", async () => {
+    let failing = false
+    const boom: Hook = (ctx) => {
+      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
+      return ctx
+    }
+    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const suspended = AgentState.withSuspendedStep(await agent.run("pay"), undefined)
+    failing = true
+    const final = await agent.resume(suspended, [Decision.approve("c1")])
+    expect(final.execution.status).toBe("failed")
+    expect(final.execution.steps.toArray().map((s) => [s.index, s.finishReason, s.toolExecutions.map((e) => e.toolCall.id)])).toEqual([[0, "error", ["c1"]]])
   })
 
   it("closes it when the run is aborted while the decided tool runs", async () => {

@@ -914,7 +914,8 @@ class Run<R> {
     const current = this.current
     if (current === undefined) return
     this.current = undefined
-    if (current === this.resumed) return this.closeOpenStep(current)
+    // (A state suspended before the open step was kept has none: its record starts here.)
+    if (current === this.resumed && this.state.execution.suspendedStep !== undefined) return this.closeOpenStep(current)
     // A BeforeStep that failed after a stop was decided (a guard fired before the
     // failing hook), that an abort cut short, or that the steps limit forbids (the guard
     // would have fired, had the failing hook let it run) never started a step.

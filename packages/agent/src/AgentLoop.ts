@@ -178,12 +178,17 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   modelOptions: loop.modelOptions,
   textCheck: textCheck(loop.interceptor as Interceptor<unknown>, loop.textDeltas),
   silent: silentTriggers(loop.interceptor as Interceptor<unknown>),
-  wraps: HookStack.isHookStack(loop.interceptor) && loop.interceptor.wrapRegistrations.length > 0
-    ? loop.interceptor as HookStack.HookStack<R>
-    : undefined,
+  wraps: wrapsOf(loop.interceptor),
   timeLimit: loop.maxExecutionTime,
   stepsLimit: loop.maxSteps,
 })
+
+// The stack whose wrap hooks the loop runs: the interceptor itself, or the one a custom
+// interceptor declares (Interceptor.around); none when it has no wrap hooks.
+const wrapsOf = <R>(interceptor: Interceptor<R>): HookStack.HookStack<R> | undefined => {
+  const stack = HookStack.isHookStack(interceptor) ? interceptor as HookStack.HookStack<R> : interceptor.wrapsFrom
+  return stack !== undefined && stack.wrapRegistrations.length > 0 ? stack : undefined
+}
 
 // The triggers a stack has no hook for; none for a custom interceptor, which sees every trigger.
 const silentTriggers = (interceptor: Interceptor<unknown>): Readonly<Record<HookTrigger, boolean>> =>

@@ -10,6 +10,7 @@
  */
 import { AgentError, Json, Message, ToolExecution, Truncation, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
+import { FrozenIndex, isIndex } from "./internal/frozenIndex.js"
 import { LazySignal } from "./internal/lazySignal.js"
 import * as Arguments from "./internal/toolArguments.js"
 import * as Tool from "./Tool.js"
@@ -21,6 +22,7 @@ import * as Tool from "./Tool.js"
  * @category models
  */
 export interface Tools {
+  /** Read-only, really: it is not a Map, and nothing can add to it or remove from it. */
   readonly byName: ReadonlyMap<string, Tool.Tool>
   readonly definitions: ReadonlyArray<InferenceRequest.ToolDefinition>
   /** The longest output a tool gives the model, unless the tool sets its own. */
@@ -109,7 +111,7 @@ export const isCancelled = (message: Message.Message): boolean =>
  * @category constructors
  */
 export const empty: Tools = Object.freeze({
-  byName: new Map<string, Tool.Tool>(),
+  byName: new FrozenIndex<string, Tool.Tool>([]),
   definitions: Object.freeze([]),
   maxOutputLength: defaultMaxOutputLength,
 })
@@ -150,7 +152,7 @@ export const make = (tools: ReadonlyArray<Tool.Tool>, options: Options = {}): To
     byName.set(tool.name, tool)
     definitions.push(Tool.definition(tool))
   })
-  return Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength })
+  return Object.freeze({ byName: new FrozenIndex(byName), definitions: Object.freeze(definitions), maxOutputLength })
 }
 
 /**
@@ -186,7 +188,7 @@ export const live = (base: Tools, sources: ReadonlyArray<() => ReadonlyArray<Too
         definitions.push(Tool.definition(tool))
       }
     }
-    current = Object.freeze({ byName, definitions: Object.freeze(definitions), maxOutputLength: base.maxOutputLength })
+    current = Object.freeze({ byName: new FrozenIndex(byName), definitions: Object.freeze(definitions), maxOutputLength: base.maxOutputLength })
     return current
   }
   return Object.freeze({
@@ -205,7 +207,7 @@ export const live = (base: Tools, sources: ReadonlyArray<() => ReadonlyArray<Too
  * @category guards
  */
 export const isTools = (u: unknown): u is Tools =>
-  typeof u === "object" && u !== null && "byName" in u && u.byName instanceof Map
+  typeof u === "object" && u !== null && "byName" in u && isIndex(u.byName)
   && "definitions" in u && Array.isArray(u.definitions)
 
 /**

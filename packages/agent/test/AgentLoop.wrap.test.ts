@@ -1,4 +1,4 @@
-import { Effect, Fiber, Stream } from "effect"
+import { Cause, Effect, Fiber, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   AgentError,
@@ -7,11 +7,12 @@ import {
   HookStack,
   HookTriggers,
   InferenceResponse,
+  Interceptor,
   Usage,
   WrapHook,
   type AgentState,
 } from "@hookline/core"
-import { AgentEvent, AgentLoop, Driver } from "@hookline/agent"
+import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseInterceptor } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { add, stackOf, trail } from "./support.js"
 
@@ -158,5 +159,57 @@ describe("AgentLoop with wrap hooks", () => {
     const final = await run(AgentLoop.make({ interceptor: stackOf() }), ScriptedDriver.make([ScriptedDriver.text("x")]))
     expect("attempts" in final.execution.steps.at(0)!).toBe(false)
     expect(HookTriggers.all).not.toContain("WrapInference")
+  })
+})
+
+describe("a custom interceptor around a stack with wrap hooks", () => {
+  // The wrap rewrites every answer: a run it did not hold answers "plain".
+  const shout = WrapHook.inference((ctx, next) => Effect.map(next(ctx), (r) => InferenceResponse.make({ ...r, text: r.text.toUpperCase() })))
+  const stack = HookStack.withWrap(HookStack.empty, shout, { name: "shout" })
+  const driver = () => ScriptedDriver.make([ScriptedDriver.text("plain")])
+  const configurationError = (cause: unknown) => (cause instanceof AgentError.HooklineError ? cause.error : cause)
+  const failure = async (loop: AgentLoop) => {
+    const exit = await Effect.runPromise(Effect.exit(AgentLoop.run(loop, "question").pipe(Effect.provideService(Driver.Driver, driver()))))
+    if (exit._tag === "Success") throw new Error(`expected the run to be refused, it answered ${exit.value.execution.steps.at(0)?.response?.text}`)
+    return configurationError(Cause.squash(exit.cause))
+  }
+
+  it("is refused with InvalidConfiguration naming Interceptor.around, before the model is called, on the Effect path", async () => {
+    const logged: Array<string> = []
+    const custom = Interceptor.make((ctx) => Effect.tap(HookStack.intercept(stack, ctx), () => Effect.sync(() => logged.push(ctx.trigger))))
+    const error = await failure(AgentLoop.make({ interceptor: custom }))
+    expect(error).toMatchObject({ _tag: "InvalidConfiguration", path: "interceptor", message: expect.stringContaining("Interceptor.around") })
+    expect(error).toMatchObject({ message: expect.stringContaining("shout") })
+    expect(logged).toEqual([])
+  })
+
+  it("is refused the same way on the synchronous path", async () => {
+    const custom: Interceptor = { intercept: (ctx) => stack.intercept(ctx), interceptSync: (ctx, env) => stack.interceptSync(ctx, env) }
+    const error = await failure(AgentLoop.make({ interceptor: custom }))
+    expect(error).toMatchObject({ _tag: "InvalidConfiguration", path: "interceptor" })
+  })
+
+  it("keeps the wrap hooks when built with Interceptor.around", async () => {
+    const logged: Array<string> = []
+    const around = Interceptor.around(stack, (ctx, next) => Effect.tap(next(ctx), () => Effect.sync(() => logged.push(ctx.trigger))))
+    const final = await run(AgentLoop.make({ interceptor: around }), driver())
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.steps.at(0)?.response?.text).toBe("PLAIN")
+    expect(logged).toEqual(["BeforeExecution", "BeforeStep", "BeforeInference", "AfterInference", "AfterStep", "OnStop", "AfterExecution"])
+  })
+
+  it("makes the Promise facade reject (a programmer error), and works through UseInterceptor when built with around", async () => {
+    const custom = Interceptor.make((ctx) => HookStack.intercept(stack, ctx))
+    await expect(AgentBuilder.make(UseDriver(driver()), UseInterceptor(custom)).run("q")).rejects.toMatchObject({
+      error: { _tag: "InvalidConfiguration", path: "interceptor" },
+    })
+    const final = await AgentBuilder.make(UseDriver(driver()), UseInterceptor(Interceptor.around(stack, (ctx, next) => next(ctx)))).run("q")
+    expect(final.execution.steps.at(0)?.response?.text).toBe("PLAIN")
+  })
+
+  it("lets a custom interceptor run a stack without wrap hooks, as before", async () => {
+    const plain = HookStack.with(HookStack.empty, (ctx) => ctx, { triggers: HookTriggers.all, name: "noop" })
+    const final = await run(AgentLoop.make({ interceptor: Interceptor.make((ctx) => HookStack.intercept(plain, ctx)) }), driver())
+    expect(final.execution.steps.at(0)?.response?.text).toBe("plain")
   })
 })

@@ -64,6 +64,40 @@ describe("Tools", () => {
       )
     })
 
+    it("gives an index by name that cannot be changed, even through a cast", () => {
+      const other = Tool.make({ name: "other", parameters: Empty, execute: () => null })
+      const listed = [other]
+      const live = Tools.live(Tools.make([add]), [() => listed])
+      for (const tools of [Tools.make([add]), Tools.empty, live]) {
+        const before = [...tools.byName.entries()]
+        const asMap = tools.byName as Map<string, Tool>
+        expect(() => asMap.set("evil", other)).toThrow(TypeError)
+        expect(() => asMap.delete("add")).toThrow(TypeError)
+        expect(() => asMap.clear()).toThrow(TypeError)
+        // Map's own methods do not reach it either.
+        expect(() => Map.prototype.set.call(tools.byName, "evil", other)).toThrow(TypeError)
+        expect(() => Map.prototype.clear.call(tools.byName)).toThrow(TypeError)
+        expect([...tools.byName.entries()]).toEqual(before)
+        expect(Tools.get(tools, "evil")).toBeUndefined()
+        expect(Object.isFrozen(tools.byName)).toBe(true)
+        expect(Tools.isTools(tools)).toBe(true)
+      }
+      // It reads as a ReadonlyMap.
+      const tools = live
+      expect(tools.byName.size).toBe(2)
+      expect(tools.byName.has("other")).toBe(true)
+      expect([...tools.byName.keys()]).toEqual(["add", "other"])
+      expect([...tools.byName.values()]).toEqual([add, other])
+      expect([...tools.byName]).toEqual([["add", add], ["other", other]])
+      const seen: Array<string> = []
+      tools.byName.forEach((tool, name, map) => {
+        expect(map).toBe(tools.byName)
+        seen.push(`${name}:${tool.name}`)
+      })
+      expect(seen).toEqual(["add:add", "other:other"])
+      expect(new Map(tools.byName).get("add")).toBe(add)
+    })
+
     it("has an empty set", () => {
       expect(Tools.empty.byName.size).toBe(0)
       expect(Tools.empty.definitions).toEqual([])

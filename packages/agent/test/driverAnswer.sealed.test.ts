@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { InferenceResponse, Json, ToolCall, Usage } from "@hookline/core"
 import { damagedAnswer, encodedAnswer } from "./damagedAnswer.js"
-import { isFailure, maxDepth, response } from "../src/internal/driverAnswer.js"
+import { isFailure, response } from "../src/internal/driverAnswer.js"
 import * as Arguments from "../src/internal/toolArguments.js"
 
 // A valid response with one value anywhere in it replaced by anything.
@@ -115,8 +115,8 @@ describe("answers core sealed", () => {
   })
 
   it("are only built within the boundary's bounds: deeper or larger arguments are refused as before", () => {
-    // The bounds core seals within are the boundary's.
-    expect(maxDepth).toBe(Arguments.maxDepth)
+    // Core seals within its own bounds, the ones the boundary imports.
+    const { maxDepth, maxValues } = Json
     const at = (levels: number) => InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: deep(levels) })] })
     // `maxDepth` objects nested in each other: the deepest object sits at depth maxDepth - 1.
     const within = at(maxDepth)
@@ -134,8 +134,8 @@ describe("answers core sealed", () => {
 
     const wide = (n: number) => InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "t", arguments: Array.from({ length: n }, (_, i) => i) })] })
     // The array itself counts as one value.
-    expect(Json.isSealed(wide(Arguments.maxValues - 1))).toBe(true)
-    const large = wide(Arguments.maxValues)
+    expect(Json.isSealed(wide(maxValues - 1))).toBe(true)
+    const large = wide(maxValues)
     expect(Json.isSealed(large)).toBe(false)
     const checkedLarge = response(large)
     if (isFailure(checkedLarge)) throw new Error(checkedLarge.message)

@@ -2,9 +2,10 @@
 // through a real agent run, every run ends (AfterExecution exactly once), with the
 // status the hooks' error policy gives, and never with a rejection.
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { AgentState, HookContext, HookStack, HookTriggers, Truncation, type Hook, type HookTrigger } from "@hookline/core"
+import { AgentState, HookContext, HookStack, HookTriggers, Message, Truncation, type Hook, type HookTrigger } from "@hookline/core"
 import { AgentLoop } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
+import { unansweredCalls } from "./fuzz/properties.js"
 import { add, on, runWith, stackOf, trail } from "./support.js"
 
 let rejections: Array<unknown> = []
@@ -136,5 +137,42 @@ describe("AfterExecution hooks under 'fail' (item 11)", () => {
       [ScriptedDriver.text("hi")],
     )
     expect(final.metadata).toEqual({ persisted: true })
+  })
+})
+
+describe("a hook that puts a message between tool calls and their results", () => {
+  const interject: Hook = (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.user("by the way")))
+
+  it.each(["BeforeToolUse", "AfterToolUse"] as const)("fails the run at %s with HookFailed naming the hook and the index; the history stays whole", async (trigger) => {
+    const { final, seen } = await runWithBadHook(interject, trigger, "fail")
+    expect(final.execution.status).toBe("failed")
+    expect(final.execution.errors[0]).toMatchObject({
+      _tag: "HookFailed",
+      hook: "bad",
+      trigger,
+      message: expect.stringContaining("state.context.messages[2]: a user message comes between the tool calls of the assistant message at state.context.messages[1]"),
+    })
+    expect(seen.filter((t) => t === "AfterExecution")).toHaveLength(1)
+    // The call still has its one answer, right after the assistant message.
+    const messages = final.context.messages.toArray()
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"])
+    expect(unansweredCalls(messages)).toEqual([])
+    expect(messages.some((m) => m.role === "user" && m.content === "by the way")).toBe(false)
+    expect(rejections).toEqual([])
+  })
+
+  it("goes on under 'skip' as if the hook had returned its input, and the model never reads a split history", async () => {
+    const t = trail()
+    const stack = HookStack.with(stackOf([t.hook, t.options]), interject, { triggers: HookTriggers.of("BeforeToolUse", "AfterToolUse"), name: "bad", onError: "skip" })
+    const { final, driver } = await runWith(AgentLoop.make({ interceptor: stack, tools: [add] }), script())
+    expect(final.execution.status).toBe("completed")
+    for (const request of driver.requests) expect(unansweredCalls(request.messages.toArray())).toEqual([])
+    expect(final.context.messages.toArray().map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"])
+  })
+
+  it("may add the message once every call is answered (AfterStep)", async () => {
+    const { final } = await runWithBadHook(interject, "AfterStep", "fail")
+    expect(final.execution.status).toBe("completed")
+    expect(final.context.messages.toArray().map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant", "user"])
   })
 })

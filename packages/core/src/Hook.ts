@@ -9,7 +9,9 @@ import { Effect } from "effect"
 import { getMonoid } from "fp-ts/lib/Endomorphism.js"
 import type { Monoid as M } from "fp-ts/lib/Monoid.js"
 import { concatAll } from "fp-ts/lib/Monoid.js"
+import { HooklineError, invalidConfiguration } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
+import { disarm } from "./internal/dispatch.js"
 
 /**
  * A pure hook: no I/O, no clock, no randomness; expected conditions are returned as
@@ -49,6 +51,14 @@ export type AnyHook<E = unknown, R = never, C = any> = Hook<C> | EffectHook<E, R
  * @category models
  */
 export type Requirements<H> = H extends EffectHook<any, infer R> ? R : never
+
+/**
+ * The errors a hook may fail with: `never` for a pure hook.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Errors<H> = H extends EffectHook<infer E, any> ? E : never
 
 /**
  * Returns its input.
@@ -165,15 +175,58 @@ export function forTools<E, R, C>(names: ReadonlyArray<string>, hook: AnyHook<E,
  */
 export const Monoid: M<Hook> = { concat: getMonoid<HookContext>().concat, empty: identity }
 
+// An async function is only known as one when it was written `async`; any other
+// function that returns a Promise is found when it returns (`settled`).
+const isAsyncFunction = (f: unknown): boolean => {
+  const tag = Object.prototype.toString.call(f)
+  return tag === "[object AsyncFunction]" || tag === "[object AsyncGeneratorFunction]"
+}
+
+const refuse = (i: number, detail: string): never => {
+  throw new HooklineError(invalidConfiguration(`hooks[${i}]`, detail))
+}
+
+// A pure hook inside a sequence whose return goes on to the next hook: a Promise it
+// returns must not reach that hook (which would read a Promise as a context, and drop
+// the hook's work and its rejection). The dispatcher checks the sequence's own return.
+const settled = (hook: Hook, i: number): Hook => (ctx) => {
+  const out = hook(ctx)
+  if (out !== ctx && disarm(out)) {
+    throw new Error(
+      `hooks[${i}] of Hook.sequence returned a Promise (or another thenable): a pure hook returns a HookContext at once; lift an async function with Hook.promise`,
+    )
+  }
+  return out
+}
+
 /**
- * One hook that runs the given hooks in order.
+ * One hook that runs the given hooks in order, each on what the previous returned.
+ * Pure hooks give a pure hook (their `Monoid` fold); with any effectful hook
+ * (`Hook.effect`, `Hook.promise`) among them, the sequence is an effectful hook that
+ * fails with the first failure. An `async` function given as a pure hook is refused
+ * here (`InvalidConfiguration` at `hooks[i]`: lift it with `Hook.promise`); a pure hook
+ * that returns a Promise anyway fails the sequence when it does.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const sequence = <C = unknown>(...hooks: ReadonlyArray<Hook<C>>): Hook<C> => {
-  if (hooks.length === 0) return identity as Hook<C>
-  if (hooks.length === 1) return hooks[0] as Hook<C>
-  const composed = concatAll(Monoid)(hooks as ReadonlyArray<Hook>) as Hook<C>
-  return hooks.every(isObserver) ? markObserver(composed) : composed
+export function sequence<C = unknown>(...hooks: ReadonlyArray<Hook<C>>): Hook<C>
+export function sequence<const H extends ReadonlyArray<AnyHook<any, any, any>>>(
+  ...hooks: H
+): EffectHook<Errors<H[number]>, Requirements<H[number]>, any>
+export function sequence(...hooks: ReadonlyArray<AnyHook<unknown, unknown>>): AnyHook<unknown, unknown> {
+  hooks.forEach((hook, i) => {
+    if (!isHook(hook)) refuse(i, "expected a function or an effectful hook (Hook.effect, Hook.promise)")
+    if (isAsyncFunction(hook)) refuse(i, "an async function is not a pure hook: lift it with Hook.promise")
+  })
+  if (hooks.some(isEffectHook)) {
+    const steps = hooks.map((hook, i) => isEffectHook(hook) ? hook.run : (ctx: HookContext) => Effect.sync(() => settled(hook, i)(ctx)))
+    return effect((ctx: HookContext) => steps.reduce((acc: Effect.Effect<HookContext, unknown, unknown>, run) => Effect.flatMap(acc, run), Effect.succeed(ctx)))
+  }
+  const pure = hooks as ReadonlyArray<Hook>
+  if (pure.length === 0) return identity
+  if (pure.length === 1) return pure[0] as Hook
+  // The last hook's return goes to the dispatcher, which checks it.
+  const composed = concatAll(Monoid)(pure.map((hook, i) => (i === pure.length - 1 ? hook : settled(hook, i))))
+  return pure.every(isObserver) ? markObserver(composed) : composed
 }

@@ -25,6 +25,7 @@ import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./internal/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
+import { LoopWraps, lostWraps } from "./internal/loopWraps.js"
 import {
   contextAtFailure as contextAtFailure_,
   disarm,
@@ -193,15 +194,29 @@ const fromRegistrations = <R>(
   const resolved = Object.freeze(
     Object.fromEntries(HookTrigger.all.map((trigger) => [trigger, resolveTrigger(frozen, trigger)])),
   ) as Record<HookTrigger.HookTrigger, Resolved<R>>
+  const intercept = (ctx: HookContext) => interceptResolved(resolved[ctx.trigger], ctx)
+  const interceptSync = (ctx: HookContext, env?: DispatchEnv) => {
+    const r = resolved[ctx.trigger]
+    return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
+  }
+  // A stack with wrap hooks checks that a loop calling it through a custom interceptor
+  // runs its wraps (internal/loopWraps.ts); a stack without them has nothing to lose.
+  const names = frozenWraps.map((w) => w.name)
   const stack: HookStack<R> = Object.freeze({
     _tag: "HookStack",
     registrations: frozen,
     resolved,
-    intercept: (ctx: HookContext) => interceptResolved(resolved[ctx.trigger], ctx),
-    interceptSync: (ctx: HookContext, env?: DispatchEnv) => {
-      const r = resolved[ctx.trigger]
-      return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
-    },
+    intercept: frozenWraps.length === 0
+      ? intercept
+      : (ctx: HookContext) =>
+        Effect.flatMap(LoopWraps, (loop) => (loop === undefined || loop === stack ? intercept(ctx) : Effect.die(lostWraps(names)))),
+    interceptSync: frozenWraps.length === 0
+      ? interceptSync
+      : (ctx: HookContext, env?: DispatchEnv) => {
+        const loop = env?.loopWraps
+        if (loop !== undefined && loop !== stack) throw lostWraps(names)
+        return interceptSync(ctx, env)
+      },
     wrapRegistrations: frozenWraps,
     wraps: resolveWraps(frozenWraps),
   })

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { HooklineError, type HookFailed } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
 import type { DispatchEnv } from "./internal/dispatch.js"
+import { LoopWraps } from "./internal/loopWraps.js"
 import type { HookStack } from "./HookStack.js"
 
 /**
@@ -21,6 +22,13 @@ export interface Interceptor<R = never> {
    * it returns `undefined`. It may throw `HooklineError(HookFailed)`.
    */
   readonly interceptSync?: ((ctx: HookContext, env?: DispatchEnv) => HookContext | undefined) | undefined
+  /**
+   * The stack this interceptor runs, whose wrap hooks (`HookStack.withWrap`) the loop
+   * runs around each model call and tool execution: set by `around`. A loop given a
+   * custom interceptor that runs a stack with wrap hooks without declaring it here
+   * refuses to run (`InvalidConfiguration` at `interceptor`), rather than skip them.
+   */
+  readonly wrapsFrom?: HookStack<R> | undefined
 }
 
 /**
@@ -31,6 +39,34 @@ export interface Interceptor<R = never> {
  */
 export const make = <R = never>(intercept: (ctx: HookContext) => Effect.Effect<HookContext, HookFailed, R>): Interceptor<R> =>
   Object.freeze({ intercept })
+
+/**
+ * A custom interceptor around a stack that keeps the stack's wrap hooks: `intercept`
+ * gets each context and `next`, the stack's own dispatch, and may act before and after
+ * it (log, time, trace, rewrite). The loop runs the stack's wrap hooks around each
+ * model call and tool execution, as it does for the stack itself.
+ *
+ * @example
+ * ```ts
+ * const traced = Interceptor.around(stack, (ctx, next) => Effect.tap(next(ctx), () => Effect.log(ctx.trigger)))
+ * AgentLoop.make({ interceptor: traced })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const around = <R, R2 = never>(
+  stack: HookStack<R>,
+  intercept: (ctx: HookContext, next: (ctx: HookContext) => Effect.Effect<HookContext, HookFailed, R>) => Effect.Effect<HookContext, HookFailed, R2>,
+): Interceptor<R | R2> => Object.freeze({ intercept: (ctx: HookContext) => intercept(ctx, stack.intercept), wrapsFrom: stack })
+
+/**
+ * @internal what the loop runs a custom interceptor's `intercept` under: the stacks it
+ * reaches learn which wrap hooks the loop runs (`wrapsFrom`, or none), so a stack whose
+ * wrap hooks would be skipped refuses to run.
+ */
+export const underLoop = <A, E, R>(interceptor: Interceptor<any>, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(effect, LoopWraps, interceptor.wrapsFrom ?? null)
 
 /**
  * The interceptor of a stack (a stack is already one; this only narrows the type).

@@ -4,7 +4,26 @@
  *
  * @since 0.1.0
  */
+import * as limits from "./internal/limits.js"
 import { isSealed as isSealedValue, seal } from "./internal/sealed.js"
+
+/**
+ * JSON nested deeper than this (arrays and objects) is refused wherever it enters: the
+ * codecs, a driver's answer, a tool call's arguments.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxDepth: number = limits.maxDepth
+
+/**
+ * The most JSON values (every array, object and scalar) one untrusted value may hold
+ * where it enters: a tool call's arguments, a driver answer's metadata.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxValues: number = limits.maxValues
 
 /**
  * @since 0.1.0

@@ -126,6 +126,12 @@ describe("Codecs (hostile input)", () => {
       )
     })
 
+    it("takes its bound from Json.maxDepth, the one the agent's boundaries import", () => {
+      expect(Json.maxDepth).toBe(512)
+      successOf(Codecs.fromJson(Codecs.JsonValue, nestedArrays(Json.maxDepth)))
+      expect(failureOf(Codecs.fromJson(Codecs.JsonValue, nestedArrays(Json.maxDepth + 1))).path).toBe(indexPath(Json.maxDepth))
+    })
+
     it("accepts JSON up to the limit", () => {
       const decoded = successOf(Codecs.fromJson(Codecs.JsonValue, nestedArrays(512)))
       expect(Codecs.toJson(Codecs.JsonValue, decoded)).toBe(nestedArrays(512))

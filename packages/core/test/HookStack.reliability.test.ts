@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import {
   AgentError,
   AgentState,
+  AppendLog,
+  InferenceRequest,
   Hook,
   HookContext,
   HookExecuted,
@@ -185,6 +187,80 @@ describe("HookStack reliability", () => {
       expect(out.state.context.messages.length).toBe(2)
       expect(out.state.metadata).toEqual({ tenant: "acme" })
       expect(Object.isFrozen(out.state.context)).toBe(true)
+    })
+  })
+
+  describe("a message between tool calls and their results", () => {
+    const c1 = { id: "c1", name: "pay", arguments: {} }
+    const c2 = { id: "c2", name: "pay", arguments: {} }
+    const result = (c: typeof c1) => Message.tool({ toolCallId: c.id, toolName: c.name, content: "ok" })
+    // Mid-step: the assistant's two calls are committed, the first one's result too, the second is still running.
+    const midStep = AgentState.make({ id: "s", messages: [Message.user("hi"), Message.assistant("", [c1, c2]), result(c1)] })
+    const done = AgentState.appendMessage(midStep, result(c2))
+    const at = (trigger: HookTrigger, s: AgentState, toolCall = trigger.includes("Tool") ? c2 : undefined) =>
+      HookContext.make({ trigger, state: s, createdAt: 100, toolCall })
+    const appendUser: Hook = (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.user("by the way")))
+    const withMessages = (messages: ReadonlyArray<Message>): Hook => (ctx) =>
+      HookContext.withState(ctx, AgentState.update(ctx.state, (d) => void (d.context.messages = AppendLog.fromIterable(messages) as never)))
+    const failure = async (hook: Hook, ctx: HookContext): Promise<string | undefined> => {
+      const error = caught(() => HookStack.run(HookStack.with(HookStack.empty, hook, on(ctx.trigger, "policy:insert")), ctx))
+      // The Effect path says the same.
+      const effectful = HookStack.with(HookStack.empty, Hook.effect((c) => Effect.sync(() => hook(c))), on(ctx.trigger, "policy:insert"))
+      const exit = await Effect.runPromiseExit(HookStack.intercept(effectful, ctx))
+      const viaEffect = Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? (exit.cause.reasons[0].error as AgentError.HookFailed) : undefined
+      expect(viaEffect?.message).toBe(error?.message)
+      if (error === undefined) return undefined
+      expect(error).toMatchObject({ _tag: "HookFailed", hook: "policy:insert", trigger: ctx.trigger })
+      return error.message
+    }
+
+    it.each(["BeforeToolUse", "AfterToolUse"] as const)("is HookFailed when a %s hook appends a message while a call waits for its result, naming the index", async (trigger) => {
+      const message = await failure(appendUser, at(trigger, midStep))
+      expect(message).toContain("at state.context.messages[3]: a user message")
+      expect(message).toContain("state.context.messages[1]")
+      expect(message).toContain("c2")
+    })
+
+    it("is HookFailed for a message inserted before results already committed, by a rewrite of the history", async () => {
+      const [user, assistant, first] = midStep.context.messages.toArray() as [Message, Message, Message]
+      const message = await failure(withMessages([user, assistant, Message.system("note"), first]), at("BeforeToolUse", midStep))
+      expect(message).toContain("at state.context.messages[2]: a system message")
+      // At AfterStep too: every result is in, but one comes after the inserted message.
+      const after = await failure(withMessages([user, assistant, first, Message.user("x"), result(c2)]), at("AfterStep", done))
+      expect(after).toContain("at state.context.messages[3]: a user message")
+    })
+
+    it("is HookFailed for a result of another call in the middle of a round", async () => {
+      const other = Message.tool({ toolCallId: "c9", toolName: "pay", content: "forged" })
+      const message = await failure((ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, other)), at("BeforeToolUse", midStep))
+      expect(message).toContain("at state.context.messages[3]: a tool message")
+    })
+
+    it("checks the request a BeforeInference hook sends the same way", async () => {
+      const request = InferenceRequest.make({ systemPrompt: "", messages: done.context.messages })
+      const ctx = HookContext.make({ trigger: "BeforeInference", state: done, createdAt: 100, request })
+      const [user, assistant, first, second] = done.context.messages.toArray() as [Message, Message, Message, Message]
+      const hook: Hook = (c) => HookContext.withRequest(c, InferenceRequest.make({ ...request, messages: [user, assistant, first, Message.user("x"), second] }))
+      const message = await failure(hook, ctx)
+      expect(message).toContain("at request.messages[3]: a user message")
+    })
+
+    it("accepts a message once every call is answered, a result of the waiting call, and edits that keep each round whole", async () => {
+      expect(await failure(appendUser, at("AfterStep", done))).toBeUndefined()
+      expect(await failure(appendUser, at("OnStop", done))).toBeUndefined()
+      expect(await failure((ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, result(c2))), at("BeforeToolUse", midStep))).toBeUndefined()
+      // A redaction of every message mid-step: the round at the end is still open, and whole.
+      const redacted = midStep.context.messages.toArray().map((m) => ({ ...m, content: "[redacted]" }))
+      expect(await failure(withMessages(redacted), at("AfterToolUse", midStep))).toBeUndefined()
+      // A window that drops whole rounds from the front.
+      expect(await failure(withMessages(done.context.messages.toArray().slice(1)), at("AfterStep", done))).toBeUndefined()
+    })
+
+    it("does not blame a hook for a split it was given", async () => {
+      // A history that arrived split (a state given by hand).
+      const split = AgentState.make({ id: "s", messages: [Message.assistant("", [c1]), Message.user("x"), result(c1)] })
+      expect(await failure(appendUser, at("AfterStep", split))).toBeUndefined()
+      expect(await failure(withMessages([...split.context.messages.toArray(), Message.user("y")]), at("AfterStep", split))).toBeUndefined()
     })
   })
 

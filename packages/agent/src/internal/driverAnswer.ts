@@ -21,11 +21,9 @@
 import { AgentError, InferenceResponse, Json, Usage, type JsonValue, type ToolCall } from "@hookline/core"
 import * as Arguments from "./toolArguments.js"
 
-/** Deeper JSON is refused, as `Codecs.JsonValue` refuses it (same bound). */
-export const maxDepth = 512
-
-/** The most JSON values (every array, object and scalar) one metadata object may hold. */
-export const maxMetadataValues = 100_000
+// Deeper JSON is refused, and a metadata object or a call's arguments holding more
+// values: core's bounds, which `Codecs.JsonValue` uses too.
+const { maxDepth, maxValues } = Json
 
 /** The most tool calls one answer may hold. */
 export const maxToolCalls = 10_000
@@ -188,7 +186,7 @@ class Check {
     this.path.push("arguments")
     const raw = (u as Record<string, unknown>)["arguments"]
     const depth = this.path.length
-    const args = raw === undefined ? Object.freeze({}) : this.json(raw, Arguments.maxValues)
+    const args = raw === undefined ? Object.freeze({}) : this.json(raw, maxValues)
     if (args !== FAIL) {
       this.path.pop()
       return Object.freeze({ id, name, arguments: args })
@@ -242,7 +240,7 @@ class Check {
     this.path.push("metadata")
     const rawMetadata = (u as Record<string, unknown>)["metadata"]
     if (this.record(rawMetadata) === FAIL) return FAIL
-    const metadata = this.json(rawMetadata, maxMetadataValues)
+    const metadata = this.json(rawMetadata, maxValues)
     if (metadata === FAIL) return FAIL
     this.path.pop()
     return InferenceResponse.make({

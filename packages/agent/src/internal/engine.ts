@@ -21,7 +21,7 @@ import {
   Usage,
   WrapHook,
   type HookTrigger,
-  type Interceptor,
+  Interceptor,
   type InferenceResponse,
   ToolCall,
 } from "@hookline/core"
@@ -259,6 +259,11 @@ class Run<R> {
   // an error or an abort there still records them (settleTools).
   private readonly unrecorded: Array<ToolExecution> = []
 
+  // What a custom interceptor (not a stack) is called with: its stacks learn which wrap
+  // hooks the loop runs, and one whose wraps would be skipped refuses (loopWraps.ts).
+  private readonly interceptEnv: { readonly sink: HookExecuted.EventSink | undefined; readonly now: () => number; readonly loopWraps?: object | null }
+  private readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, AgentError.HookFailed, R>
+
   constructor(
     private readonly config: EngineConfig<R>,
     public state: AgentState,
@@ -272,6 +277,14 @@ class Run<R> {
     private readonly host: Subagent.Host = new Subagent.Host(undefined, undefined),
   ) {
     this.env = { sink, now }
+    const interceptor = config.interceptor
+    if (HookStack.isHookStack(interceptor)) {
+      this.interceptEnv = this.env
+      this.intercept = interceptor.intercept
+    } else {
+      this.interceptEnv = { sink, now, loopWraps: interceptor.wrapsFrom ?? null }
+      this.intercept = (ctx) => Interceptor.underLoop(interceptor, interceptor.intercept(ctx))
+    }
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
@@ -816,8 +829,8 @@ class Run<R> {
   // and the model would read an unanswered call (found by the fuzzer, issue 13).
   private settleTools(why: string, keepPending = false): void {
     const messages = this.state.context.messages
-    // The last assistant message, and the tool messages after it (a hook may have
-    // added other messages in between).
+    // The last assistant message, and the tool messages after it (a state given by
+    // hand may have other messages in between; a hook's return may not, contextCheck.ts).
     let i = messages.length - 1
     const answered: Array<string> = []
     for (let m = messages.at(i); m !== undefined && m.role !== "assistant"; m = messages.at(--i)) {
@@ -878,7 +891,7 @@ class Run<R> {
     if (sync !== undefined) {
       let out: HookContext | undefined
       try {
-        out = sync(ctx, this.env)
+        out = sync(ctx, this.interceptEnv)
       } catch (error) {
         if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") {
           this.commitReached(error.error)
@@ -891,7 +904,7 @@ class Run<R> {
         return out
       }
     }
-    const result = yield* Effect.result(this.config.interceptor.intercept(ctx))
+    const result = yield* Effect.result(this.intercept(ctx))
     this.stale = true
     if (result._tag === "Failure") {
       this.commitReached(result.failure)

@@ -118,11 +118,9 @@ export const fromStandardSchema = <A>(schema: StandardSchemaV1<unknown, A>): Val
   }
 }
 
-/** Deeper arguments are refused: the JSON codec's bound, so every state round-trips. */
-export const maxDepth = 512
-
-/** The most JSON values (every array, object and scalar) one call's arguments may hold. */
-export const maxValues = 100_000
+// Deeper or larger arguments are refused: core's bounds (`Json.maxDepth`,
+// `Json.maxValues`), which its JSON codec uses too, so every state round-trips.
+const { maxDepth, maxValues } = Json
 
 /** A call whose arguments were refused for their depth or size, before any validator. */
 export interface Refusal {

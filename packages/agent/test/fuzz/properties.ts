@@ -1,7 +1,7 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, Codecs, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
+import { AgentState, AppendLog, Codecs, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
 import { Tools } from "@hookline/agent"
 import { chainOf, synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
@@ -628,10 +628,10 @@ export const firesInExplainedOrder: Checker = (r) => {
       ? failure
       : did._tag === "Exit" && did.output === did.input
       ? "unchanged"
-      : did._tag === "Exit" && isContext(did.output) && did.output.trigger === did.input.trigger
+      : did._tag === "Exit" && isContext(did.output) && did.output.trigger === did.input.trigger && !splitsARound(did.input, did.output)
       ? "changed"
       : failure
-    if (e.event.outcome !== expected) v.push(`${e.event.hook} on ${e.event.trigger} was reported ${e.event.outcome}, it ${did._tag === "Raise" ? "threw" : `returned ${expected === "changed" ? "a new context" : expected === "unchanged" ? "its input" : "no valid context"}`} (${at(r, i)})`)
+    if (e.event.outcome !== expected) v.push(`${e.event.hook} on ${e.event.trigger} was reported ${e.event.outcome}, it ${did._tag === "Raise" ? "threw" : `returned ${expected === "changed" ? "a new context" : expected === "unchanged" ? "its input" : did._tag === "Exit" && isContext(did.output) && splitsARound(did.input, did.output) ? "a history with a message between tool calls and their results" : "no valid context"}`} (${at(r, i)})`)
   })
   // Tool hooks run in call order; concurrently, every BeforeToolUse runs before the step's tools.
   const final = finalState(r, ds)
@@ -861,14 +861,43 @@ export const sameWhenStreamed: Checker = (r) => {
   return []
 }
 
-/** Where `messages` break the rule: a call without exactly one tool message after its assistant message (before the next one). */
+/**
+ * The first message that comes between an assistant's tool calls and the last of their
+ * results (the end of the history may come first: results still to come), or -1.
+ */
+export const splitAt = (messages: ReadonlyArray<Message>): number => {
+  let waiting: Set<string> | undefined
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message
+    if (waiting !== undefined) {
+      if (m.role === "tool" && waiting.delete(m.toolCallId)) {
+        if (waiting.size === 0) waiting = undefined
+        continue
+      }
+      return i
+    }
+    if (m.role === "assistant" && m.toolCalls.length > 0) waiting = new Set(m.toolCalls.map((c) => c.id))
+  }
+  return -1
+}
+
+// Whether a hook's return put a message between tool calls and their results (its input had none there).
+const splitsARound = (input: HookContext, output: HookContext): boolean => {
+  const messages = output.state.context?.messages
+  return AppendLog.isAppendLog(messages) && splitAt(messagesOf(output.state)) >= 0 && splitAt(messagesOf(input.state)) < 0
+}
+
+/**
+ * Where `messages` break the rule: a call without exactly one tool message directly
+ * after its assistant message (among the tool messages that follow it: providers reject
+ * any other message between a call and its result, and no hook may put one there).
+ */
 export const unansweredCalls = (messages: ReadonlyArray<Message>): ReadonlyArray<string> => {
   const problems: Array<string> = []
   messages.forEach((m, i) => {
     if (m.role !== "assistant" || m.toolCalls.length === 0) return
     const results: Array<string> = []
-    // Up to the next assistant message (a hook may add a user message in between).
-    for (let j = i + 1; j < messages.length && messages[j]?.role !== "assistant"; j++) {
+    for (let j = i + 1; j < messages.length && messages[j]?.role === "tool"; j++) {
       const next = messages[j] as Message
       if (next.role === "tool") results.push(next.toolCallId)
     }

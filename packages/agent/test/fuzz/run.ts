@@ -362,6 +362,8 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
             : { ...ctx, response: { ...ctx.response, toolCalls: undefined } }
         case "objectCreate":
           return Object.create(ctx)
+        case "splitRound":
+          return HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.user(`${name} interjects`)))
       }
       return ctx
     case "EditArguments":

@@ -45,10 +45,13 @@ export type Behaviour =
   | { readonly _tag: "Continue"; readonly message: string | undefined }
   /**
    * Returns a hand-built context (issue 12, item 4): the history as a plain array, a null
-   * state, a response or execution missing a part, `Object.create(ctx)`. The dispatcher
-   * must refuse it (HookFailed for that hook) or take it normalised, never crash later.
+   * state, a response or execution missing a part, `Object.create(ctx)`; or (`splitRound`)
+   * a well-built context whose history has a user message appended, which splits a tool
+   * round where a call still waits for its result (a tool hook; BeforeExecution,
+   * OnStop and AfterExecution of a suspended run). The dispatcher must refuse it
+   * (HookFailed for that hook) or take it normalised, never crash later.
    */
-  | { readonly _tag: "HandBuilt"; readonly how: "arrayMessages" | "nullState" | "missingPart" | "objectCreate" }
+  | { readonly _tag: "HandBuilt"; readonly how: "arrayMessages" | "nullState" | "missingPart" | "objectCreate" | "splitRound" }
   /** OnError: marks the errors handled. */
   | { readonly _tag: "Handle" }
   /** BeforeToolUse: replaces the call's arguments (valid for `add`, invalid for the others). */
@@ -281,7 +284,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ _tag: "Handle" } as const) },
   {
     weight: 2,
-    arbitrary: fc.record({ _tag: fc.constant("HandBuilt" as const), how: fc.constantFrom("arrayMessages", "nullState", "missingPart", "objectCreate") }),
+    arbitrary: fc.record({ _tag: fc.constant("HandBuilt" as const), how: fc.constantFrom("arrayMessages", "nullState", "missingPart", "objectCreate", "splitRound") }),
   },
   { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },

@@ -8,10 +8,11 @@
  *
  * @internal
  */
+import { Json } from "@hookline/core"
 import type { LanguageModelMiddleware } from "ai"
 
-/** Deeper input is held back: hookline's own bound for tool arguments. */
-export const maxDepth = 512
+// Deeper input is held back: hookline's own bound for tool arguments (core's).
+const { maxDepth } = Json
 
 /** Whether JSON text nests arrays and objects deeper than `maxDepth` (strings skipped). */
 export const tooDeep = (text: string): boolean => {

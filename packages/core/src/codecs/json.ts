@@ -8,10 +8,8 @@
 import * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
+import { maxDepth } from "../internal/limits.js"
 import { limitsOf, type Codec } from "./combinators.js"
-
-/** Deeper JSON than this is refused rather than risking the call stack. */
-const maxDepth = 512
 
 const isPlainObject = (u: object): boolean => {
   const proto: unknown = Object.getPrototypeOf(u)

@@ -11,6 +11,7 @@ import * as AppendLog from "../AppendLog.js"
 import type * as AgentState from "../AgentState.js"
 import type { HookContext } from "../HookContext.js"
 import type { InferenceRequest } from "../InferenceRequest.js"
+import type { Message as Message_ } from "../Message.js"
 import { excerpt } from "../Json.js"
 import { AgentError } from "../codecs/errors.js"
 import { InferenceResponse, ModelOptions, ResponseFormat, ToolDefinition, Usage } from "../codecs/inference.js"
@@ -19,6 +20,7 @@ import { ExecutionStatus } from "../codecs/literals.js"
 import { Message } from "../codecs/messages.js"
 import { Step, StopSignal, ToolExecution } from "../codecs/state.js"
 import { decodeWith } from "./decode.js"
+import { describeSplit, splitOf } from "./toolRounds.js"
 
 type Problem = string | undefined
 
@@ -83,6 +85,21 @@ const checkLog = (where: string, codec: Guarded, next: unknown, prev: AppendLog.
   return undefined
 }
 
+// Messages are checked one by one, then as tool rounds (toolRounds.ts): a message a hook
+// added must not come between an assistant's tool calls and their results. Of an
+// append, only what was appended (and the round it continues) is read; a rewrite is read
+// whole, and a split it keeps from its input is not the hook's.
+const checkMessages = (where: string, next: unknown, prev: AppendLog.AppendLog<unknown> | undefined): Problem => {
+  const problem = checkLog(where, Message, next, prev)
+  if (problem !== undefined || next === prev) return problem
+  const log = next as AppendLog.AppendLog<Message_>
+  const appended = prev !== undefined && log.extendsUnsafe(prev as AppendLog.AppendLog<Message_>)
+  const split = splitOf(log, appended ? (prev as AppendLog.AppendLog<Message_>).length : 0)
+  if (split === undefined) return undefined
+  if (!appended && prev !== undefined && splitOf(prev as AppendLog.AppendLog<Message_>) !== undefined) return undefined
+  return describeSplit(where, split)
+}
+
 // The arguments are the tool's to validate (bounded in depth and size, at the tool
 // boundary, where a bad value is a ToolArgumentsInvalid the model can correct).
 const checkToolCall = (next: unknown): Problem => {
@@ -96,7 +113,7 @@ const checkContextPart = (next: unknown, prev: AgentState.AgentContext | undefin
   if (!isPlain(next)) return `state.context: expected a plain object, got ${show(next)}`
   return checkString("state.context.systemPrompt", next["systemPrompt"])
     ?? checkOptional("state.context.responseFormat", ResponseFormat, next["responseFormat"])
-    ?? checkLog("state.context.messages", Message, next["messages"], prev?.messages)
+    ?? checkMessages("state.context.messages", next["messages"], prev?.messages)
     ?? (next["metadata"] === prev?.metadata ? undefined : check("state.context.metadata", Metadata, next["metadata"]))
 }
 
@@ -130,7 +147,7 @@ const checkRequest = (next: unknown, prev: InferenceRequest | undefined): Proble
   if (next === prev || next === undefined) return undefined
   if (!isPlain(next)) return `request: expected an InferenceRequest (HookContext.withRequest), got ${show(next)}`
   return checkString("request.systemPrompt", next["systemPrompt"])
-    ?? checkLog("request.messages", Message, next["messages"], prev?.messages)
+    ?? checkMessages("request.messages", next["messages"], prev?.messages)
     ?? checkArray("request.tools", ToolDefinition, next["tools"], prev?.tools)
     ?? checkOptional("request.responseFormat", ResponseFormat, next["responseFormat"])
     ?? (next["options"] === prev?.options ? undefined : check("request.options", ModelOptions, next["options"]))

@@ -44,6 +44,11 @@ export interface DispatchEnv {
   readonly sink?: HookExecuted.EventSink | undefined
   /** Epoch milliseconds; used for events and to stamp `updatedAt`. */
   readonly now?: (() => number) | undefined
+  /**
+   * Set by the loop when it calls a custom interceptor: the stack whose wrap hooks it
+   * runs (`null`: none). A stack with other wrap hooks refuses to run (loopWraps.ts).
+   */
+  readonly loopWraps?: object | null | undefined
 }
 
 export interface Entry {

@@ -5,6 +5,7 @@
 // skips the check and the copy for them. Anything else, a hand-built, mutated or
 // proxied answer included, is checked there as before.
 import type { JsonValue } from "../Json.js"
+import { maxDepth, maxValues } from "./limits.js"
 
 const sealed = new WeakSet<object>()
 
@@ -17,13 +18,8 @@ export const seal = <A extends object>(value: A): A => {
 /** Whether `u` was sealed by core. */
 export const isSealed = (u: unknown): boolean => typeof u === "object" && u !== null && sealed.has(u)
 
-/**
- * The bounds of the agent's boundary (driverAnswer.ts, toolArguments.ts): JSON nested
- * deeper, or holding more values (arrays, objects and scalars), is refused there, so it
- * is never sealed here.
- */
-export const maxDepth = 512
-export const maxValues = 100_000
+// The bounds of the agent's boundary (limits.ts): JSON nested deeper, or holding more
+// values, is refused there, so it is never sealed here.
 
 const FAIL: unique symbol = Symbol("FAIL")
 

@@ -78,7 +78,14 @@ export interface AgentContext {
  */
 export interface Execution {
   readonly status: ExecutionStatus
+  /** When the run first started running (a resume keeps it). */
   readonly startedAt?: number | undefined
+  /**
+   * When the current call of run or resume started running it: the time limit counts
+   * from here, so a run resumed the next day gets its whole time budget again (its
+   * steps, tokens and cost carry over). `undefined` in a state no run call started.
+   */
+  readonly runningSince?: number | undefined
   readonly completedAt?: number | undefined
   readonly steps: AppendLog.AppendLog<Step>
   readonly stopSignals: ReadonlyArray<StopSignal>
@@ -133,6 +140,7 @@ const noErrors: ReadonlyArray<AgentError> = Object.freeze([])
 export const emptyExecution: Execution = Object.freeze({
   status: "pending",
   startedAt: undefined,
+  runningSince: undefined,
   completedAt: undefined,
   steps: AppendLog.empty<Step>(),
   stopSignals: noSignals,
@@ -241,6 +249,7 @@ const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState
     Object.freeze({
       status: patch.status ?? e.status,
       startedAt: "startedAt" in patch ? patch.startedAt : e.startedAt,
+      runningSince: "runningSince" in patch ? patch.runningSince : e.runningSince,
       completedAt: "completedAt" in patch ? patch.completedAt : e.completedAt,
       steps: patch.steps ?? e.steps,
       stopSignals: patch.stopSignals ?? e.stopSignals,
@@ -379,7 +388,8 @@ export const appendStep: {
   }))
 
 /**
- * Sets the status (and, for a final status, `completedAt`).
+ * Sets the status (and, for a final status, `completedAt`; for `running` at `at`,
+ * `runningSince`, and `startedAt` the first time).
  *
  * @since 0.1.0
  * @category combinators
@@ -393,12 +403,15 @@ export const withStatus: {
     const { execution } = self
     const final = status === "completed" || status === "stopped" || status === "failed"
     const startedAt = status === "running" && execution.startedAt === undefined ? at : execution.startedAt
+    // Each call of run or resume sets the run running: its time limit counts from there.
+    const runningSince = status === "running" && at !== undefined ? at : execution.runningSince
     // A run that resumes (running again) is no longer completed.
     const resumed = status === "running" && execution.status !== "running"
     const completedAt = final && at !== undefined ? at : resumed ? undefined : execution.completedAt
-    return status === execution.status && startedAt === execution.startedAt && completedAt === execution.completedAt
+    return status === execution.status && startedAt === execution.startedAt && completedAt === execution.completedAt &&
+        runningSince === execution.runningSince
       ? self
-      : patchExecution(self, { status, startedAt, completedAt })
+      : patchExecution(self, { status, startedAt, runningSince, completedAt })
   },
 )
 

@@ -81,8 +81,10 @@ export const tokenLimit = (maxTokens: number): Hook => (ctx) => {
 }
 
 /**
- * Stops once the wall clock since the run started reaches the limit. Pure: it reads
- * `ctx.createdAt` (the loop's clock reading) against `state.execution.startedAt`.
+ * Stops once the wall clock since this call of run or resume started reaches the limit
+ * (a resumed run gets its whole budget again; a state from before `runningSince` counts
+ * from `startedAt`). Pure: it reads `ctx.createdAt` (the loop's clock reading) against
+ * `state.execution.runningSince`.
  *
  * @since 0.1.0
  * @category constructors
@@ -91,7 +93,7 @@ export const timeLimit = (maxExecutionTime: Duration.Input): Hook => {
   const limitMs = Duration.toMillis(maxExecutionTime)
   return (ctx) => {
     if (hasFired(ctx, names.time)) return ctx
-    const startedAt = ctx.state.execution.startedAt
+    const startedAt = ctx.state.execution.runningSince ?? ctx.state.execution.startedAt
     if (startedAt === undefined) return ctx
     const elapsed = ctx.createdAt - startedAt
     return elapsed >= limitMs

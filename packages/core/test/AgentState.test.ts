@@ -426,11 +426,16 @@ describe("AgentState", () => {
       expect(next.execution.completedAt).toBeUndefined()
     })
 
-    it("sets startedAt only once", () => {
+    it("sets startedAt only once, and runningSince on every start (the time limit counts from it)", () => {
       const running = AgentState.withStatus(state, "running", 100)
+      expect(running.execution.runningSince).toBe(100)
       const again = AgentState.withStatus(running, "running", 200)
       expect(again.execution.startedAt).toBe(100)
-      expect(again).toBe(running)
+      expect(again.execution.runningSince).toBe(200)
+      expect(AgentState.withStatus(again, "running", 200)).toBe(again)
+      expect(AgentState.withStatus(again, "running")).toBe(again)
+      // A final status keeps the start of the last run call.
+      expect(AgentState.withStatus(again, "completed", 300).execution.runningSince).toBe(200)
     })
 
     it.each(["completed", "stopped", "failed"] as const)("sets completedAt on the final status %s", (status) => {

@@ -54,6 +54,22 @@ describe("Guards", () => {
       ])
     })
 
+    it("counts from this run call's start (runningSince), not the run's first start", () => {
+      // Started at 1,000, suspended, resumed a day later.
+      const resumed = AgentState.withStatus(AgentState.withStatus(withSteps(1), "suspended"), "running", 86_401_000)
+      expect(resumed.execution.startedAt).toBe(1_000)
+      const guard = Guards.timeLimit("2 seconds")
+      expect(guard(at("BeforeStep", resumed, 86_402_999)).state).toBe(resumed)
+      expect(signals(guard(at("BeforeStep", resumed, 86_403_000)))).toEqual([
+        ["TimeLimitReached", "guard:time_limit", "Time limit reached: 2000 ms/2000 ms"],
+      ])
+    })
+
+    it("counts from the run's start in a state written before runningSince", () => {
+      const old = AgentState.withExecution(withSteps(0), { ...withSteps(0).execution, runningSince: undefined })
+      expect(signals(Guards.timeLimit(10)(at("BeforeStep", old, 1_010)))[0]?.[0]).toBe("TimeLimitReached")
+    })
+
     it("takes a number as milliseconds", () => {
       expect(signals(Guards.timeLimit(10)(at("BeforeStep", withSteps(0), 1_010)))[0]?.[0]).toBe("TimeLimitReached")
     })

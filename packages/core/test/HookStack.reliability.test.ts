@@ -152,6 +152,7 @@ describe("HookStack reliability", () => {
       ["a context of another trigger", stepCtx, (ctx) => HookContext.make({ trigger: "AfterStep", state: ctx.state, createdAt: 1 }), "changed the trigger from BeforeStep to \"AfterStep\""],
       ["an invalid message appended", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, { role: "robot", content: 1 } as never)), "at state.context.messages[1].role"],
       ["a stop signal with an unknown reason", stepCtx, (ctx) => HookContext.updateState(ctx, (d) => void d.execution.stopSignals.push({ reason: "Bored" as never, message: "", source: "x" })), "at state.execution.stopSignals[0].reason"],
+      ["a runningSince that is not a number", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.withExecution(ctx.state, { ...ctx.state.execution, runningSince: "now" as never })), "at state.execution.runningSince"],
       ["metadata that is not JSON", stepCtx, (ctx) => ({ ...ctx, metadata: { when: new Date(0) } }), "at metadata.when"],
       ["a tool call with a new id", toolCtx, (ctx) => HookContext.withToolCall(ctx, { ...ctx.toolCall!, id: "forged" }), "at toolCall.id: a hook cannot change the id"],
       ["an execution for another call", toolCtx, (ctx) => HookContext.withToolExecution(ctx, ToolExecution.success({ ...call, id: "other" }, 1, 0)), "at toolExecution.toolCall.id"],

@@ -53,6 +53,7 @@ export interface Delta {
   readonly steps?: Tail<Step> | undefined
   readonly status?: AgentState.ExecutionStatus | undefined
   readonly startedAt?: number | null | undefined
+  readonly runningSince?: number | null | undefined
   readonly completedAt?: number | null | undefined
   readonly stopSignals?: ReadonlyArray<StopSignal> | undefined
   readonly continuationRequested?: boolean | undefined
@@ -98,6 +99,7 @@ export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
     steps: tail(Codecs.Step),
     status: Codecs.ExecutionStatus,
     startedAt: nullable(finite),
+    runningSince: nullable(finite),
     completedAt: nullable(finite),
     stopSignals: t.readonlyArray(Codecs.StopSignal),
     continuationRequested: t.boolean,
@@ -167,6 +169,10 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.startedAt = orNull(e1.startedAt)
     changed = true
   }
+  if (e0 === undefined ? e1.runningSince !== undefined : e0.runningSince !== e1.runningSince) {
+    delta.runningSince = orNull(e1.runningSince)
+    changed = true
+  }
   if (e0 === undefined ? e1.completedAt !== undefined : e0.completedAt !== e1.completedAt) {
     delta.completedAt = orNull(e1.completedAt)
     changed = true
@@ -229,6 +235,7 @@ interface Acc {
   steps: Array<Step>
   status: AgentState.ExecutionStatus
   startedAt: number | undefined
+  runningSince: number | undefined
   completedAt: number | undefined
   stopSignals: ReadonlyArray<StopSignal>
   continuationRequested: boolean
@@ -296,6 +303,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     steps: [],
     status: "pending",
     startedAt: undefined,
+    runningSince: undefined,
     completedAt: undefined,
     stopSignals: [],
     continuationRequested: false,
@@ -327,6 +335,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (applied !== undefined && Result.isFailure(applied)) return Result.fail(applied.failure)
     if (d.status !== undefined) acc.status = d.status
     if (d.startedAt !== undefined) acc.startedAt = d.startedAt ?? undefined
+    if (d.runningSince !== undefined) acc.runningSince = d.runningSince ?? undefined
     if (d.completedAt !== undefined) acc.completedAt = d.completedAt ?? undefined
     if (d.stopSignals !== undefined) acc.stopSignals = d.stopSignals
     if (d.continuationRequested !== undefined) acc.continuationRequested = d.continuationRequested
@@ -347,6 +356,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     {
       status: acc.status,
       startedAt: acc.startedAt,
+      runningSince: acc.runningSince,
       completedAt: acc.completedAt,
       steps: AppendLog.fromIterable(acc.steps),
       stopSignals: Object.freeze([...acc.stopSignals]),

@@ -48,7 +48,7 @@ export interface EngineConfig<R> {
   readonly silent: Readonly<Record<HookTrigger, boolean>>
   /** The stack, when it has wrap hooks around model calls or tool executions. */
   readonly wraps?: HookStack.HookStack<R> | undefined
-  /** The run's wall-clock bound in ms, from its start (`undefined`: none). */
+  /** The run's wall-clock bound in ms, from the start of this call of run or resume (`undefined`: none). */
   readonly timeLimit?: number | undefined
   /** The steps guard's limit, which the loop also holds after a failed step (`undefined`: none). */
   readonly stepsLimit?: number | undefined
@@ -213,10 +213,10 @@ const attemptsOf = (current: Current, response: InferenceResponse | undefined) =
 
 // A step's executions in the order the model asked for the calls (a resumed step
 // holds those run before its suspension, then the decided ones).
-const inCallOrder = (executions: ReadonlyArray<ToolExecution>, response: InferenceResponse | undefined): ReadonlyArray<ToolExecution> => {
+const inCallOrder = <A extends { readonly toolCall: ToolCall }>(executions: ReadonlyArray<A>, response: InferenceResponse | undefined): ReadonlyArray<A> => {
   if (response === undefined) return executions
   const order = new Map(response.toolCalls.map((call, i) => [call.id, i]))
-  const rank = (e: ToolExecution) => order.get(e.toolCall.id) ?? order.size
+  const rank = (e: A) => order.get(e.toolCall.id) ?? order.size
   return [...executions].sort((a, b) => rank(a) - rank(b))
 }
 
@@ -252,6 +252,9 @@ class Run<R> {
   private stale = true
   // The step being run, for the record an error leaves.
   private current: Current | undefined
+  // The record of the step a resume finishes, while it runs: an error there closes the
+  // open step (closeOpenStep), not a new one.
+  private resumed: Current | undefined
   // Tools that ran and whose result is not committed yet (its AfterToolUse hooks run):
   // an error or an abort there still records them (settleTools).
   private readonly unrecorded: Array<ToolExecution> = []
@@ -314,7 +317,7 @@ class Run<R> {
     const limit = this.config.timeLimit
     const body = limit === undefined
       ? steps
-      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, (this.state.execution.startedAt ?? this.lastReading) + limit - this.lastReading)), timedOut))
+      : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, this.timedFrom() + limit - this.lastReading)), timedOut))
     this.signal = signal
     const outcome: Outcome = signal === undefined
       ? yield* body
@@ -325,6 +328,12 @@ class Run<R> {
     // and answered or failed at once) wins the race: the abort still counts. Errors
     // met on the way stay recorded.
     return yield* this.finish(signal?.aborted === true ? aborted : outcome)
+  }
+
+  // Where the time limit counts from: this call of run or resume (docs/decisions.md,
+  // "Resumes"), as the time guard reads it.
+  private timedFrom(): number {
+    return this.state.execution.runningSince ?? this.state.execution.startedAt ?? this.lastReading
   }
 
   private abortedBy(signal: AbortSignal): Effect.Effect<Outcome> {
@@ -519,22 +528,22 @@ class Run<R> {
       toolAttempts: open?.toolAttempts === undefined ? undefined : [...open.toolAttempts],
     }
     this.current = current
+    this.resumed = current
     const pending = this.state.execution.pendingCalls ?? []
     const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
     this.state = AgentState.withPendingCalls(this.state, waiting)
-    for (const { toolCall } of pending) {
-      const decision = decisions.get(toolCall.id)
-      if (decision === undefined) continue
-      if (decision._tag === "Reject") {
-        const rejected = ToolExecution.blocked(toolCall, decision.message, this.at())
-        current.executions.push(yield* this.afterTool(toolCall, rejected, index))
-        continue
-      }
-      const call = decision._tag === "Edit"
-        ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments })
-        : toolCall
-      yield* this.runTools([call], index, current.executions, true)
+    // The decided calls run as a step's calls do, with the tool concurrency, in the
+    // model's order (calls wait in the order they were suspended in, a subagent's after
+    // the others); a rejected one is answered with the person's message, where a
+    // BeforeToolUse block would be.
+    const calls: Array<ToolCall> = []
+    const rejected = new Map<string, ToolExecution>()
+    for (const { toolCall } of inCallOrder(pending.filter((p) => decisions.has(p.toolCall.id)), response)) {
+      const decision = decisions.get(toolCall.id) as Decision | AgentState.PendingDecision
+      if (decision._tag === "Reject") rejected.set(toolCall.id, ToolExecution.blocked(toolCall, decision.message, this.at()))
+      calls.push(decision._tag === "Edit" ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments }) : toolCall)
     }
+    yield* this.runTools(calls, index, current.executions, true, rejected)
     const executions = inCallOrder(current.executions, response)
     // The model calls of the step were recorded before the suspension.
     const recorded = open === undefined ? {} : { usage: open.usage, finishReason: open.finishReason, attempts: open.attempts }
@@ -663,7 +672,7 @@ class Run<R> {
   // `next` is one attempt.
   private wrappedTool(
     stack: HookStack.HookStack<R>,
-    before: Dispatched,
+    before: Dispatched | undefined,
     toolCall: ToolCall,
     state: AgentState,
     current: Current,
@@ -695,12 +704,25 @@ class Run<R> {
 
   // BeforeToolUse, the tool (unless blocked or short-circuited), AfterToolUse, commit:
   // in call order. Concurrently, the tools themselves run together between the two
-  // hook phases, and results are committed in call order.
-  private *runTools(calls: ReadonlyArray<ToolCall>, index: number, executions: Array<ToolExecution>, approved = false) {
+  // hook phases, and results are committed in call order. A call in `answered` (a
+  // person rejected it) skips BeforeToolUse and the tool: its answer is committed in
+  // its place.
+  private *runTools(
+    calls: ReadonlyArray<ToolCall>,
+    index: number,
+    executions: Array<ToolExecution>,
+    approved = false,
+    answered?: ReadonlyMap<string, ToolExecution>,
+  ) {
     const tools = this.config.tools
     if (this.config.toolConcurrency === "sequential") {
       for (const call of calls) {
         if (this.abortSeen()) return
+        const answer = answered?.get(call.id)
+        if (answer !== undefined) {
+          executions.push(yield* this.afterTool(call, answer, index))
+          continue
+        }
         const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
         if (this.waits(call, approved, before.toolExecution !== undefined)) continue
         const toolCall = before.toolCall ?? call
@@ -728,8 +750,13 @@ class Run<R> {
       }
       return
     }
-    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched }> = []
+    const prepared: Array<{ readonly toolCall: ToolCall; readonly execution: ToolExecution | undefined; readonly before: Dispatched | undefined }> = []
     for (const call of calls) {
+      const answer = answered?.get(call.id)
+      if (answer !== undefined) {
+        prepared.push({ toolCall: call, execution: answer, before: undefined })
+        continue
+      }
       const before = yield* this.dispatch(point("BeforeToolUse", this.state, this.at(), undefined, undefined, call))
       if (this.waits(call, approved, before.toolExecution !== undefined)) continue
       prepared.push({ toolCall: before.toolCall ?? call, execution: before.toolExecution, before })
@@ -900,6 +927,8 @@ class Run<R> {
     const current = this.current
     if (current === undefined) return
     this.current = undefined
+    // (A state suspended before the open step was kept has none: its record starts here.)
+    if (current === this.resumed && this.state.execution.suspendedStep !== undefined) return this.closeOpenStep(current)
     // A BeforeStep that failed after a stop was decided (a guard fired before the
     // failing hook), that an abort cut short, or that the steps limit forbids (the guard
     // would have fired, had the failing hook let it run) never started a step.
@@ -916,6 +945,28 @@ class Run<R> {
         ...attemptsOf(current, undefined),
       }),
     )
+    this.stepIndex++
+  }
+
+  // The open step a suspension left in the state (`suspendedStep`), ended as a failed
+  // step: with what ran of it, this run's decided calls too (`current`, the resumed
+  // step), in the model's order. Its model call counted in the run's usage when it
+  // suspended: not again.
+  private closeOpenStep(current: Current | undefined): void {
+    const open = this.state.execution.suspendedStep
+    if (open === undefined) return
+    const usage = this.state.execution.usage
+    const closed = Step.make({
+      ...open,
+      index: this.stepIndex,
+      toolExecutions: current === undefined ? open.toolExecutions : inCallOrder(current.executions, open.response),
+      toolAttempts: current === undefined ? open.toolAttempts : current.toolAttempts,
+      finishReason: "error",
+      completedAt: this.read(),
+    })
+    this.state = AgentState.withSuspendedStep(this.state, undefined)
+    this.state = AgentState.appendStep(this.state, closed)
+    this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
     this.stepIndex++
   }
 
@@ -967,27 +1018,21 @@ class Run<R> {
         : "the run ended before it ran",
       keepPending,
     )
-    // A step that suspended but does not end suspended (an abort, a hard stop) is recorded
-    // with what ran; its usage already counts in the run's (found by the fuzzer, issue 13).
-    const open = this.state.execution.suspendedStep
-    if (!keepPending && this.suspended && open !== undefined) {
-      const usage = this.state.execution.usage
-      this.state = AgentState.withSuspendedStep(this.state, undefined)
-      this.state = AgentState.appendStep(this.state, Step.make({ ...open, finishReason: "error" }))
-      this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage })
-      this.stepIndex++
-    }
+    if (outcome._tag === "Aborted") this.recordFailedStep(true, "the run was aborted before it ran")
+    else if (outcome._tag === "TimedOut") this.recordFailedStep(true, "the run reached its time limit before it ran")
+    // Only a run that ends suspended keeps an open step: one that suspended but does not
+    // end suspended (an abort, a hard stop), or a resumed run that ended before it
+    // finished its open step (BeforeExecution failed or stopped it), records it with what
+    // ran; its usage already counts in the run's (found by the fuzzer, issue 13).
+    if (!keepPending) this.closeOpenStep(undefined)
     let state = this.state
     if (outcome._tag === "Aborted") {
-      this.recordFailedStep(true, "the run was aborted before it ran")
       state = AgentState.withStopSignal(this.state, StopSignal.make(StopReason.UserRequested, "the run was aborted", LOOP))
     } else if (outcome._tag === "TimedOut") {
-      this.recordFailedStep(true, "the run reached its time limit before it ran")
-      state = this.state
       // The time guard's own signal, as it would have raised it at the next BeforeStep.
       if (!state.execution.stopSignals.some((s) => s.source === Guards.names.time)) {
         const limit = this.config.timeLimit as number
-        const elapsed = this.read() - (state.execution.startedAt ?? this.lastReading)
+        const elapsed = this.read() - this.timedFrom()
         state = AgentState.withStopSignal(state, StopSignal.make(StopReason.TimeLimitReached, `Time limit reached: ${elapsed} ms/${limit} ms`, Guards.names.time))
       }
     } else if (outcome._tag === "Failed") {

@@ -654,13 +654,14 @@ export const firesInExplainedOrder: Checker = (r) => {
       const starts = ids.map((id) => map.get(id)?.start).filter((x): x is number => x !== undefined)
       if (starts.some((x, i) => i > 0 && x < (starts[i - 1] as number))) v.push(`${name} did not run in call order for [${ids.join(", ")}]`)
     }
-    const lastBefore = before.get(ids.at(-1) as string)
+    // The last BeforeToolUse of the step's calls in this run call (a resumed step runs only
+    // its decided calls; a rejected one has none).
+    const lastBefore = ids.map((id) => before.get(id)).filter((d) => d !== undefined).at(-1)
     ids.forEach((id, i) => {
       const ran = ranAt.get(id)
       if (ran === undefined) return
-      // A resumed run runs its decided calls one by one (decidedStepGen), whatever the concurrency.
-      if (r.toolConcurrency === "concurrent" && r.input.execution.status !== "suspended" && lastBefore !== undefined && ran < lastBefore.end) {
-        v.push(`tool call ${id} ran before BeforeToolUse of ${ids.at(-1)} ended (concurrent tools run after every BeforeToolUse)`)
+      if (r.toolConcurrency === "concurrent" && lastBefore !== undefined && ran < lastBefore.end) {
+        v.push(`tool call ${id} ran before BeforeToolUse of ${lastBefore.input?.toolCall?.id} ended (concurrent tools run after every BeforeToolUse)`)
       }
       const nextBefore = before.get(ids[i + 1] ?? "")
       if (r.toolConcurrency === "sequential" && nextBefore !== undefined && ran > nextBefore.start) {
@@ -737,15 +738,13 @@ export const recordConsistent: Checker = (r) => {
   const steps = final.execution.steps.toArray()
   steps.forEach((step, i) => {
     if (step.index !== i) v.push(`step ${i} has index ${step.index}`)
-    // (The fuzzer's clock starts again in each run call: the step a resume ends began on the clock before.)
-    const earlier = !isTerminal(r.input.execution.status) && i < r.input.execution.steps.length
-    if (step.completedAt !== undefined && step.completedAt < step.startedAt && !resumedStep(r, i) && !earlier) v.push(`step ${i} completed before it started`)
+    if (step.completedAt !== undefined && step.completedAt < step.startedAt) v.push(`step ${i} completed before it started`)
   })
   const input = steps.reduce((n, s) => n + s.usage.inputTokens, 0)
   const output = steps.reduce((n, s) => n + s.usage.outputTokens, 0)
   const usage = final.execution.usage
-  // A step that suspended counts its model call in the run's usage, and leaves no record of it (docs/loop.md).
-  const open = (endedSuspended(r) || r.input.execution.status === "suspended") && usage.inputTokens >= input && usage.outputTokens >= output
+  // A step that suspended counts its model call in the run's usage, and leaves no record of it while it waits (docs/loop.md).
+  const open = endedSuspended(r) && usage.inputTokens >= input && usage.outputTokens >= output
   if (!open && (usage.inputTokens !== input || usage.outputTokens !== output)) {
     v.push(`the run's usage ${usage.inputTokens}+${usage.outputTokens} is not the sum of its steps' ${input}+${output}`)
   }
@@ -1065,6 +1064,10 @@ export const resumesCleanly: Checker = (r) => {
   const retried = chain.some((c) => hasWraps(c, "WrapToolUse"))
   chain.forEach((call, k) => {
     const final = finalState(call)
+    // Only a suspended run keeps its open step's record: a step that ended otherwise is closed.
+    if (final !== undefined && final.execution.status !== "suspended" && final.execution.suspendedStep !== undefined) {
+      v.push(`run call #${k} ended ${final.execution.status} with the open step's record still in the state (suspendedStep)`)
+    }
     const decided = new Set<string>()
     for (const e of call.log) {
       if (e._tag !== "ToolRun") continue

@@ -162,6 +162,8 @@ export const firstUnfrozen = (value: unknown, path = ""): string | undefined => 
 // -- virtual time -------------------------------------------------------------------
 
 const EPOCH = 1_700_000_000_000
+/** How long after a run call ends the next one (a resume) starts: an approval the next day. */
+const RESUME_GAP_MS = 86_400_000
 
 /** A Clock whose sleeps complete in deadline order, one per macrotask, advancing virtual time. */
 export class VirtualClock implements Clock.Clock {
@@ -1046,7 +1048,7 @@ const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
 interface Model {
   readonly driver: Driver.DriverShape
   rec: Recorder | undefined
-  /** Where a run call's clock starts (EPOCH). */
+  /** Where a run call's clock starts: EPOCH, then a day after the last call ended. */
   time: number
 }
 
@@ -1245,9 +1247,9 @@ const runOnce = async (
     { signal: AbortSignal.any([rec.fiber.signal, kill.signal]) },
   )
   clearTimeout(deadline)
-  // Each run call's clock starts at EPOCH again: a resumed run's time limit counts from
-  // its first start (execution.startedAt), so a clock that went on would time out every
-  // resume (a question for the loop, docs/decisions.md).
+  // The next run call (a resume) starts a day after this one ended: its time limit
+  // counts from its own start (execution.runningSince), so it gets the whole budget.
+  model.time = clock.currentTimeMillisUnsafe() + RESUME_GAP_MS
   const endedAt = performance.now()
   rec.ended = true
   active = undefined

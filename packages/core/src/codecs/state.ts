@@ -219,11 +219,13 @@ export const Execution = struct(
     metadata: optional(Metadata),
     pendingCalls: optional(array(PendingCall)),
     suspendedStep: optional(Step),
+    runningSince: optional(finite),
   },
   (fields): AgentState_.Execution =>
     Object.freeze({
       status: fields.status,
       startedAt: fields.startedAt,
+      runningSince: fields.runningSince,
       completedAt: fields.completedAt,
       steps: fields.steps,
       stopSignals: fields.stopSignals,

@@ -122,6 +122,7 @@ const checkExecution = (next: unknown, prev: AgentState.Execution | undefined): 
   if (!isPlain(next)) return `state.execution: expected a plain object, got ${show(next)}`
   return check("state.execution.status", ExecutionStatus, next["status"])
     ?? checkFinite("state.execution.startedAt", next["startedAt"], true)
+    ?? checkFinite("state.execution.runningSince", next["runningSince"], true)
     ?? checkFinite("state.execution.completedAt", next["completedAt"], true)
     ?? checkLog("state.execution.steps", Step, next["steps"], prev?.steps)
     ?? checkArray("state.execution.stopSignals", StopSignal, next["stopSignals"], prev?.stopSignals)

@@ -95,6 +95,8 @@ export const agentState = (options: Options = {}): fc.Arbitrary<AgentState> => {
       return AgentState.withExecution(base, {
         status: r.status,
         startedAt: started ? r.startedAt : undefined,
+        // The last run call's start (a resumed run's is later than its first start).
+        runningSince: started ? r.startedAt + Math.floor(r.duration / 2) : undefined,
         completedAt: finalStatuses.has(r.status) ? r.startedAt + r.duration : undefined,
         steps: AppendLog.fromIterable(steps),
         stopSignals: Object.freeze(r.stopSignals),
@@ -130,8 +132,8 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
       runContext: options.runContext ?? fc.constant(undefined),
     })
     .map((r) => {
-      // The loop's clock reading: after the run started, when it has.
-      const createdAt = (r.state.execution.startedAt ?? r.at) + r.elapsed
+      // The loop's clock reading: after this run call started, when it has.
+      const createdAt = (r.state.execution.runningSince ?? r.state.execution.startedAt ?? r.at) + r.elapsed
       return HookContext.make({
         trigger: on,
         state: r.state,
@@ -152,7 +154,8 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
  * with exactly the optional fields that trigger carries (`HookTrigger.fields`):
  * BeforeInference a request, AfterInference a request and a response, BeforeToolUse a
  * tool call, AfterToolUse a tool call and its execution (which may be a block),
- * OnError at least one error. `createdAt` falls after the state's `startedAt`.
+ * OnError at least one error. `createdAt` falls after the state's `runningSince` (so
+ * after its `startedAt`).
  *
  * @since 0.1.0
  * @category constructors

@@ -43,6 +43,26 @@ describe("the driver boundary's check", () => {
     }), { numRuns: 300 })
   })
 
+  it("reads -0 as 0 wherever it is, as JSON carries it (found by the property above, seed 797373586)", () => {
+    const checked = response({
+      text: "",
+      toolCalls: [{ id: "c1", name: "search", arguments: -0 }, { id: "c2", name: "search", arguments: { n: -0, list: [-0] } }],
+      usage: { inputTokens: -0, outputTokens: 0 },
+      finishReason: "stop",
+      modelId: "m",
+      metadata: { m: -0 },
+    })
+    if (isFailure(checked)) throw new Error(checked.message)
+    const zeros = [
+      checked.toolCalls[0]?.arguments,
+      (checked.toolCalls[1]?.arguments as { n: number }).n,
+      (checked.toolCalls[1]?.arguments as { list: Array<number> }).list[0],
+      checked.usage.inputTokens,
+      (checked.metadata as { m: number }).m,
+    ]
+    expect(zeros.map((z) => Object.is(z, 0))).toEqual(zeros.map(() => true))
+  })
+
   it("keeps the usage details a driver reports and names a bad one", () => {
     const answer = (usage: unknown) => ({ text: "ok", toolCalls: [], usage, finishReason: "stop", modelId: "m", metadata: {} })
     const kept = response(answer({ inputTokens: 10, outputTokens: 4, cachedInputTokens: 8, reasoningTokens: 2 }))

@@ -288,6 +288,15 @@ describe("Codecs", () => {
       expect(rejects(deep).message).toContain("512")
     })
 
+    it("decodes -0 as 0, as JSON carries it: a value equals itself after a checkpoint", () => {
+      const decoded = successOf(Codecs.decode(Codecs.JsonValue, { a: -0, b: [1, -0] })) as { a: number; b: Array<number> }
+      expect(Object.is(decoded.a, 0)).toBe(true)
+      expect(Object.is(decoded.b[1], 0)).toBe(true)
+      expect(Object.is(successOf(Codecs.decode(Codecs.JsonValue, -0)), 0)).toBe(true)
+      const usage = successOf(Codecs.decode(Codecs.Usage, { inputTokens: -0, outputTokens: 1 }))
+      expect(Object.is(usage.inputTokens, 0)).toBe(true)
+    })
+
     it("accepts a value shared by two branches", () => {
       const shared = { x: 1 }
       expect(successOf(Codecs.decode(Codecs.JsonValue, { a: shared, b: shared }))).toEqual({ a: { x: 1 }, b: { x: 1 } })

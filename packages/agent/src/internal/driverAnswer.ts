@@ -95,7 +95,8 @@ class Check {
       case "boolean":
         return u
       case "number":
-        return Number.isFinite(u) ? u : this.fail(`expected a finite number, got ${u}`)
+        // -0 reads as 0, as the codecs read it (JSON carries no -0).
+        return Number.isFinite(u) ? (u === 0 ? 0 : u) : this.fail(`expected a finite number, got ${u}`)
       case "object":
         break
       default:
@@ -155,7 +156,7 @@ class Check {
       return this.fail(`expected a finite number >= 0, got ${kindOf(value)}`)
     }
     this.path.pop()
-    return value
+    return value === 0 ? 0 : value
   }
 
   // A usage detail (cached, reasoning tokens): absent, or a count like the others.
@@ -170,7 +171,7 @@ class Check {
       return this.fail(`expected a finite number >= 0 or nothing, got ${kindOf(value)}`)
     }
     this.path.pop()
-    return value
+    return value === 0 ? 0 : value
   }
 
   record(u: unknown): object | Fail {

@@ -91,13 +91,13 @@ const validateItems = <A>(u: unknown, c: t.Context, item: t.Decoder<unknown, A>)
   return t.success(out)
 }
 
-/** @internal a number JSON can carry: NaN and the infinities are rejected. */
+/** @internal a number JSON can carry: NaN and the infinities are rejected; -0 reads as 0. */
 export const finite: Codec<number> = new t.Type<number, number, unknown>(
   "finite number",
   (u): u is number => typeof u === "number" && Number.isFinite(u),
   (u, c) =>
     typeof u === "number" && Number.isFinite(u)
-      ? t.success(u)
+      ? t.success(u === 0 ? 0 : u)
       : t.failure(u, c, typeof u === "number" ? `expected a finite number, got ${u}` : undefined),
   identity,
 )

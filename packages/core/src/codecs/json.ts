@@ -54,7 +54,8 @@ const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t
     case "boolean":
       return t.success(u)
     case "number":
-      return Number.isFinite(u) ? t.success(u) : t.failure(u, c, `expected a finite number, got ${u}`)
+      // -0 reads as 0: JSON carries no -0, so a value equals itself after a checkpoint.
+      return Number.isFinite(u) ? t.success(u === 0 ? 0 : u) : t.failure(u, c, `expected a finite number, got ${u}`)
     case "object":
       break
     default:

@@ -334,10 +334,15 @@ describe("UseCheckpoints leases", () => {
     expect(second).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
     // agent.run never rejects: the run ends stopped with the lease's hard stop signal.
     const stored = (await RunStore.load(store, suspended.id))?.state as AgentState
+    const logged = effects.log.length
     const ran = await other.run(stored)
     expect(ran.execution.status).toBe("stopped")
     expect(ran.execution.stopReason).toBe("RunLeased")
-    expect(ran.execution.steps.length).toBe(stored.execution.steps.length)
+    // It did nothing: no model call, no tool, nothing written. (Its own result, a stopped
+    // run, closes the step it was given, as any run that does not end suspended does.)
+    expect(ran.execution.usage).toEqual(stored.execution.usage)
+    expect(effects.log).toHaveLength(logged)
+    expect((await RunStore.load(store, suspended.id))?.state).toEqual(stored)
     slow.release()
     const final = await first
     expect(final.execution.status).toBe("completed")

@@ -48,17 +48,24 @@ const failedStep = (calls: ReadonlyArray<string>) => ({
   usageIsTheSteps: true,
 })
 
+// A hook that throws on the contexts `on` picks, once `arm` is called (the run that
+// suspends goes through it unharmed; the resume fails).
+const failsOnceArmed = (on: (ctx: HookContext) => boolean) => {
+  let armed = false
+  const hook: Hook = (ctx) => {
+    if (armed && on(ctx)) throw new Error("boom")
+    return ctx
+  }
+  return { hook, arm: () => void (armed = true) }
+}
+
 describe("a resumed step that ends in an error", () => {
   it("closes the open step's record when an AfterToolUse hook fails on the decided call", async () => {
-    let failing = false
-    const boom: Hook = (ctx) => {
-      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
-      return ctx
-    }
-    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const boom = failsOnceArmed((ctx) => ctx.toolCall?.id === "c1")
+    const agent = agentOf({ hooks: [UseHook(boom.hook, { triggers: "AfterToolUse", name: "test:boom" })] })
     const suspended = await agent.run("pay")
     expect(suspended.execution.suspendedStep).toBeDefined()
-    failing = true
+    boom.arm()
     const final = await agent.resume(suspended, [Decision.approve("c1")])
     expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c1", "c2"]) })
     // The call ran: its result is in the history once.
@@ -66,14 +73,10 @@ describe("a resumed step that ends in an error", () => {
   })
 
   it("records a failed step from the resume on in a state suspended before the open step was kept", async () => {
-    let failing = false
-    const boom: Hook = (ctx) => {
-      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
-      return ctx
-    }
-    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const boom = failsOnceArmed((ctx) => ctx.toolCall?.id === "c1")
+    const agent = agentOf({ hooks: [UseHook(boom.hook, { triggers: "AfterToolUse", name: "test:boom" })] })
     const suspended = AgentState.withSuspendedStep(await agent.run("pay"), undefined)
-    failing = true
+    boom.arm()
     const final = await agent.resume(suspended, [Decision.approve("c1")])
     expect(final.execution.status).toBe("failed")
     expect(final.execution.steps.toArray().map((s) => [s.index, s.finishReason, s.toolExecutions.map((e) => e.toolCall.id)])).toEqual([[0, "error", ["c1"]]])
@@ -101,46 +104,34 @@ describe("a resumed step that ends in an error", () => {
   })
 
   it("closes it when a BeforeExecution hook fails on resume, and answers the waiting call", async () => {
-    let failing = false
-    const boom: Hook = (ctx) => {
-      if (failing) throw new Error("boom")
-      return ctx
-    }
-    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "BeforeExecution", name: "test:boom" })] })
+    const boom = failsOnceArmed(() => true)
+    const agent = agentOf({ hooks: [UseHook(boom.hook, { triggers: "BeforeExecution", name: "test:boom" })] })
     const suspended = await agent.run("pay")
-    failing = true
+    boom.arm()
     const final = await agent.resume(suspended, [Decision.approve("c1")])
     expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c2"]) })
     expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.role === "tool" && m.toolCallId)).toEqual(["c2", "c1"])
   })
 
   it("closes it when a rejected call's AfterToolUse hook fails", async () => {
-    let failing = false
-    const boom: Hook = (ctx) => {
-      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
-      return ctx
-    }
-    const agent = agentOf({ hooks: [UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" })] })
+    const boom = failsOnceArmed((ctx) => ctx.toolCall?.id === "c1")
+    const agent = agentOf({ hooks: [UseHook(boom.hook, { triggers: "AfterToolUse", name: "test:boom" })] })
     const suspended = await agent.run("pay")
-    failing = true
+    boom.arm()
     const final = await agent.resume(suspended, [Decision.reject("c1", "no")])
     expect(closed(final)).toEqual({ status: "failed", ...failedStep(["c2"]) })
   })
 
   it("closes it and goes on when an OnError hook handles the failure", async () => {
-    let failing = false
-    const boom: Hook = (ctx) => {
-      if (failing && ctx.toolCall?.id === "c1") throw new Error("boom")
-      return ctx
-    }
+    const boom = failsOnceArmed((ctx) => ctx.toolCall?.id === "c1")
     const agent = agentOf({
       hooks: [
-        UseHook(boom, { triggers: "AfterToolUse", name: "test:boom" }),
+        UseHook(boom.hook, { triggers: "AfterToolUse", name: "test:boom" }),
         UseHook(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:handled" }),
       ],
     })
     const suspended = await agent.run("pay")
-    failing = true
+    boom.arm()
     const final = await agent.resume(suspended, [Decision.approve("c1")])
     expect(closed(final)).toEqual({
       status: "completed",
@@ -198,24 +189,34 @@ const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>): Promise<
   }
 }
 
+// A model that asks for three payments at once, each suspended for approval, and the
+// trail of BeforeToolUse and AfterToolUse hooks the resume goes through.
+const threePayments = (
+  execute: (context: Tool.ToolContext) => unknown,
+  ...more: ReadonlyArray<AgentBuilder.Capability>
+) => {
+  const seen: Array<string> = []
+  const agent = AgentBuilder.make(
+    UseDriver(ScriptedDriver.make([
+      ScriptedDriver.toolCalls([
+        { id: "c1", name: "pay", arguments: {} },
+        { id: "c2", name: "pay", arguments: {} },
+        { id: "c3", name: "pay", arguments: {} },
+      ]),
+      ScriptedDriver.text("paid"),
+    ])),
+    UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: (_args, context) => execute(context) })]),
+    ...more,
+    UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval", priority: 10 }),
+    UseHook((ctx) => (seen.push(`${ctx.trigger} ${ctx.toolCall?.id}`), ctx), { triggers: ["BeforeToolUse", "AfterToolUse"], name: "test:trail" }),
+  )
+  return { agent, seen }
+}
+
 describe("a resumed step's decided calls", () => {
   it("run together under concurrent tools, committed in the model's order", async () => {
     const meet = latch(2)
-    const seen: Array<string> = []
-    const agent = AgentBuilder.make(
-      UseDriver(ScriptedDriver.make([
-        ScriptedDriver.toolCalls([
-          { id: "c1", name: "pay", arguments: {} },
-          { id: "c2", name: "pay", arguments: {} },
-          { id: "c3", name: "pay", arguments: {} },
-        ]),
-        ScriptedDriver.text("paid"),
-      ])),
-      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: (_args, context) => meet(context.toolCall.id, context.signal) })]),
-      UseLoopOptions({ toolConcurrency: "concurrent" }),
-      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval", priority: 10 }),
-      UseHook((ctx) => (seen.push(`${ctx.trigger} ${ctx.toolCall?.id}`), ctx), { triggers: ["BeforeToolUse", "AfterToolUse"], name: "test:trail" }),
-    )
+    const { agent, seen } = threePayments((context) => meet(context.toolCall.id, context.signal), UseLoopOptions({ toolConcurrency: "concurrent" }))
     const suspended = await agent.run("pay")
     seen.length = 0
     // Decided in another order than the model's.
@@ -234,20 +235,7 @@ describe("a resumed step's decided calls", () => {
 describe("a resumed step's decided calls, sequential", () => {
   it("run one after the other in the model's order, whatever the order of the decisions", async () => {
     const ran: Array<string> = []
-    const seen: Array<string> = []
-    const agent = AgentBuilder.make(
-      UseDriver(ScriptedDriver.make([
-        ScriptedDriver.toolCalls([
-          { id: "c1", name: "pay", arguments: {} },
-          { id: "c2", name: "pay", arguments: {} },
-          { id: "c3", name: "pay", arguments: {} },
-        ]),
-        ScriptedDriver.text("paid"),
-      ])),
-      UseTools([Tool.make({ name: "pay", parameters: t.type({}), execute: (_args, context) => (ran.push(context.toolCall.id), "paid") })]),
-      UseHook((ctx) => ctx.toolCall !== undefined ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval", priority: 10 }),
-      UseHook((ctx) => (seen.push(`${ctx.trigger} ${ctx.toolCall?.id}`), ctx), { triggers: ["BeforeToolUse", "AfterToolUse"], name: "test:trail" }),
-    )
+    const { agent, seen } = threePayments((context) => (ran.push(context.toolCall.id), "paid"))
     const suspended = await agent.run("pay")
     seen.length = 0
     const final = await agent.resume(suspended, [Decision.approve("c3"), Decision.reject("c2", "no"), Decision.edit("c1", {})])

@@ -47,6 +47,27 @@ const normalized = (state: AgentState) => {
   })
 }
 
+// A tool held inside its call of amount 1 (the approved one): the run stays in it until `release`.
+const heldCharge = (effects: Effects) => {
+  let release: () => void = () => {}
+  let entered: () => void = () => {}
+  const inside = new Promise<void>((resolve) => (entered = resolve))
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const tool = Tool.make({
+    name: "charge",
+    parameters: t.type({ amount: t.number }),
+    execute: async ({ amount }, context) => {
+      if (amount === 1) {
+        entered()
+        await gate
+      }
+      effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
+      return { charged: amount }
+    },
+  })
+  return { tool, inside, release: () => release() }
+}
+
 describe("UseCheckpoints", () => {
   it("stores the run as it ends: loading gives the final state", async () => {
     const store = MemoryStore.make()
@@ -196,27 +217,6 @@ describe("UseCheckpoints with approvals", () => {
     expect((await RunStore.load(store, suspended.id))?.state).toEqual(final)
   })
 
-  // A tool held inside its call: the run stays in it until `release`.
-  const heldCharge = (effects: Effects) => {
-    let release: () => void = () => {}
-    let entered: () => void = () => {}
-    const inside = new Promise<void>((resolve) => (entered = resolve))
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const tool = Tool.make({
-      name: "charge",
-      parameters: t.type({ amount: t.number }),
-      execute: async ({ amount }, context) => {
-        if (amount === 1) {
-          entered()
-          await gate
-        }
-        effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
-        return { charged: amount }
-      },
-    })
-    return { tool, inside, release: () => release() }
-  }
-
   const approvalSetup = async () => {
     const store = MemoryStore.make()
     const effects: Effects = { log: [] }
@@ -270,27 +270,6 @@ describe("UseCheckpoints with approvals", () => {
 })
 
 describe("UseCheckpoints leases", () => {
-  // A tool held inside its call (amount 1, the approved one) until `release`.
-  const held = (effects: Effects) => {
-    let release: () => void = () => {}
-    let entered: () => void = () => {}
-    const inside = new Promise<void>((resolve) => (entered = resolve))
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const tool = Tool.make({
-      name: "charge",
-      parameters: t.type({ amount: t.number }),
-      execute: async ({ amount }, context) => {
-        if (amount === 1) {
-          entered()
-          await gate
-        }
-        effects.log.push({ toolCallId: context.toolCall.id, key: context.idempotencyKey, amount })
-        return { charged: amount }
-      },
-    })
-    return { tool, inside, release: () => release() }
-  }
-
   // A run suspended on the call of amount 1, its approval, and agents on one store.
   const suspendedRun = async (store: RunStore.RunStore = MemoryStore.make(), options: Options = {}) => {
     const { Decision } = await import("@hookline/agent")
@@ -305,7 +284,7 @@ describe("UseCheckpoints leases", () => {
 
   it("refuses a resume of the run by the same agent while its first resume is in a tool: RunLeased, and the tool runs once", async () => {
     const { store, effects, make, suspended, approve } = await suspendedRun()
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const agent = make(slow.tool)
     const first = agent.resume(suspended.id, approve)
     await slow.inside
@@ -326,7 +305,7 @@ describe("UseCheckpoints leases", () => {
 
   it("refuses a resume by another agent while the first resume is in a tool; a plain run of the id stops with RunLeased", async () => {
     const { store, effects, make, suspended, approve } = await suspendedRun()
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const first = make(slow.tool).resume(suspended.id, approve)
     await slow.inside
     const other = make(chargeTool(effects))
@@ -353,7 +332,7 @@ describe("UseCheckpoints leases", () => {
   it("holds the lease from a new run's start: a resume of its id while it runs is refused", async () => {
     const store = MemoryStore.make()
     const effects: Effects = { log: [] }
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const running = agentOf(store, effects)
     const agent = AgentBuilder.make(UseDriver(model()), UseTools([slow.tool]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store))
     const started = agent.run(AgentState.make({ id: "new-run", messages: [Message.user("charge me")] }))
@@ -379,7 +358,7 @@ describe("UseCheckpoints leases", () => {
     expect((await free(store, suspended.id))._tag).toBe("Success")
     expect(await Effect.runPromise(store.releaseLease(suspended.id, "next"))).toBe(true)
     // Aborted inside the approved call.
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const abort = new AbortController()
     const aborted = make(slow.tool).resume(suspended.id, approve, { signal: abort.signal })
     await slow.inside
@@ -404,7 +383,7 @@ describe("UseCheckpoints leases", () => {
 
   it("keeps the lease through a tool that runs longer than its time to live (heartbeat on Effect's clock)", async () => {
     const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const program = Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(make(slow.tool).resumeEffect(suspended.id, approve))
       yield* Effect.promise(() => slow.inside)
@@ -446,7 +425,7 @@ describe("UseCheckpoints leases", () => {
 
   it("stops a run that lost its lease: no more tools, no more checkpoints, its resume rejects with RunLeased", async () => {
     const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
-    const slow = held(effects)
+    const slow = heldCharge(effects)
     const program = Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(Effect.flip(make(slow.tool).resumeEffect(suspended.id, approve)))
       yield* Effect.promise(() => slow.inside)

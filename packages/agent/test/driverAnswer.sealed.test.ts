@@ -73,6 +73,21 @@ describe("answers core sealed", () => {
     expect(refused).toBeGreaterThan(0)
   })
 
+  it("read -0 as 0, as the check does (found by the property above, seed -2123489108)", () => {
+    const r = made({
+      text: "",
+      toolCalls: [{ id: "c1", name: "t", arguments: { n: -0 } }],
+      usage: { inputTokens: -0, outputTokens: 1 },
+      finishReason: "stop",
+      modelId: "m",
+      metadata: { a: -0 },
+    })
+    expect(Json.isSealed(r)).toBe(true)
+    const zeros = [(r.toolCalls[0]?.arguments as { n: number }).n, r.usage.inputTokens, (r.metadata as { a: number }).a]
+    expect(zeros.map((z) => Object.is(z, 0))).toEqual([true, true, true])
+    expect(response(byHand(r))).toEqual(r)
+  })
+
   it("are copies: changing what was given to the constructors later changes nothing", () => {
     const args: { i: number; nested: { j: number } } = { i: 1, nested: { j: 2 } }
     const metadata: Record<string, Json.JsonValue> = { k: "v" }

@@ -49,7 +49,10 @@ export const empty: Usage = seal(Object.freeze({ inputTokens: 0, outputTokens: 0
  * @since 0.1.0
  * @category constructors
  */
-export const make = (inputTokens: number, outputTokens: number, details?: Details): Usage => {
+export const make = (input: number, output: number, details?: Details): Usage => {
+  // -0 is 0, as JSON carries it (the codecs and the driver boundary read it so).
+  const inputTokens = input === 0 ? 0 : input
+  const outputTokens = output === 0 ? 0 : output
   const cached = details?.cachedInputTokens ?? 0
   const reasoning = details?.reasoningTokens ?? 0
   if (cached === 0 && reasoning === 0) {

@@ -38,7 +38,8 @@ class Copy {
       case "boolean":
         return u
       case "number":
-        return Number.isFinite(u) ? u : FAIL
+        // -0 reads as 0, as at every JSON boundary (JSON text has no -0).
+        return Number.isFinite(u) ? (u === 0 ? 0 : u) : FAIL
       case "object":
         break
       default:

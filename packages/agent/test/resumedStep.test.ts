@@ -6,6 +6,7 @@ import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseLoopOptions, UseTools } from "../src/index.js"
+import { withSafety } from "./support.js"
 
 const usage = { inputTokens: 10, outputTokens: 4 }
 
@@ -179,15 +180,6 @@ const latch = (n: number) => {
   }
 }
 
-const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>): Promise<A> => {
-  const safety = new AbortController()
-  const timer = setTimeout(() => safety.abort(), 10_000)
-  try {
-    return await run(safety.signal)
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 // A model that asks for three payments at once, each suspended for approval, and the
 // trail of BeforeToolUse and AfterToolUse hooks the resume goes through.

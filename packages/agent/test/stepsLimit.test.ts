@@ -5,23 +5,15 @@ import { describe, expect, it } from "vitest"
 import { AgentError, Guards, HookContext, HookStack, type Hook } from "@hookline/core"
 import { AgentBuilder, AgentLoop, UseDriver, UseGuards, UseHook, UseTools } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import { echo, echoForever } from "./support.js"
+import { echo, echoForever, withSafety } from "./support.js"
 
 const boom: Hook = () => {
   throw new Error("boom")
 }
 
-// Without the fix such a run never ends: a safety abort ends it, and the test fails on
-// its stop reason.
-const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>): Promise<A> => {
-  const safety = new AbortController()
-  const timer = setTimeout(() => safety.abort(), 5_000)
-  try {
-    return await run(safety.signal)
-  } finally {
-    clearTimeout(timer)
-  }
-}
+// Without the fix such a run never ends: a safety abort after 5 s (withSafety) ends it,
+// and the test fails on its stop reason.
+const safely = <A>(run: (signal: AbortSignal) => Promise<A>): Promise<A> => withSafety(run, 5_000)
 
 const afterExecutions = () => {
   let count = 0
@@ -49,7 +41,7 @@ describe("steps limit held by the loop", () => {
       UseHook(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:retry" }),
       UseHook(ends.hook, { triggers: "AfterExecution", name: "test:end" }),
     )
-    const final = await withSafety((signal) => agent.run("loop", { signal }))
+    const final = await safely((signal) => agent.run("loop", { signal }))
     expect(summary(final)).toEqual({ status: "stopped", steps: 3, signals: [`StepsLimitReached ${Guards.names.steps}`] })
     expect([...final.execution.steps].every((s) => s.finishReason === "error")).toBe(true)
     expect(ends.count()).toBe(1)
@@ -64,7 +56,7 @@ describe("steps limit held by the loop", () => {
       UseHook(failAtLimit, { triggers: "BeforeStep", priority: 300, name: "test:fail_at_limit" }),
       UseHook(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:retry" }),
     )
-    const final = await withSafety((signal) => agent.run("loop", { signal }))
+    const final = await safely((signal) => agent.run("loop", { signal }))
     expect(summary(final)).toEqual({ status: "stopped", steps: 2, signals: [`StepsLimitReached ${Guards.names.steps}`] })
     expect([...final.execution.steps].map((s) => s.finishReason)).toEqual(["tool-calls", "tool-calls"])
     // The failure is still reported to OnError and kept with the run.
@@ -78,7 +70,7 @@ describe("steps limit held by the loop", () => {
       HookStack.with(HookContext.markErrorsHandled, { triggers: "OnError", name: "test:retry" }),
     )
     const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "echo", arguments: { text: "x" } }])], { repeatLast: true })
-    const final = await withSafety((signal) =>
+    const final = await safely((signal) =>
       Effect.runPromise(
         AgentLoop.run(AgentLoop.make({ interceptor: stack, tools: [echo], maxSteps: 2 }), "hi", { signal }).pipe(Effect.provide(driver.layer)),
       )

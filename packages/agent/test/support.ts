@@ -81,3 +81,17 @@ export const answers = (state: AgentState) =>
 
 /** The highest stop reason of a state. */
 export const stopReason = (state: AgentState) => StopSignal.highest(state.execution.stopSignals)?.reason
+
+/**
+ * Runs `run` with a signal that aborts after `ms`: a run that would never end on its own
+ * ends, and the test fails on what it returns instead of hanging.
+ */
+export const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>, ms = 10_000): Promise<A> => {
+  const safety = new AbortController()
+  const timer = setTimeout(() => safety.abort(), ms)
+  try {
+    return await run(safety.signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}

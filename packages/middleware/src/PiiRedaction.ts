@@ -7,7 +7,8 @@
  * text of model responses (AfterInference) before it is committed to the state. JSON
  * stays JSON: a structured answer (a JSON object or array, alone or in one ```json
  * fence) is redacted value by value, a secret number or string becoming the marker as
- * a JSON string. Tool-call arguments are left
+ * a JSON string. With `on: [..., "userMessages"]` it also redacts the user messages of
+ * each model request (BeforeInference), not the state. Tool-call arguments are left
  * alone: the model may pass an address on to a tool on purpose. Streamed text is clean
  * too when the loop's `textDeltas` is `"auto"` (the default: a stack with an
  * AfterInference hook holds the text back until the hooks ran) or `"checked"`; with
@@ -16,7 +17,7 @@
  * @since 0.1.0
  */
 import { UseHook, type AgentBuilder } from "@hookline/agent"
-import { HookContext, HookTrigger, HookTriggers, InferenceResponse, type Hook, type JsonValue } from "@hookline/core"
+import { HookContext, HookTrigger, HookTriggers, InferenceResponse, Message, type Hook, type JsonValue } from "@hookline/core"
 import * as O from "./internal/builtinOptions.js"
 import { redactText, redactValue, type Scalars } from "./internal/jsonRedaction.js"
 
@@ -36,7 +37,12 @@ export const kinds: ReadonlyArray<Kind> = Object.freeze(["email", "phone", "card
 export interface Options {
   /** What to redact; default all four kinds. */
   readonly kinds?: ReadonlyArray<Kind> | undefined
-  /** Where: tool results, model responses, or both (default). */
+  /**
+   * Where: tool results and tool errors (AfterToolUse), model responses
+   * (AfterInference), the user messages of each model request (BeforeInference).
+   * Default `["toolResults", "responses"]`: the user's own words reach the model as
+   * written unless `"userMessages"` is listed.
+   */
   readonly on?: ReadonlyArray<Place> | undefined
 }
 
@@ -46,12 +52,12 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Place = "toolResults" | "responses"
+export type Place = "toolResults" | "responses" | "userMessages"
 
-/** Every place, the default. @since 0.1.0 @category constants */
-export const places: ReadonlyArray<Place> = Object.freeze(["toolResults", "responses"])
+/** Every place; the default is the first two. @since 0.1.0 @category constants */
+export const places: ReadonlyArray<Place> = Object.freeze(["toolResults", "responses", "userMessages"])
 
-const defaultPlaces: ReadonlyArray<Place> = places
+const defaultPlaces: ReadonlyArray<Place> = ["toolResults", "responses"]
 
 /** @since 0.1.0 @category constants */
 export const name = "privacy:pii_redaction"
@@ -151,7 +157,8 @@ const check = (options: unknown) => {
 }
 
 /**
- * The hook, for AfterToolUse and AfterInference. Throws `InvalidConfiguration` for bad options.
+ * The hook, for AfterToolUse, AfterInference and (with `"userMessages"`)
+ * BeforeInference. Throws `InvalidConfiguration` for bad options.
  *
  * @since 0.1.0
  * @category constructors
@@ -180,6 +187,21 @@ const hookOf = ({ enabled, on }: ReturnType<typeof check>): Hook => {
       const text = f(response.text)
       return text === response.text ? ctx : HookContext.withResponse(ctx, InferenceResponse.make({ ...response, text }))
     }
+    if (ctx.trigger === HookTrigger.BeforeInference && on.has("userMessages")) {
+      const request = ctx.request
+      if (request === undefined) return ctx
+      // The request only: what the model reads. The state keeps what the user wrote.
+      let messages: Array<Message.Message> | undefined
+      let i = 0
+      for (const message of request.messages) {
+        if (message.role === "user") {
+          const content = f(message.content)
+          if (content !== message.content) (messages ??= request.messages.toArray().slice())[i] = Message.user(content)
+        }
+        i++
+      }
+      return messages === undefined ? ctx : HookContext.withRequest(ctx, { ...request, messages })
+    }
     return ctx
   }
 }
@@ -187,6 +209,7 @@ const hookOf = ({ enabled, on }: ReturnType<typeof check>): Hook => {
 const triggerOf: Readonly<Record<Place, HookTrigger.HookTrigger>> = {
   toolResults: HookTrigger.AfterToolUse,
   responses: HookTrigger.AfterInference,
+  userMessages: HookTrigger.BeforeInference,
 }
 
 /**
@@ -195,7 +218,7 @@ const triggerOf: Readonly<Record<Place, HookTrigger.HookTrigger>> = {
  *
  * @example
  * ```ts
- * UsePiiRedaction({ kinds: ["email", "card"] })
+ * UsePiiRedaction({ kinds: ["email", "card"], on: ["toolResults", "responses", "userMessages"] })
  * ```
  *
  * @since 0.1.0

@@ -1,7 +1,8 @@
 // The class of "redaction has holes": a secret of every kind the detector knows (card
 // numbers as text and as JSON numbers, emails, phones, API keys) placed at any depth up
 // to the JSON bound (core's `Json.maxDepth`) in tool results and tool errors, in model
-// text (prose, and structured answers: JSON alone or in a ```json fence). After the stack ran the hook: the secret is
+// text (prose, and structured answers: JSON alone or in a ```json fence) and in user
+// messages (with `on: userMessages`). After the stack ran the hook: the secret is
 // gone, JSON is still JSON of the same shape with the marker in the secret's place,
 // and nothing else changed (the expected value is built beside the input, not derived
 // from the hook). The laws of hooks hold on the same contexts.
@@ -165,9 +166,20 @@ const response: fc.Arbitrary<Case> = text.map((p) => {
   return { ctx: at(p.input), expected: at(p.expected), secret: p.secret }
 })
 
-const cases: fc.Arbitrary<Case> = fc.oneof(toolResult, toolError, response)
+// The user's messages of a request, around an assistant answer; the state is not the
+// hook's to change.
+const userMessages: fc.Arbitrary<Case> = fc.tuple(text, fc.option(words, { nil: undefined }), fc.boolean()).map(([p, other, last]) => {
+  const at = (t: string) => {
+    const mine = Message.user(t)
+    const messages = [Message.user(other ?? "hi"), Message.assistant("noted"), ...(last ? [mine] : [mine, Message.assistant("ok")])]
+    return HookContext.make({ trigger: "BeforeInference", state, createdAt: 0, request: InferenceRequest.make({ messages }) })
+  }
+  return { ctx: at(p.input), expected: at(p.expected), secret: p.secret }
+})
 
-const triggers: ReadonlyArray<HookTrigger> = ["AfterToolUse", "AfterInference"]
+const cases: fc.Arbitrary<Case> = fc.oneof(toolResult, toolError, response, userMessages)
+
+const triggers: ReadonlyArray<HookTrigger> = ["AfterToolUse", "AfterInference", "BeforeInference"]
 const stack = HookStack.with(HookStack.empty, PiiRedaction.make({ on: PiiRedaction.places }), {
   triggers,
   name: PiiRedaction.name,
@@ -198,7 +210,7 @@ const parsesTo = (t: string): unknown => {
 
 describe("PiiRedaction", () => {
   describe("make", () => {
-    it("leaves no secret at any depth in tool results and model text, and changes nothing else", { timeout: 300_000 }, () => {
+    it("leaves no secret at any depth in tool results, model text or user messages, and changes nothing else", { timeout: 300_000 }, () => {
       fc.assert(
         fc.property(cases, ({ ctx, expected, secret: s }) => {
           // Through the dispatcher: a return its check refused would throw HookFailed.

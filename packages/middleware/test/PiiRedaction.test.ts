@@ -13,6 +13,7 @@ import {
   Message,
   ToolCall,
   ToolExecution,
+  type HookTrigger,
   type JsonValue,
 } from "@hookline/core"
 
@@ -37,6 +38,8 @@ const afterTool = (output: JsonValue) =>
   HookContext.make({ trigger: "AfterToolUse", state, createdAt: 0, toolCall: call, toolExecution: ToolExecution.success(call, output, 0) })
 const afterInference = (text: string) =>
   HookContext.make({ trigger: "AfterInference", state, createdAt: 0, request: InferenceRequest.make({ messages: state.context.messages }), response: InferenceResponse.make({ text }) })
+const beforeInference = (messages: ReadonlyArray<Message.Message>) =>
+  HookContext.make({ trigger: "BeforeInference", state, createdAt: 0, request: InferenceRequest.make({ messages }) })
 const outputOf = (ctx: HookContext.HookContext) => (ctx.toolExecution?.status === "success" ? ctx.toolExecution.output : undefined)
 const card = PiiRedaction.placeholder("card")
 const email = PiiRedaction.placeholder("email")
@@ -112,9 +115,23 @@ describe("PiiRedaction", () => {
       expect(everything(final)).not.toContain("4111111111111111")
     })
 
+    it("redacts what the user wrote before the model reads it with on: userMessages", async () => {
+      const run = async (options: PiiRedaction.Options | undefined) => {
+        const driver = ScriptedDriver.make([ScriptedDriver.text("noted")])
+        const final = await AgentBuilder.make(UseDriver(driver), UsePiiRedaction(options)).run("I am ada@example.com, card 4111 1111 1111 1111")
+        return { seen: JSON.stringify([...(driver.requests[0]?.messages ?? [])]), final }
+      }
+      const on = await run({ on: ["toolResults", "responses", "userMessages"] })
+      expect(on.seen).toContain(`I am ${email}, card ${card}`)
+      expect(on.seen).not.toContain("ada@example.com")
+      // The state is the application's record of the user's words.
+      expect(everything(on.final)).toContain("ada@example.com")
+      expect((await run(undefined)).seen).toContain("ada@example.com")
+    })
 
     it("refuses bad options", () => {
       expect(() => UsePiiRedaction({ kinds: ["ssn" as never] })).toThrow(/options\.kinds\[0\]/)
+      expect(() => UsePiiRedaction({ on: ["input" as never] })).toThrow(/options\.on\[0\]: expected one of "toolResults", "responses", "userMessages"/)
       expect(() => UsePiiRedaction({ on: [] })).toThrow(/options\.on: expected at least one/)
     })
   })
@@ -149,11 +166,20 @@ describe("PiiRedaction", () => {
       expect(hook(afterInference("card 4111111111111111")).response?.text).toBe(`card ${card}`)
     })
 
+    it("redacts the user's messages the model reads when asked to, at BeforeInference", () => {
+      const messages = [Message.user("I am ada@example.com"), Message.assistant("Hello"), Message.user('{"card": 4111111111111111}')]
+      const off = PiiRedaction.make()(beforeInference(messages))
+      expect(off.request?.messages.toArray()).toEqual(messages)
+      const on = PiiRedaction.make({ on: ["userMessages"] })(beforeInference(messages))
+      expect(on.request?.messages.toArray()).toEqual([Message.user(`I am ${email}`), Message.assistant("Hello"), Message.user(`{"card": "${card}"}`)])
+      // The request is the model's: the state keeps what the user wrote.
+      expect(on.state).toBe(off.state)
+    })
 
     it("obeys the laws of hooks and is idempotent", { timeout: 120_000 }, () => {
-      HookLaws.check(PiiRedaction.make(), {
+      HookLaws.check(PiiRedaction.make({ on: PiiRedaction.places }), {
         name: PiiRedaction.name,
-        triggers: ["AfterToolUse", "AfterInference"],
+        triggers: ["AfterToolUse", "AfterInference", "BeforeInference"],
         idempotent: true,
       })
     })

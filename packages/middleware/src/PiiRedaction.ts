@@ -62,7 +62,7 @@ const defaultPlaces: ReadonlyArray<Place> = ["toolResults", "responses"]
 /** @since 0.1.0 @category constants */
 export const name = "privacy:pii_redaction"
 
-/** Low on AfterToolUse/AfterInference: it sees what other rewrites left. @since 0.1.0 @category constants */
+/** Low on every trigger it runs on: it sees what other rewrites (and request edits) left. @since 0.1.0 @category constants */
 export const priority = -100
 
 /** What a redacted value becomes: `[REDACTED:email]`. @since 0.1.0 @category constants */

@@ -61,6 +61,15 @@ describe("PiiRedaction", () => {
       expect(PiiRedaction.redact(expected)).toBe(expected)
     })
 
+    it("keeps JSON text JSON, and redacts JSON values the same way", () => {
+      expect(PiiRedaction.redact('{"card": 4111111111111111, "to": ["ada@example.com"]}')).toBe(`{"card": "${card}", "to": ["${email}"]}`)
+      const value = { card: 4111111111111111, to: ["ada@example.com"], n: 4111111111111112 }
+      expect(PiiRedaction.redactJson(value)).toEqual({ card, to: [email], n: 4111111111111112 })
+      expect(PiiRedaction.redactJson(value, ["email"])).toEqual({ card: 4111111111111111, to: [email], n: 4111111111111112 })
+      const clean = { to: ["nobody"] }
+      expect(PiiRedaction.redactJson(clean)).toBe(clean)
+    })
+
     it("checks card numbers with Luhn", () => {
       expect(PiiRedaction.luhn("4111111111111111")).toBe(true)
       expect(PiiRedaction.luhn("4111111111111112")).toBe(false)

@@ -4,6 +4,7 @@ const s = await support()
 console.log(`1. support agent: ${s.status} after ${s.modelCalls} model calls`)
 console.log(`   limit:tool_calls + privacy:pii_redaction, the tool results the state keeps:`)
 for (const r of s.toolResults) console.log(`     ${r.length > 90 ? `${r.slice(0, 90)}…` : r}`)
+console.log(`   privacy:pii_redaction (userMessages): the model read the question as ${JSON.stringify(s.questionRead)}`)
 const cleared = s.lastCallToolResults.filter((r) => r === clearedPlaceholder).length
 console.log(`   context:clear_tool_results: the last call read ${s.lastCallToolResults.length} tool results, ${cleared} cleared`)
 console.log(`   context:summarization: ${s.summaries} summarizer call(s); summary kept: ${JSON.stringify(s.summary)}`)

@@ -44,8 +44,11 @@ const readPage = Tool.make({
   execute: ({ n }) => `page ${n}: ${"the customer asked about an invoice. ".repeat(12)}`,
 })
 
-/** The final answer's schema: the structured output built-in decodes it. */
-export const Answer = t.type({ customer: t.string, contact: t.string, pagesRead: t.number })
+/**
+ * The final answer's schema: the structured output built-in decodes it. The card on
+ * file is a number as the model writes it, the marker string once redacted.
+ */
+export const Answer = t.type({ customer: t.string, contact: t.string, card: t.union([t.number, t.string]), pagesRead: t.number })
 
 const toolResults = (state: AgentState): Array<string> =>
   [...state.context.messages].flatMap((m) => (m.role === "tool" ? [m.content] : []))
@@ -54,6 +57,9 @@ export interface SupportReport {
   readonly status: string
   /** The tool results as the state keeps them (redacted, the blocked call's reason). */
   readonly toolResults: ReadonlyArray<string>
+  /** The user's question as the model read it (redacted), and as the state keeps it. */
+  readonly questionRead: string
+  readonly questionKept: string
   /** The tool results the model read on its last call (older ones cleared). */
   readonly lastCallToolResults: ReadonlyArray<string>
   /** How many model calls the summarizer answered, and the summary the state keeps. */
@@ -77,7 +83,7 @@ export const support = async (): Promise<SupportReport> => {
     ScriptedDriver.toolCalls([{ name: "read_page", arguments: { n: 2 } }], answer),
     ScriptedDriver.toolCalls([{ name: "read_page", arguments: { n: 3 } }, { name: "read_page", arguments: { n: 4 } }], answer),
     ScriptedDriver.text("Ada Lovelace asked about an invoice.", answer),
-    ScriptedDriver.text(JSON.stringify({ customer: "Ada Lovelace", contact: "ada@example.com", pagesRead: 3 }), answer),
+    ScriptedDriver.text(JSON.stringify({ customer: "Ada Lovelace", contact: "ada@example.com", card: 4111111111111111, pagesRead: 3 }), answer),
   ])
   const summarizer = ScriptedDriver.make([ScriptedDriver.text("Ada Lovelace (#42) asked about an invoice; pages 1-2 read.")], {
     repeatLast: true,
@@ -88,16 +94,18 @@ export const support = async (): Promise<SupportReport> => {
     UseTools([customer, readPage]),
     UseGuards({ maxTokens: null }),
     UseToolCallLimit({ total: 10, perTool: { read_page: 3 } }),
-    UsePiiRedaction(),
+    UsePiiRedaction({ on: ["toolResults", "responses", "userMessages"] }),
     UseClearToolResults({ keep: 2 }),
     UseSummarization({ driver: summarizer, maxTokens: 400, keep: 4 }),
     output.use,
     UseCostBudget({ maxCost: 0.01, prices, currency: "USD" }),
-  ).run("What did customer 42 ask about? Answer as JSON.")
+  ).run("I am agent bob@example.org. What did customer 42 ask about? Answer as JSON.")
   const last = model.requests.at(-1)
   return {
     status: final.execution.status,
     toolResults: toolResults(final),
+    questionRead: model.requests[0]?.messages.at(0)?.content ?? "",
+    questionKept: final.context.messages.at(0)?.content ?? "",
     lastCallToolResults: [...(last?.messages ?? [])].flatMap((m) => (m.role === "tool" ? [m.content] : [])),
     summaries: summarizer.requests.length,
     summary: Summarization.summaryOf(final)?.text,

@@ -17,6 +17,9 @@ describe("middleware example", () => {
       `#42 Ada Lovelace, ${PiiRedaction.placeholder("email")}, ${PiiRedaction.placeholder("phone")}, card ${PiiRedaction.placeholder("card")}`,
     )
     expect(s.toolResults.join("\n")).not.toMatch(/ada@example\.com|4111|555/)
+    // With userMessages, the model read the user's question redacted; the state keeps it as written.
+    expect(s.questionRead).toBe(`I am agent ${PiiRedaction.placeholder("email")}. What did customer 42 ask about? Answer as JSON.`)
+    expect(s.questionKept).toBe("I am agent bob@example.org. What did customer 42 ask about? Answer as JSON.")
     // Tool-call limit: three pages run, the fourth call is blocked with the reason.
     expect(s.toolResults.slice(1, 4).map((r) => r.slice(0, 7))).toEqual(["page 1:", "page 2:", "page 3:"])
     expect(s.toolResults[4]).toContain("Tool call limit reached: 3/3 calls of read_page")
@@ -28,10 +31,11 @@ describe("middleware example", () => {
     expect(s.summaries).toBe(1)
     expect(s.summary).toBe("Ada Lovelace (#42) asked about an invoice; pages 1-2 read.")
     expect(s.lastCallSystemPrompt).toContain(s.summary)
-    // Structured output: the prose answer was fed back once; the JSON decoded (redacted too).
+    // Structured output: the prose answer was fed back once; the JSON decoded, redacted
+    // too and still JSON: the card number the model wrote as a number is the marker.
     expect(s.outputFeedback).toHaveLength(1)
     expect(s.outputFeedback[0]).toContain("not JSON")
-    expect(s.answer).toEqual({ customer: "Ada Lovelace", contact: PiiRedaction.placeholder("email"), pagesRead: 3 })
+    expect(s.answer).toEqual({ customer: "Ada Lovelace", contact: PiiRedaction.placeholder("email"), card: PiiRedaction.placeholder("card"), pagesRead: 3 })
     // Cost budget: cached tokens counted in the usage and priced at the cached price.
     expect(s.cachedInputTokens).toBe(6 * 1_500)
     expect(s.cost).toBeCloseTo(6 * callCost, 12)
@@ -66,7 +70,8 @@ describe("middleware example", () => {
     expect(stdout).toContain("Blocked: Tool call limit reached: 3/3 calls of read_page in this run")
     expect(stdout).toContain("context:clear_tool_results: the last call read 3 tool results, 1 cleared")
     expect(stdout).toContain("context:summarization: 1 summarizer call(s)")
-    expect(stdout).toContain(`output:structured: decoded {"customer":"Ada Lovelace","contact":"[REDACTED:email]","pagesRead":3}`)
+    expect(stdout).toContain(`the model read the question as "I am agent [REDACTED:email]. What did customer 42 ask about? Answer as JSON."`)
+    expect(stdout).toContain(`output:structured: decoded {"customer":"Ada Lovelace","contact":"[REDACTED:email]","card":"[REDACTED:card]","pagesRead":3}`)
     expect(stdout).toContain("guard:cost_budget: 9000 cached input tokens; the run cost 0.001485 USD")
     expect(stdout).toContain("2. runaway model: completed after 3 model calls")
     expect(stdout).toContain("3. expensive model: stopped after 3 model calls")

@@ -248,7 +248,9 @@ export const withToolExecutionBlocked: {
  * At BeforeToolUse: suspends the run on this call for a person's decision. The call
  * does not run; the step's other calls do, and the run then ends `suspended`, with the
  * call, `reason` and `payload` listed in `state.execution.pendingCalls`. A blocked call
- * stays blocked (fail-closed): it is not suspended.
+ * stays blocked (fail-closed): it is not suspended. The hook's return is checked: a
+ * `reason` that is not a string, or a `payload` that is not JSON (a cycle, `NaN`, a
+ * function, deeper than `Json.maxDepth`) is that hook's `HookFailed`, naming the field.
  *
  * @since 0.1.0
  * @category combinators

@@ -18,6 +18,7 @@ import * as Message from "./Message.js"
 import type { StopSignal } from "./StopSignal.js"
 import type { ToolCall } from "./ToolCall.js"
 import * as ToolExecution from "./ToolExecution.js"
+import { finite } from "./internal/finite.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -86,8 +87,8 @@ export const make = (input: {
     toolExecutionBlocked: input.toolExecution?.status === "blocked",
     errors: input.errors === undefined || input.errors.length === 0 ? noErrors : deepFreeze(input.errors),
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
-    createdAt: input.createdAt,
-    updatedAt: input.updatedAt ?? input.createdAt,
+    createdAt: finite("createdAt", input.createdAt),
+    updatedAt: finite("updatedAt", input.updatedAt ?? input.createdAt),
     // The caller's own value, shared as given (not frozen: it may hold services).
     runContext: input.runContext,
   })

@@ -113,8 +113,8 @@ const idOf = (u: unknown): string => {
   }
 }
 
-const malformed = (u: unknown, index: number, detail: string): DecisionInvalid =>
-  new DecisionInvalid({ toolCallId: idOf(u), reason: "malformed", message: `decisions[${index}] is not a decision: ${detail}` })
+const malformed = (u: unknown, where: string, detail: string): DecisionInvalid =>
+  new DecisionInvalid({ toolCallId: idOf(u), reason: "malformed", message: `${where} ${detail}` })
 
 const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">): DecisionInvalid =>
   new DecisionInvalid({
@@ -136,14 +136,22 @@ const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], 
  * @category validation
  */
 export const decode = (decisions: unknown): Result.Result<ReadonlyArray<Decision>, DecisionInvalid> => {
-  if (!Array.isArray(decisions)) return Result.fail(malformed(undefined, 0, `expected an array of decisions, got ${Json.excerpt(decisions, 60)}`))
+  if (!Array.isArray(decisions)) {
+    return Result.fail(malformed(undefined, "decisions:", `expected an array of decisions, got ${Json.excerpt(decisions, 60)}`))
+  }
   const out: Array<Decision> = []
   for (let i = 0; i < decisions.length; i++) {
-    const given: unknown = decisions[i]
+    let given: unknown
+    try {
+      given = decisions[i]
+    } catch {
+      // A throwing getter or proxy trap: not a decision.
+      return Result.fail(malformed(undefined, `decisions[${i}] is not a decision:`, "reading it threw"))
+    }
     const decoded = Codecs.decode(Codec, given)
     if (Result.isFailure(decoded)) {
       // "cannot decode the root: …" / "cannot decode message: …" read as "…" / "message: …".
-      return Result.fail(malformed(given, i, decoded.failure.message.replace(/^cannot decode (the root: )?/, "")))
+      return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, decoded.failure.message.replace(/^cannot decode (the root: )?/, "")))
     }
     out.push(decoded.success)
   }

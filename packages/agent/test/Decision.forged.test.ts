@@ -85,6 +85,20 @@ describe("Decision", () => {
       expect(Result.isFailure(notAList) && notAList.failure).toMatchObject({ reason: "malformed", toolCallId: "" })
     })
 
+    it("refuses a hostile value (a throwing getter, a Proxy whose traps throw) as malformed, never a throw", () => {
+      const state = AgentState.make()
+      const trap = () => {
+        throw new Error("trap")
+      }
+      const proxy = new Proxy({}, { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap })
+      const getter = Object.defineProperty({ _tag: "Approve" }, "toolCallId", { enumerable: true, get: trap })
+      const list = new Proxy([Decision.approve("c1")], { get: (target, key) => (key === "0" ? trap() : Reflect.get(target, key)) })
+      for (const decisions of [[proxy], [getter], list]) {
+        const checked = Decision.validate(state, decisions as never)
+        expect(Result.isFailure(checked) && checked.failure).toMatchObject({ _tag: "DecisionInvalid", reason: "malformed" })
+      }
+    })
+
     it("refuses edited arguments 10,000 levels deep, or past Json.maxValues, as a model's are: no stack overflow, nothing runs", async () => {
       const { agent, refunds, seen, suspended } = await suspendedRun()
       const tooDeep = agent.resume(suspended, [Decision.edit("c1", { amount: deep(10_000) })])

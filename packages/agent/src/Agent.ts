@@ -58,8 +58,11 @@ export interface Agent<C = unknown> {
   /**
    * A suspended run (by id or as a state) goes on with `decisions` (`Decision.approve`,
    * `edit`, `reject`); with decisions for only some of its calls it runs those and stays
-   * suspended on the rest; with none it is given back as it is. A decision for a call the
-   * run does not wait on, or two for one call, is a `DecisionInvalid`.
+   * suspended on the rest; with none it is given back as it is. The decisions are
+   * untrusted (a JavaScript caller, a parsed HTTP body): anything but a decision (an
+   * unknown `_tag`, a missing or ill-typed field, edited arguments past core's JSON
+   * bounds), a decision for a call the run does not wait on, or two for one call, is a
+   * `DecisionInvalid`, before anything runs or is written.
    */
   readonly resume: (
     run: string | AgentState,
@@ -208,13 +211,15 @@ export const make = <C = unknown>(
     options?: AgentLoop.RunOptions<C>,
   ): Effect.Effect<AgentState, ResumeError> =>
     Effect.flatMap(load(run), (state) => {
+      // Decoded first (a caller's decisions are untrusted): nothing runs on a malformed one.
       const checked = Decision.validate(state, decisions)
       if (Result.isFailure(checked)) return Effect.fail(checked.failure)
+      const none = checked.success.size === 0
       // A suspended run with no new decisions waits, unless a resume that did not finish
       // (a crash) kept decisions in it: those are carried out.
       const kept = state.execution.pendingCalls?.some((p) => p.decision !== undefined) === true
-      if (finished(state) || (state.execution.status === "suspended" && decisions.length === 0 && !kept)) return Effect.succeed(state)
-      const ran = runEffect(state, decisions.length === 0 ? options : { ...options, decisions: checked.success })
+      if (finished(state) || (state.execution.status === "suspended" && none && !kept)) return Effect.succeed(state)
+      const ran = runEffect(state, none ? options : { ...options, decisions: checked.success })
       return settle === undefined ? ran : Effect.flatMap(ran, settle)
     })
   return Object.freeze({

@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
-import { AgentState, type Json } from "@hookline/core"
+import { AgentState, Codecs, Json } from "@hookline/core"
 import { Data, Result } from "effect"
+import * as t from "io-ts"
 import { ownerOf } from "./internal/subagent.js"
+import { bounds } from "./internal/toolArguments.js"
 
 /**
  * @since 0.1.0
@@ -19,15 +21,18 @@ export type Decision =
   | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string }
 
 /**
- * A decision the run cannot take: for a call it is not waiting on (`unknown`), given
- * twice in one resume (`repeated`), or for a call already decided (`decided`).
+ * A decision the run cannot take: not a decision at all (`malformed`: a `_tag` other
+ * than `Approve`, `Edit` or `Reject`, a missing or ill-typed field, edited arguments
+ * that are not JSON within `Json.maxDepth`/`Json.maxValues`; `toolCallId` is `""` when
+ * it has none), for a call the run is not waiting on (`unknown`), given twice in one
+ * resume (`repeated`), or for a call already decided (`decided`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class DecisionInvalid extends Data.TaggedError("DecisionInvalid")<{
   readonly toolCallId: string
-  readonly reason: "unknown" | "repeated" | "decided"
+  readonly reason: "malformed" | "unknown" | "repeated" | "decided"
   readonly message: string
 }> {}
 
@@ -38,7 +43,80 @@ export const edit = (toolCallId: string, args: Json.JsonValue): Decision => Obje
 /** @since 0.1.0 @category constructors */
 export const reject = (toolCallId: string, message: string): Decision => Object.freeze({ _tag: "Reject", toolCallId, message })
 
-const invalid = (toolCallId: string, reason: DecisionInvalid["reason"]): DecisionInvalid =>
+// Edited arguments: JSON (core's codec: no cycle, no function, no NaN, at most
+// `Json.maxDepth` deep), then the bounds a model's arguments meet (`Json.maxValues`
+// too), so an edit is refused where a model's call would be.
+const EditedArguments = new t.Type<Json.JsonValue, Json.JsonValue, unknown>(
+  "JsonValue within Json.maxDepth and Json.maxValues",
+  (u): u is Json.JsonValue => Codecs.JsonValue.is(u) && bounds(u) === undefined,
+  (u, c) => {
+    const json = Codecs.JsonValue.validate(u, c)
+    if (json._tag === "Left") return json
+    const problem = bounds(json.right)
+    if (problem === undefined) return json
+    return t.failure(u, problem.path === "" ? c : t.appendContext(c, problem.path, Codecs.JsonValue, u), problem.message)
+  },
+  (a) => a,
+)
+
+const ToolCallId = t.string
+
+// One codec per kind, chosen by `_tag`: a failure then names the field of that kind.
+const kinds = {
+  Approve: t.type({ _tag: t.literal("Approve"), toolCallId: ToolCallId }),
+  Edit: t.type({ _tag: t.literal("Edit"), toolCallId: ToolCallId, arguments: EditedArguments }),
+  Reject: t.type({ _tag: t.literal("Reject"), toolCallId: ToolCallId, message: t.string }),
+} as const
+
+/**
+ * A decision as it comes from outside (a JavaScript caller, a parsed HTTP body):
+ * decodes to a frozen `Decision` with its own copy of edited arguments, or fails
+ * naming the field. Extra fields are dropped.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Codec: t.Type<Decision, Decision, unknown> = new t.Type<Decision, Decision, unknown>(
+  "Decision",
+  (u): u is Decision => {
+    const kind = kindOf(u)
+    return kind !== undefined && kinds[kind].is(u)
+  },
+  (u, c) => {
+    if (typeof u !== "object" || u === null || Array.isArray(u)) return t.failure(u, c, "expected a decision object (Decision.approve, edit or reject)")
+    const kind = kindOf(u)
+    if (kind === undefined) {
+      const tag = (u as { readonly _tag?: unknown })._tag
+      return t.failure(tag, t.appendContext(c, "_tag", t.string, tag), `expected "Approve", "Edit" or "Reject", got ${Json.excerpt(tag, 60)}`)
+    }
+    const decoded = kinds[kind].validate(u, c)
+    if (decoded._tag === "Left") return decoded
+    const d = decoded.right
+    return t.success(d._tag === "Approve" ? approve(d.toolCallId) : d._tag === "Edit" ? edit(d.toolCallId, d.arguments) : reject(d.toolCallId, d.message))
+  },
+  (a) => a,
+)
+
+const kindOf = (u: unknown): keyof typeof kinds | undefined => {
+  if (typeof u !== "object" || u === null) return undefined
+  const tag = (u as { readonly _tag?: unknown })._tag
+  return tag === "Approve" || tag === "Edit" || tag === "Reject" ? tag : undefined
+}
+
+// The call id of a malformed decision, when it has a readable string one.
+const idOf = (u: unknown): string => {
+  try {
+    const id = typeof u === "object" && u !== null ? (u as { readonly toolCallId?: unknown }).toolCallId : undefined
+    return typeof id === "string" ? id : ""
+  } catch {
+    return ""
+  }
+}
+
+const malformed = (u: unknown, where: string, detail: string): DecisionInvalid =>
+  new DecisionInvalid({ toolCallId: idOf(u), reason: "malformed", message: `${where} ${detail}` })
+
+const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">): DecisionInvalid =>
   new DecisionInvalid({
     toolCallId,
     reason,
@@ -50,9 +128,40 @@ const invalid = (toolCallId: string, reason: DecisionInvalid["reason"]): Decisio
   })
 
 /**
- * Checks decisions against a suspended state: each names a call the run waits on, or
- * a call one of its subagents waits on (the pending call's payload lists it), once.
- * Gives them by call id.
+ * Decodes what a caller gave as decisions (untrusted: any value), before anything runs
+ * or is written: each must be a decision (`Codec`), else `DecisionInvalid`
+ * (`malformed`, naming the entry and the field).
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const decode = (decisions: unknown): Result.Result<ReadonlyArray<Decision>, DecisionInvalid> => {
+  if (!Array.isArray(decisions)) {
+    return Result.fail(malformed(undefined, "decisions:", `expected an array of decisions, got ${Json.excerpt(decisions, 60)}`))
+  }
+  const out: Array<Decision> = []
+  for (let i = 0; i < decisions.length; i++) {
+    let given: unknown
+    try {
+      given = decisions[i]
+    } catch {
+      // A throwing getter or proxy trap: not a decision.
+      return Result.fail(malformed(undefined, `decisions[${i}] is not a decision:`, "reading it threw"))
+    }
+    const decoded = Codecs.decode(Codec, given)
+    if (Result.isFailure(decoded)) {
+      // "cannot decode the root: …" / "cannot decode message: …" read as "…" / "message: …".
+      return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, decoded.failure.message.replace(/^cannot decode (the root: )?/, "")))
+    }
+    out.push(decoded.success)
+  }
+  return Result.succeed(out)
+}
+
+/**
+ * Checks decisions against a suspended state: each is a decision (`decode`), and names
+ * a call the run waits on, or a call one of its subagents waits on (the pending call's
+ * payload lists it), once. Gives them by call id.
  *
  * @since 0.1.0
  * @category validation
@@ -61,8 +170,10 @@ export const validate = (
   state: AgentState,
   decisions: ReadonlyArray<Decision>,
 ): Result.Result<ReadonlyMap<string, Decision>, DecisionInvalid> => {
+  const decoded = decode(decisions)
+  if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const byId = new Map<string, Decision>()
-  for (const decision of decisions) {
+  for (const decision of decoded.success) {
     const id = decision.toolCallId
     if (byId.has(id)) return Result.fail(invalid(id, "repeated"))
     // Decided by a resume that began (its checkpoint keeps the decision): not open again.

@@ -8,6 +8,8 @@ import {
   HookTriggers,
   InferenceResponse,
   Interceptor,
+  ToolCall,
+  ToolExecution,
   Usage,
   WrapHook,
   type AgentState,
@@ -117,6 +119,32 @@ describe("AgentLoop with wrap hooks", () => {
       expect(step.toolAttempts?.map((a) => a.error?._tag)).toEqual(["ToolArgumentsInvalid", undefined])
       expect(final.execution.errors).toEqual([])
     }
+  })
+
+  it("refuses a tool wrap's execution for another call: a HookFailed naming the hook and both ids; every call is answered once", async () => {
+    // The wrap answers with an execution for a call id of its own making.
+    const forge = WrapHook.toolUse((ctx) =>
+      Effect.succeed(ToolExecution.success(ToolCall.make({ id: "not-this-call", name: "add", arguments: {} }), 99, ctx.createdAt))
+    )
+    for (const toolConcurrency of ["sequential", "concurrent"] as const) {
+      const stack = HookStack.withWrap(HookStack.empty, forge, { name: "test:forge" })
+      const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }]), ScriptedDriver.text("3")])
+      const final = await run(AgentLoop.make({ interceptor: stack, tools: [add], toolConcurrency }), driver)
+      expect(final.execution.status).toBe("failed")
+      const failed = final.execution.errors.find((e) => e._tag === "HookFailed")
+      expect(failed).toMatchObject({ _tag: "HookFailed", hook: "test:forge", trigger: "WrapToolUse" })
+      expect(failed?.message).toContain('"not-this-call"')
+      expect(failed?.message).toContain('"c1"')
+      const answers = final.context.messages.toArray().filter((m) => m.role === "tool")
+      expect(answers.map((m) => [m.toolCallId, m.isError])).toEqual([["c1", true]])
+      expect(Codecs.stringifyState(Codecs.parseStateUnsafe(Codecs.stringifyState(final)))).toBe(Codecs.stringifyState(final))
+    }
+    // Under onError 'skip' the hook is passed over: the call runs as if it were absent.
+    const skipped = HookStack.withWrap(HookStack.empty, forge, { name: "test:forge", onError: "skip" })
+    const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }]), ScriptedDriver.text("3")])
+    const final = await run(AgentLoop.make({ interceptor: skipped, tools: [add] }), driver)
+    expect(final.execution.status).toBe("completed")
+    expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content])).toEqual([["c1", "3"]])
   })
 
   it("emits TextReset when a streamed attempt fails after text, then the retried text", async () => {

@@ -364,6 +364,23 @@ describe("Tool.fromAgent", () => {
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("both paid")
     })
 
+    it("a forged decision for the child's call is DecisionInvalid (malformed) at the parent: neither runs", async () => {
+      const { parent, parentDriver, childDriver, refunds, childEnd } = setup()
+      const suspended = await parent.run("refund")
+      const requests = [parentDriver.requests.length, childDriver.requests.length]
+      const before = Codecs.stringifyState(suspended)
+      for (const forged of [{ _tag: "Deny", toolCallId: "child-call-1" }, { _tag: "approve", toolCallId: "child-call-1" }, { _tag: "Reject", toolCallId: "child-call-1" }]) {
+        await expect(parent.resume(suspended, [forged as never])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "malformed", toolCallId: "child-call-1" })
+      }
+      expect(refunds).toEqual([])
+      expect(childEnd.states).toHaveLength(1)
+      expect([parentDriver.requests.length, childDriver.requests.length]).toEqual(requests)
+      expect(Codecs.stringifyState(suspended)).toBe(before)
+      // The real decision still goes through.
+      expect((await parent.resume(suspended, [Decision.approve("child-call-1")])).execution.status).toBe("completed")
+      expect(refunds).toEqual([500])
+    })
+
     it("a decision for a call nobody waits on is DecisionInvalid", async () => {
       const { parent } = setup()
       const suspended = await parent.run("refund")

@@ -2,7 +2,7 @@
 // through a real agent run, every run ends (AfterExecution exactly once), with the
 // status the hooks' error policy gives, and never with a rejection.
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { AgentState, HookContext, HookStack, HookTriggers, Message, Truncation, type Hook, type HookTrigger } from "@hookline/core"
+import { AgentState, Codecs, HookContext, HookStack, HookTriggers, Message, Truncation, type Hook, type HookTrigger } from "@hookline/core"
 import { AgentLoop } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { unansweredCalls } from "./fuzz/properties.js"
@@ -174,5 +174,32 @@ describe("a hook that puts a message between tool calls and their results", () =
     const { final } = await runWithBadHook(interject, "AfterStep", "fail")
     expect(final.execution.status).toBe("completed")
     expect(final.context.messages.toArray().map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant", "user"])
+  })
+})
+
+describe("a hook that suspends a call with forged data (issue 22)", () => {
+  const cyclic: Record<string, unknown> = { a: 1 }
+  cyclic["self"] = cyclic
+  const forged: ReadonlyArray<readonly [string, Hook, string]> = [
+    ["a cyclic payload", (ctx) => HookContext.suspend(ctx, "approve", cyclic as never), "state.execution.pendingCalls[0].payload"],
+    ["a payload with NaN", (ctx) => HookContext.suspend(ctx, "approve", { amount: Number.NaN }), "state.execution.pendingCalls[0].payload.amount"],
+    ["a reason that is not a string", (ctx) => HookContext.suspend(ctx, 42 as never), "state.execution.pendingCalls[0].reason"],
+  ]
+
+  it.each(forged)("refuses %s: HookFailed naming the hook and the field; the run ends normally, nothing waits, and its state loads", async (_, hook, field) => {
+    const { final, seen } = await runWithBadHook(hook, "BeforeToolUse", "fail")
+    expect(final.execution.status).toBe("failed")
+    expect(final.execution.errors[0]).toMatchObject({ _tag: "HookFailed", hook: "bad", trigger: "BeforeToolUse", message: expect.stringContaining(field) })
+    expect(final.execution.pendingCalls).toBeUndefined()
+    expect(seen.filter((t) => t === "AfterExecution")).toHaveLength(1)
+    expect(unansweredCalls(final.context.messages.toArray())).toEqual([])
+    expect(Codecs.stringifyState(Codecs.parseStateUnsafe(Codecs.stringifyState(final)))).toBe(Codecs.stringifyState(final))
+    expect(rejections).toEqual([])
+  })
+
+  it.each(forged)("passes over %s under 'skip': the call runs as if the hook were absent", async (_, hook) => {
+    const { final } = await runWithBadHook(hook, "BeforeToolUse", "skip")
+    expect(final.execution.status).toBe("completed")
+    expect(final.context.messages.toArray().map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"])
   })
 })

@@ -247,21 +247,31 @@ export const hookIsEffectful = (hook: string, trigger: HookTrigger): HookIsEffec
     message: `hook "${hook}" on ${trigger} is effectful: use HookStack.intercept, not HookStack.run`,
   })
 
+// Error constructors never throw (they run where something already failed): a number
+// that is not finite is normalised, so the error reads back from JSON as it was made.
+const finiteOr = <A>(n: unknown, otherwise: A): number | A => (typeof n === "number" && Number.isFinite(n) ? (n === 0 ? 0 : n) : otherwise)
+
 /**
+ * A failed model call. A `status` that is not a finite number is left out; so is a
+ * `retryAfterMs` that is not a finite number >= 0 (a hint nobody can wait on: the
+ * caller's own backoff applies).
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const inferenceFailed = (
   message: string,
   options: { readonly status?: number | undefined; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined } = {},
-): InferenceFailed =>
-  Object.freeze({
+): InferenceFailed => {
+  const retryAfterMs = finiteOr(options.retryAfterMs, undefined)
+  return Object.freeze({
     _tag: "InferenceFailed",
     message: truncate(message),
-    status: options.status,
+    status: finiteOr(options.status, undefined),
     retryable: options.retryable ?? false,
-    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+    ...(retryAfterMs === undefined || retryAfterMs < 0 ? {} : { retryAfterMs }),
   })
+}
 
 /**
  * @since 0.1.0
@@ -271,6 +281,9 @@ export const toolFailed = (toolCallId: string, toolName: string, cause: unknown)
   Object.freeze({ _tag: "ToolFailed", toolCallId, toolName, message: truncate(`tool "${toolName}" failed: ${textOf(cause)}`) })
 
 /**
+ * A tool that ran past its timeout. A `timeoutMs` that is not a finite number is
+ * recorded as 0 (the message keeps what was given).
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -279,7 +292,7 @@ export const toolTimedOut = (toolCallId: string, toolName: string, timeoutMs: nu
     _tag: "ToolTimedOut",
     toolCallId,
     toolName,
-    timeoutMs,
+    timeoutMs: finiteOr(timeoutMs, 0),
     message: `tool "${toolName}" timed out after ${timeoutMs} ms`,
   })
 

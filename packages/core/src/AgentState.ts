@@ -18,6 +18,7 @@ import type { StopSignal } from "./StopSignal.js"
 import type { ToolCall } from "./ToolCall.js"
 import type * as StopReason from "./StopReason.js"
 import * as Usage from "./Usage.js"
+import { finiteOptional } from "./internal/finite.js"
 import { deepFreeze, immer } from "./internal/immer.js"
 
 /**
@@ -399,7 +400,8 @@ export const withStatus: {
   (self: AgentState, status: ExecutionStatus, at?: number): AgentState
 } = dual(
   (args) => typeof args[0] === "object",
-  (self: AgentState, status: ExecutionStatus, at?: number): AgentState => {
+  (self: AgentState, status: ExecutionStatus, time?: number): AgentState => {
+    const at = finiteOptional("at", time)
     const { execution } = self
     const final = status === "completed" || status === "stopped" || status === "failed"
     const startedAt = status === "running" && execution.startedAt === undefined ? at : execution.startedAt

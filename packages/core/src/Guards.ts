@@ -18,6 +18,7 @@ import * as StopReason from "./StopReason.js"
 import * as StopSignal from "./StopSignal.js"
 import { decodeOptions } from "./internal/decode.js"
 import { finiteDuration } from "./internal/duration.js"
+import { finite } from "./internal/finite.js"
 
 /**
  * The guards' names (hook names and stop-signal sources).
@@ -55,7 +56,9 @@ const fire = (ctx: HookContext.HookContext, reason: StopReason.StopReason | Stop
  * @since 0.1.0
  * @category constructors
  */
-export const stepsLimit = (maxSteps: number): Hook => {
+export const stepsLimit = (limit: number): Hook => {
+  // NaN would make a guard that never fires: refused (`null` in useGuards turns it off).
+  const maxSteps = finite("maxSteps", limit)
   const guard: Hook = (ctx) => {
     if (hasFired(ctx, names.steps)) return ctx
     const steps = AgentState.stepCount(ctx.state)
@@ -72,12 +75,15 @@ export const stepsLimit = (maxSteps: number): Hook => {
  * @since 0.1.0
  * @category constructors
  */
-export const tokenLimit = (maxTokens: number): Hook => (ctx) => {
-  if (hasFired(ctx, names.tokens)) return ctx
-  const tokens = AgentState.totalTokens(ctx.state)
-  return tokens >= maxTokens
-    ? fire(ctx, StopReason.TokenLimitReached, `Token limit reached: ${tokens}/${maxTokens}`, names.tokens)
-    : ctx
+export const tokenLimit = (limit: number): Hook => {
+  const maxTokens = finite("maxTokens", limit)
+  return (ctx) => {
+    if (hasFired(ctx, names.tokens)) return ctx
+    const tokens = AgentState.totalTokens(ctx.state)
+    return tokens >= maxTokens
+      ? fire(ctx, StopReason.TokenLimitReached, `Token limit reached: ${tokens}/${maxTokens}`, names.tokens)
+      : ctx
+  }
 }
 
 /**

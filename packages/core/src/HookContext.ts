@@ -18,6 +18,7 @@ import * as Message from "./Message.js"
 import type { StopSignal } from "./StopSignal.js"
 import type { ToolCall } from "./ToolCall.js"
 import * as ToolExecution from "./ToolExecution.js"
+import { finite } from "./internal/finite.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -86,8 +87,8 @@ export const make = (input: {
     toolExecutionBlocked: input.toolExecution?.status === "blocked",
     errors: input.errors === undefined || input.errors.length === 0 ? noErrors : deepFreeze(input.errors),
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
-    createdAt: input.createdAt,
-    updatedAt: input.updatedAt ?? input.createdAt,
+    createdAt: finite("createdAt", input.createdAt),
+    updatedAt: finite("updatedAt", input.updatedAt ?? input.createdAt),
     // The caller's own value, shared as given (not frozen: it may hold services).
     runContext: input.runContext,
   })
@@ -248,7 +249,9 @@ export const withToolExecutionBlocked: {
  * At BeforeToolUse: suspends the run on this call for a person's decision. The call
  * does not run; the step's other calls do, and the run then ends `suspended`, with the
  * call, `reason` and `payload` listed in `state.execution.pendingCalls`. A blocked call
- * stays blocked (fail-closed): it is not suspended.
+ * stays blocked (fail-closed): it is not suspended. The hook's return is checked: a
+ * `reason` that is not a string, or a `payload` that is not JSON (a cycle, `NaN`, a
+ * function, deeper than `Json.maxDepth`) is that hook's `HookFailed`, naming the field.
  *
  * @since 0.1.0
  * @category combinators

@@ -6,6 +6,7 @@
  */
 import { Context } from "effect"
 import type { HookTrigger } from "./HookTrigger.js"
+import { finite } from "./internal/finite.js"
 import type { WrapPoint } from "./WrapHook.js"
 
 /**
@@ -44,8 +45,8 @@ export const make = (input: Omit<HookExecuted, "_tag">): HookExecuted =>
     _tag: "HookExecuted",
     trigger: input.trigger,
     hook: input.hook,
-    startedAt: input.startedAt,
-    durationMs: input.durationMs,
+    startedAt: finite("startedAt", input.startedAt),
+    durationMs: finite("durationMs", input.durationMs),
     outcome: input.outcome,
     error: input.error,
   })

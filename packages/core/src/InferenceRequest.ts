@@ -7,6 +7,7 @@
 import * as AppendLog from "./AppendLog.js"
 import type { JsonObject } from "./Json.js"
 import type { Message } from "./Message.js"
+import { finiteOptional } from "./internal/finite.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -92,8 +93,16 @@ export const make = (input: InferenceRequestInput): InferenceRequest =>
     messages: input.messages === undefined ? AppendLog.empty<Message>() : AppendLog.fromIterable(deepFreezeEach(input.messages)),
     tools: input.tools === undefined ? noTools : deepFreeze(input.tools),
     responseFormat: input.responseFormat === undefined ? undefined : deepFreeze(input.responseFormat),
-    options: input.options === undefined ? noOptions : deepFreeze(input.options),
+    options: input.options === undefined ? noOptions : deepFreeze(checkedOptions(input.options)),
   })
+
+// The numbers of the model options are sent to the provider and JSON has no NaN or
+// Infinity: refused here (the builder's and a hook's options are checked by the codec).
+const numericOptions = ["temperature", "topP", "topK", "maxOutputTokens", "seed"] as const
+const checkedOptions = (options: ModelOptions): ModelOptions => {
+  for (const key of numericOptions) finiteOptional(`options.${key}`, options[key])
+  return options
+}
 
 // A log's messages are frozen already; only plain arrays from users need freezing.
 const deepFreezeEach = (messages: AppendLog.AppendLog<Message> | Iterable<Message>) =>

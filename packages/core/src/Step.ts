@@ -8,6 +8,7 @@ import type { InferenceFailed } from "./AgentError.js"
 import type { FinishReason, InferenceResponse } from "./InferenceResponse.js"
 import type { ToolError, ToolExecution } from "./ToolExecution.js"
 import * as Usage from "./Usage.js"
+import { finite, finiteOptional } from "./internal/finite.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -58,8 +59,8 @@ export const inferenceAttempt = (input: {
 }): InferenceAttempt =>
   Object.freeze({
     modelId: input.modelId,
-    startedAt: input.startedAt,
-    durationMs: input.durationMs,
+    startedAt: finite("startedAt", input.startedAt),
+    durationMs: finite("durationMs", input.durationMs),
     usage: input.usage ?? Usage.empty,
     error: input.error,
   })
@@ -78,8 +79,8 @@ export const toolAttempt = (input: {
   Object.freeze({
     toolCallId: input.toolCallId,
     toolName: input.toolName,
-    startedAt: input.startedAt,
-    durationMs: input.durationMs,
+    startedAt: finite("startedAt", input.startedAt),
+    durationMs: finite("durationMs", input.durationMs),
     error: input.error,
   })
 
@@ -121,15 +122,15 @@ export const make = (input: {
   readonly toolAttempts?: ReadonlyArray<ToolAttempt> | undefined
 }): Step => {
   const step: Step = {
-    index: input.index,
+    index: finite("index", input.index),
     response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolExecutions: input.toolExecutions === undefined || input.toolExecutions.length === 0
       ? none
       : Object.freeze(input.toolExecutions.map(deepFreeze)),
     usage: deepFreeze(input.usage ?? input.response?.usage ?? Usage.empty),
     finishReason: input.finishReason ?? input.response?.finishReason,
-    startedAt: input.startedAt,
-    completedAt: input.completedAt,
+    startedAt: finite("startedAt", input.startedAt),
+    completedAt: finiteOptional("completedAt", input.completedAt),
   }
   // Steps without wrap hooks keep the shape they always had.
   if (input.attempts === undefined && input.toolAttempts === undefined) return Object.freeze(step)

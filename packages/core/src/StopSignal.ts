@@ -6,6 +6,7 @@
  */
 import * as StopReason from "./StopReason.js"
 import { truncate } from "./Truncation.js"
+import { finite } from "./internal/finite.js"
 
 /**
  * @since 0.1.0
@@ -32,7 +33,7 @@ export interface StopSignal {
 export const make = (reason: StopReason.StopReason | StopReason.Custom, message: string, source: string): StopSignal =>
   typeof reason === "string"
     ? Object.freeze({ reason, message: truncate(message), source })
-    : Object.freeze({ reason: reason.name, message: truncate(message), source, priority: reason.priority, kind: reason.kind })
+    : Object.freeze({ reason: reason.name, message: truncate(message), source, priority: finite("priority", reason.priority), kind: reason.kind })
 
 /**
  * The priority of a signal: its custom reason's, else its built-in reason's.

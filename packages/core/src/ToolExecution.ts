@@ -9,6 +9,7 @@ import { toText, type JsonValue } from "./Json.js"
 import * as Message from "./Message.js"
 import type { ToolCall } from "./ToolCall.js"
 import * as Usage from "./Usage.js"
+import { finite } from "./internal/finite.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -70,21 +71,35 @@ export type ToolExecution = Success | Failure | Blocked
  * @category constructors
  */
 export const success = (toolCall: ToolCall, output: JsonValue, startedAt: number, completedAt: number = startedAt): Success =>
-  Object.freeze({ status: "success", toolCall: deepFreeze(toolCall), output: deepFreeze(output), startedAt, completedAt })
+  Object.freeze({
+    status: "success",
+    toolCall: deepFreeze(toolCall),
+    output: deepFreeze(output),
+    startedAt: finite("startedAt", startedAt),
+    completedAt: finite("completedAt", completedAt),
+  })
 
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const failure = (toolCall: ToolCall, error: ToolError, startedAt: number, completedAt: number = startedAt): Failure =>
-  Object.freeze({ status: "failure", toolCall: deepFreeze(toolCall), error: deepFreeze(error), startedAt, completedAt })
+  Object.freeze({
+    status: "failure",
+    toolCall: deepFreeze(toolCall),
+    error: deepFreeze(error),
+    startedAt: finite("startedAt", startedAt),
+    completedAt: finite("completedAt", completedAt),
+  })
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const blocked = (toolCall: ToolCall, reason: string, at: number): Blocked =>
-  Object.freeze({ status: "blocked", toolCall: deepFreeze(toolCall), reason, startedAt: at, completedAt: at })
+export const blocked = (toolCall: ToolCall, reason: string, at: number): Blocked => {
+  const time = finite("at", at)
+  return Object.freeze({ status: "blocked", toolCall: deepFreeze(toolCall), reason, startedAt: time, completedAt: time })
+}
 
 /**
  * The execution with what the call spent on models added to its `usage`. A blocked

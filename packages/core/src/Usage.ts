@@ -10,6 +10,7 @@
  */
 import type { Monoid as M } from "fp-ts/lib/Monoid.js"
 import { dual } from "effect/Function"
+import { finite } from "./internal/finite.js"
 import { seal } from "./internal/sealed.js"
 
 /**
@@ -44,17 +45,18 @@ export const empty: Usage = seal(Object.freeze({ inputTokens: 0, outputTokens: 0
 
 /**
  * A frozen usage; zero tokens (and no details) give `empty` itself. Details of zero
- * are left out.
+ * are left out. A count that is not a finite number (NaN, Infinity) is refused: throws
+ * `HooklineError(InvalidConfiguration)` naming it.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (input: number, output: number, details?: Details): Usage => {
   // -0 is 0, as JSON carries it (the codecs and the driver boundary read it so).
-  const inputTokens = input === 0 ? 0 : input
-  const outputTokens = output === 0 ? 0 : output
-  const cached = details?.cachedInputTokens ?? 0
-  const reasoning = details?.reasoningTokens ?? 0
+  const inputTokens = finite("inputTokens", input)
+  const outputTokens = finite("outputTokens", output)
+  const cached = finite("cachedInputTokens", details?.cachedInputTokens ?? 0)
+  const reasoning = finite("reasoningTokens", details?.reasoningTokens ?? 0)
   if (cached === 0 && reasoning === 0) {
     if (inputTokens === 0 && outputTokens === 0) return empty
     const usage = Object.freeze({ inputTokens, outputTokens })

@@ -151,7 +151,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   ])
   const started = startingState(initial)
   // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
-  const routed = Subagent.route(started, options.decisions)
+  const routed = Subagent.route(started, KeptDecisions.wellFormed(options.decisions))
   // Kept in the state from the first hook on (see keptDecisions.ts).
   const state = KeptDecisions.record(started, routed.decisions, routed.resumptions === undefined ? undefined : new Set(routed.resumptions.keys()))
   const host = new Subagent.Host(observer, routed.resumptions)
@@ -539,9 +539,10 @@ class Run<R> {
     const calls: Array<ToolCall> = []
     const rejected = new Map<string, ToolExecution>()
     for (const { toolCall } of inCallOrder(pending.filter((p) => decisions.has(p.toolCall.id)), response)) {
-      const decision = decisions.get(toolCall.id) as Decision | AgentState.PendingDecision
-      if (decision._tag === "Reject") rejected.set(toolCall.id, ToolExecution.blocked(toolCall, decision.message, this.at()))
-      calls.push(decision._tag === "Edit" ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: decision.arguments }) : toolCall)
+      // Fail-closed: only an Approve or an Edit runs the call (keptDecisions.ts).
+      const applied = KeptDecisions.apply(toolCall, decisions.get(toolCall.id) as Decision | AgentState.PendingDecision)
+      if (typeof applied === "string") rejected.set(toolCall.id, ToolExecution.blocked(toolCall, applied, this.at()))
+      calls.push(typeof applied === "string" ? toolCall : applied)
     }
     yield* this.runTools(calls, index, current.executions, true, rejected)
     const executions = inCallOrder(current.executions, response)

@@ -2,8 +2,9 @@
 // the resumed run's first checkpoint keeps them: a second resume of the same run finds
 // the calls decided (DecisionInvalid, not a second execution of an approved tool), and
 // a resume after a crash carries them out without asking the person again.
-import { AgentState } from "@hookline/core"
-import type { Decision } from "../Decision.js"
+import { AgentState, Codecs, ToolCall } from "@hookline/core"
+import { Codec, type Decision } from "../Decision.js"
+import { bounds } from "./toolArguments.js"
 
 // Plain objects: `withPendingCalls` freezes them whole (edited arguments included).
 const kept = (decision: Decision): AgentState.PendingDecision =>
@@ -44,4 +45,58 @@ export const of = (state: AgentState): ReadonlyMap<string, AgentState.PendingDec
     found.set(p.toolCall.id, p.decision)
   }
   return found
+}
+
+/**
+ * The decisions given to the engine (`RunOptions.decisions`, a lower door than
+ * `agent.resume`, which refuses a malformed one with `DecisionInvalid`): only well-formed
+ * decisions filed under their own call id are taken; any other is dropped before it is
+ * kept or acted on, so its call stays waiting (fail-closed: nothing runs on it).
+ */
+export const wellFormed = (decisions: ReadonlyMap<string, Decision> | undefined): ReadonlyMap<string, Decision> | undefined => {
+  if (!(decisions instanceof Map)) return undefined
+  const taken = new Map<string, Decision>()
+  for (const [id, decision] of decisions as ReadonlyMap<unknown, unknown>) {
+    if (typeof id === "string" && isFiledDecision(id, decision)) taken.set(id, decision)
+  }
+  return taken.size === decisions.size ? decisions : taken
+}
+
+const isFiledDecision = (id: string, decision: unknown): decision is Decision => {
+  try {
+    return Codec.is(decision) && decision.toolCallId === id
+  } catch {
+    // A hostile value (a throwing getter, a proxy): not a decision.
+    return false
+  }
+}
+
+/** What a call whose kept decision is not one (a state built by hand) is answered with. */
+export const notADecision = "the decision on this call is not a valid decision (Approve, Edit or Reject): it did not run"
+
+/**
+ * How a decided call is carried out: the call to run (approved, or with its edited
+ * arguments), or the text its rejection answers it with. Fail-closed: anything but an
+ * `Approve`, an `Edit` with JSON arguments within core's bounds, or a `Reject` with a
+ * text message is answered as not run, never approved.
+ */
+export const apply = (toolCall: ToolCall, decision: Decision | AgentState.PendingDecision): ToolCall | string => {
+  try {
+    switch (decision._tag) {
+      case "Approve":
+        return toolCall
+      case "Edit": {
+        const args: unknown = decision.arguments
+        return Codecs.JsonValue.is(args) && bounds(args) === undefined
+          ? ToolCall.make({ id: toolCall.id, name: toolCall.name, arguments: args })
+          : notADecision
+      }
+      case "Reject":
+        return typeof decision.message === "string" ? decision.message : notADecision
+      default:
+        return notADecision
+    }
+  } catch {
+    return notADecision
+  }
 }

@@ -13,6 +13,7 @@ import {
   hardStopsHold,
   interruptedPermissionDenies,
   keepsMessages,
+  loadsBack,
   oneEnd,
   recordConsistent,
   recordsEveryAttempt,
@@ -281,6 +282,20 @@ describe("the fuzzer's properties", () => {
     })
   })
 
+  describe("loadsBack", () => {
+    it("reports a final state that does not read back from JSON: a NaN (written as null), a cycle", async () => {
+      const r = await record()
+      expect(loadsBack(r)).toEqual([])
+      const final = r.final as AgentState
+      const nan = AgentState.withExecution(final, { ...final.execution, completedAt: Number.NaN })
+      reports(loadsBack, { ...r, final: nan }, /does not read back: cannot decode execution.completedAt/)
+      const payload: Record<string, unknown> = {}
+      payload["self"] = payload
+      const cyclic = AgentState.withExecution(final, { ...final.execution, metadata: payload as never })
+      reports(loadsBack, { ...r, final: cyclic }, /does not encode/)
+    })
+  })
+
   describe("answersEveryCall", () => {
     it("reports a call left without a tool message, before a model request and at the end, and a tool that ran but left no record", async () => {
       const r = await record()
@@ -410,8 +425,12 @@ describe("the fuzzer's properties", () => {
     it("reports a probe that was accepted, a rejection the model never read, and a call that ran twice", async () => {
       const r = await record(suspended)
       const first = r.resumed as Resumption
-      const accepted = { ...r, resumed: { ...first, probe: { kind: "unknown" as const, decisions: [], got: "accepted" } } }
+      const accepted = { ...r, resumed: { ...first, probe: { kind: "unknown" as const, decisions: [], got: "accepted", ran: [], written: false } } }
       reports(resumesCleanly, accepted, /gave accepted, not DecisionInvalid:unknown/)
+      // Issue 22: a forged decision refused after something ran, or after the state changed.
+      const forged = { kind: "malformed" as const, decisions: [{ _tag: "Deny", toolCallId: "call_1" }], got: "DecisionInvalid:malformed" }
+      reports(resumesCleanly, { ...r, resumed: { ...first, probe: { ...forged, ran: ["tool add for call_1"], written: false } } }, /was refused, but ran tool add for call_1/)
+      reports(resumesCleanly, { ...r, resumed: { ...first, probe: { ...forged, ran: [], written: true } } }, /was refused, but changed the state it was given/)
       const rejection = { ...r, resumed: { ...first, decisions: [Decision.reject("call_2", "never said")] } }
       reports(resumesCleanly, rejection, /call call_2 was rejected, the model reads/)
       const last = chainOf(r)[2] as Recording

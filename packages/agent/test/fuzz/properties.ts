@@ -1,7 +1,7 @@
 // The properties every recorded run (run.ts) must have. Each checker is a pure
 // function from a recording to the list of its violations (empty: it holds), so a
 // test can feed it a fabricated recording and see it fail.
-import { AgentState, AppendLog, Codecs, HookContext, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
+import { AgentState, AppendLog, Codecs, HookContext, Json, StopSignal, ToolExecution, WrapHook, type HookExecuted, type Message, type Step } from "@hookline/core"
 import { Tools } from "@hookline/agent"
 import { chainOf, synchronousTools, type Entry, type Recording } from "./run.js"
 import type { Trigger, TurnSpec } from "./scenario.js"
@@ -628,7 +628,8 @@ export const firesInExplainedOrder: Checker = (r) => {
       ? failure
       : did._tag === "Exit" && did.output === did.input
       ? "unchanged"
-      : did._tag === "Exit" && isContext(did.output) && did.output.trigger === did.input.trigger && !splitsARound(did.input, did.output)
+      : did._tag === "Exit" && isContext(did.output) && did.output.trigger === did.input.trigger && !splitsARound(did.input, did.output) &&
+          !forgesASuspension(did.input, did.output)
       ? "changed"
       : failure
     if (e.event.outcome !== expected) v.push(`${e.event.hook} on ${e.event.trigger} was reported ${e.event.outcome}, it ${did._tag === "Raise" ? "threw" : `returned ${expected === "changed" ? "a new context" : expected === "unchanged" ? "its input" : did._tag === "Exit" && isContext(did.output) && splitsARound(did.input, did.output) ? "a history with a message between tool calls and their results" : "no valid context"}`} (${at(r, i)})`)
@@ -882,6 +883,14 @@ export const splitAt = (messages: ReadonlyArray<Message>): number => {
 }
 
 // Whether a hook's return put a message between tool calls and their results (its input had none there).
+// Issue 22: a pending call a hook added that no store could keep (a cyclic or non-JSON
+// payload, a reason that is not a text): the hook's return is refused.
+const forgesASuspension = (input: HookContext, output: HookContext): boolean => {
+  const next = output.state.execution.pendingCalls
+  const prev = input.state.execution.pendingCalls ?? []
+  return next !== undefined && next !== prev && next.some((p) => !prev.includes(p) && !Codecs.PendingCall.is(p))
+}
+
 const splitsARound = (input: HookContext, output: HookContext): boolean => {
   const messages = output.state.context?.messages
   return AppendLog.isAppendLog(messages) && splitAt(messagesOf(output.state)) >= 0 && splitAt(messagesOf(input.state)) < 0
@@ -1027,8 +1036,29 @@ export const resetsRetriedText: Checker = (r) => {
   return v
 }
 
+/**
+ * Issue 22: the state a run ends with reads back from JSON as it is (what a store
+ * acknowledges it can load): no cycle a hook's suspension brought in, no NaN or
+ * Infinity a constructor kept (JSON writes them as null).
+ */
+export const loadsBack: Checker = (r) => {
+  const final = finalState(r)
+  if (final === undefined) return []
+  let text: string
+  try {
+    text = Codecs.stringifyState(final)
+  } catch (cause) {
+    return [`the final state does not encode: ${String(cause).slice(0, 200)}`]
+  }
+  const back = Codecs.fromJson(Codecs.AgentState, text)
+  if (back._tag === "Failure") return [`the final state does not read back: ${back.failure.message}`]
+  const again = Codecs.stringifyState(back.success)
+  return again === text ? [] : ["the final state reads back as another state"]
+}
+
 export const properties: Readonly<Record<string, Checker>> = {
   answersEveryCall,
+  loadsBack,
   terminates,
   hardStopsHold,
   oneEnd,
@@ -1049,7 +1079,9 @@ export const properties: Readonly<Record<string, Checker>> = {
 /**
  * Issue 13, over a run and every run call that resumed it: each resume starts from the
  * state the last call ended with (encoded and decoded, equal); a list of decisions with
- * an unknown call, one call twice or a call decided before is a DecisionInvalid; no call
+ * an unknown call, one call twice, a call decided before or a forged decision (issue 22)
+ * given to agent.resume is a DecisionInvalid of that reason, and runs no hook, model call
+ * or tool and changes nothing (the state it was given is the same); no call
  * runs before its decision, none runs twice (wrap hooks' retries aside), a rejected call
  * is answered with the person's message; the history only grows; the twin resumed as
  * often.
@@ -1087,8 +1119,10 @@ export const resumesCleanly: Checker = (r) => {
     if (lost !== undefined) v.push(`run call #${k + 1} lost history: ${lost}`)
     const probe = next.probe
     if (probe !== undefined && probe.got !== `DecisionInvalid:${probe.kind}`) {
-      v.push(`resuming run call #${k} with ${JSON.stringify(probe.decisions)} gave ${probe.got}, not DecisionInvalid:${probe.kind}`)
+      v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} gave ${probe.got}, not DecisionInvalid:${probe.kind}`)
     }
+    if (probe !== undefined && probe.ran.length > 0) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was refused, but ran ${probe.ran.slice(0, 3).join(", ")}`)
+    if (probe !== undefined && probe.written) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was refused, but changed the state it was given`)
     // What the next call did with each decision.
     const after = finalState(next.recording)
     const results = new Map((after === undefined ? [] : messagesOf(after)).flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m] as const] : [])))

@@ -33,9 +33,26 @@ import {
   type Interceptor,
   type JsonValue,
 } from "@hookline/core"
-import { AgentLoop, Decision, Driver, Tool, type AgentEvent } from "@hookline/agent"
+import { Agent, AgentLoop, Decision, Driver, Tool, type AgentEvent } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
-import type { AbortSpec, Behaviour, CallSpec, DecisionKind, GarbageKind, HookSpec, Scenario, ToolName, Trigger, TurnSpec, Wait, WrapPoint, WrapSpec } from "./scenario.js"
+import type {
+  AbortSpec,
+  Behaviour,
+  CallSpec,
+  DecisionKind,
+  ForgedDecision,
+  ForgedSuspension,
+  GarbageKind,
+  HookSpec,
+  NonFiniteCtor,
+  Scenario,
+  ToolName,
+  Trigger,
+  TurnSpec,
+  Wait,
+  WrapPoint,
+  WrapSpec,
+} from "./scenario.js"
 
 // -- the recording ----------------------------------------------------------------
 
@@ -124,7 +141,15 @@ export interface Resumption {
   readonly encoded: boolean
   /** An invalid list of decisions tried first: what it was, the reason expected and what validation said. */
   readonly probe:
-    | { readonly kind: "unknown" | "repeated" | "decided"; readonly decisions: ReadonlyArray<Decision.Decision>; readonly got: string }
+    | {
+      readonly kind: "unknown" | "repeated" | "decided" | "malformed"
+      readonly decisions: ReadonlyArray<unknown>
+      readonly got: string
+      /** What the refused resume ran anyway: hooks, model calls, tools (issue 22: nothing). */
+      readonly ran: ReadonlyArray<string>
+      /** Whether the state it was given changed (issue 22: it must not). */
+      readonly written: boolean
+    }
     | undefined
   readonly recording: Recording
 }
@@ -317,6 +342,44 @@ class Recorder {
 
 // -- hooks ----------------------------------------------------------------------------
 
+// Issue 22: a suspension with data a store cannot keep (the hook's return check refuses it).
+const suspendWith = (ctx: HookContext, name: string, forged: ForgedSuspension | undefined): HookContext => {
+  const call = ctx.toolCall as ToolCall
+  switch (forged) {
+    case undefined:
+      return HookContext.suspend(ctx, `${name} asks`, call.arguments)
+    case "cyclicPayload": {
+      const payload: Record<string, unknown> = { asks: name }
+      payload["self"] = payload
+      return HookContext.suspend(ctx, `${name} asks`, payload as JsonValue)
+    }
+    case "nanPayload":
+      return HookContext.suspend(ctx, `${name} asks`, { amount: Number.NaN })
+    case "numberReason":
+      return HookContext.suspend(ctx, 42 as unknown as string, call.arguments)
+  }
+}
+
+// Issue 22: a public constructor given a non-finite number; what it built goes into the
+// context (a refusal throws: the hook's failure, for its error policy).
+const nonFinite = (ctx: HookContext, ctor: NonFiniteCtor, n: number): HookContext => {
+  const addError = (error: AgentError.AgentError) => HookContext.withState(ctx, AgentState.addError(ctx.state, error))
+  switch (ctor) {
+    case "inferenceFailed":
+      return addError(AgentError.inferenceFailed("non-finite", { status: n, retryAfterMs: n }))
+    case "toolTimedOut":
+      return addError(AgentError.toolTimedOut("c", "add", n))
+    case "usage":
+      return HookContext.withState(ctx, AgentState.withExecution(ctx.state, { ...ctx.state.execution, usage: Usage.make(n, 1) }))
+    case "blocked":
+      return ctx.toolCall === undefined || ctx.toolExecution !== undefined ? ctx : HookContext.withToolExecution(ctx, ToolExecution.blocked(ctx.toolCall, "non-finite", n))
+    case "withStatus":
+      return HookContext.withState(ctx, AgentState.withStatus(ctx.state, ctx.state.execution.status, n))
+    case "toolExecution":
+      return ctx.toolCall === undefined || ctx.toolExecution !== undefined ? ctx : HookContext.withToolExecution(ctx, ToolExecution.success(ctx.toolCall, "x", n))
+  }
+}
+
 const steps = (ctx: HookContext) => ctx.state.execution.steps.length
 
 /** The behaviour as a plain function (it may throw or return something that is not a context). */
@@ -330,8 +393,10 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
     case "Suspend":
       // As Approval.make does (@hookline/middleware, which this package cannot import).
       return ctx.trigger === "BeforeToolUse" && ctx.toolCall !== undefined && (b.tools as ReadonlyArray<string>).includes(ctx.toolCall.name)
-        ? HookContext.suspend(ctx, `${name} asks`, ctx.toolCall.arguments)
+        ? suspendWith(ctx, name, b.forged)
         : ctx
+    case "NonFinite":
+      return nonFinite(ctx, b.ctor, Number(b.value))
     case "Annotate":
       switch (b.how) {
         case "context":
@@ -655,9 +720,7 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
             break
           }
           case "Answer":
-            out = (point === "WrapInference"
-              ? wrapAnswer(spec, ctx, b.toolCall)
-              : ToolExecution.success(ctx.toolCall as ToolCall, `answered by ${spec.name}`, ctx.updatedAt)) as A
+            out = (point === "WrapInference" ? wrapAnswer(spec, ctx, b.toolCall) : toolAnswer(spec, ctx, b.otherCall === true)) as A
             break
           case "Edit":
             out = await call(edited(point, ctx))
@@ -729,9 +792,17 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
     : WrapHook.toolUse((ctx, next) =>
       track(Effect.suspend(() => {
         enter(ctx)
-        return body(ctx, next, () => ToolExecution.success(ctx.toolCall as ToolCall, `answered by ${spec.name}`, ctx.updatedAt))
+        return body(ctx, next, () => toolAnswer(spec, ctx, b._tag === "Answer" && b.otherCall === true))
       }))
     )
+}
+
+// A wrap hook's own answer to a tool call; with `otherCall`, for a call id of its own
+// making (issue 22: the chain must refuse it, or the real call is left unanswered).
+const toolAnswer = (spec: WrapSpec, ctx: HookContext, otherCall: boolean): ToolExecution => {
+  const call = ctx.toolCall as ToolCall
+  const answered = otherCall ? ToolCall.make({ id: `${call.id}-other`, name: call.name, arguments: call.arguments }) : call
+  return ToolExecution.success(answered, `answered by ${spec.name}`, ctx.updatedAt)
 }
 
 // -- the stack -----------------------------------------------------------------------
@@ -1153,6 +1224,68 @@ export const runScenario = async (s: Scenario): Promise<Recording> => {
 /** Resumes at most this many times (each resume decides at least one call, so a run ends). */
 export const MAX_RESUMES = 8
 
+// What a JavaScript caller or a parsed HTTP body may send instead of a decision (issue 22).
+const forgedDecision = (kind: ForgedDecision, id: string): unknown => {
+  switch (kind) {
+    case "unknownTag":
+      return { _tag: "Deny", toolCallId: id }
+    case "lowercaseTag":
+      return { _tag: "approve", toolCallId: id }
+    case "noTag":
+      return { toolCallId: id }
+    case "rejectWithoutMessage":
+      return { _tag: "Reject", toolCallId: id }
+    case "rejectNumberMessage":
+      return { _tag: "Reject", toolCallId: id, message: 42 }
+    case "editWithoutArguments":
+      return { _tag: "Edit", toolCallId: id }
+    case "editDeep": {
+      let deep: JsonValue = 1
+      for (let i = 0; i < 10_000; i++) deep = [deep]
+      return { _tag: "Edit", toolCallId: id, arguments: { a: deep, b: 1 } }
+    }
+    case "editTooLarge":
+      return { _tag: "Edit", toolCallId: id, arguments: { a: 1, b: 2, pad: Array.from({ length: 100_001 }, () => 0) } }
+    case "editNaN":
+      return { _tag: "Edit", toolCallId: id, arguments: { a: Number.NaN, b: 2 } }
+    case "numberId":
+      return { _tag: "Approve", toolCallId: 7 }
+    case "null":
+      return null
+    case "string":
+      return "Approve"
+  }
+}
+
+// A probe goes through the public door, agent.resume, with the scenario's own hooks,
+// model and tools: what it ran anyway (any hook, model call or tool) is recorded.
+const probeResume = async (s: Scenario, model: Model, input: AgentState, decisions: ReadonlyArray<unknown>) => {
+  const rec = new Recorder(undefined, false, s.mode)
+  const before = Codecs.stringifyState(input)
+  const loop = AgentLoop.make({ interceptor: buildStack(s, rec), tools, toolConcurrency: s.toolConcurrency })
+  const agent = Agent.make(loop, model.driver)
+  const previous = model.rec
+  model.rec = rec
+  active = rec
+  const kill = new AbortController()
+  const deadline = setTimeout(() => kill.abort(), DEADLINE_MS)
+  const exit = await Effect.runPromiseExit(agent.resumeEffect(input, decisions as ReadonlyArray<Decision.Decision>), { signal: kill.signal })
+  clearTimeout(deadline)
+  rec.ended = true
+  active = undefined
+  model.rec = previous
+  const error = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
+  const got = Exit.isSuccess(exit)
+    ? "accepted"
+    : typeof error === "object" && error !== null && "_tag" in error
+    ? `${String(error._tag)}:${String((error as { reason?: unknown }).reason)}`
+    : `defect: ${Cause.pretty(exit.cause).slice(0, 200)}`
+  const ran = rec.log.flatMap((e) =>
+    e._tag === "Enter" ? [`hook ${e.hook} on ${e.trigger}`] : e._tag === "DriverCall" ? ["a model call"] : e._tag === "ToolRun" ? [`tool ${e.tool} for ${e.callId}`] : []
+  )
+  return { got, ran, written: Codecs.stringifyState(input) !== before }
+}
+
 const decisionOf = (kind: Exclude<DecisionKind, "leave">, id: string): Decision.Decision =>
   kind === "approve" ? Decision.approve(id) : kind === "edit" ? Decision.edit(id, { a: 10, b: 20 }) : Decision.reject(id, "rejected by the fuzzer")
 
@@ -1177,21 +1310,18 @@ const runChain = async (s: Scenario): Promise<Recording> => {
     if (decisions.length === 0) decisions.push(Decision.approve((pending[0] as AgentState.PendingCall).toolCall.id))
     const input = spec.encode ? Codecs.parseStateUnsafe(Codecs.stringifyState(state)) : state
     // A list the run cannot take: an unknown call, one call twice, a call decided before.
-    const probeDecisions = spec.probe === "unknown"
+    const probeDecisions: ReadonlyArray<unknown> | undefined = spec.probe === "malformed"
+      ? [forgedDecision(spec.forged ?? "unknownTag", (pending[0] as AgentState.PendingCall).toolCall.id)]
+      : spec.probe === "unknown"
       ? [Decision.approve("call_that_never_was")]
       : spec.probe === "repeated"
       ? [decisions[0] as Decision.Decision, decisions[0] as Decision.Decision]
       : spec.probe === "decided" && decided.length > 0
       ? [Decision.approve(decided[decided.length - 1] as string)]
       : undefined
-    const checked = probeDecisions === undefined ? undefined : Decision.validate(input, probeDecisions)
-    const probe = probeDecisions === undefined || checked === undefined || spec.probe === "none"
+    const probe = probeDecisions === undefined || spec.probe === "none"
       ? undefined
-      : {
-        kind: spec.probe,
-        decisions: probeDecisions,
-        got: checked._tag === "Failure" ? `${checked.failure._tag}:${checked.failure.reason}` : "accepted",
-      }
+      : { kind: spec.probe, decisions: probeDecisions, ...(await probeResume(s, model, input, probeDecisions)) }
     const valid = Decision.validate(input, decisions)
     if (valid._tag === "Failure") throw new Error(`the fuzzer made invalid decisions: ${valid.failure.message}`)
     decided.push(...decisions.map((d) => d.toolCallId))

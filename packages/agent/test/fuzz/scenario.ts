@@ -78,8 +78,22 @@ export type Behaviour =
   /**
    * BeforeToolUse: suspends the run on every call of these tools for a person's decision
    * (what `Approval.make` of @hookline/middleware does: `HookContext.suspend`; issue 13).
+   * `forged` (issue 22): suspends with data a store cannot keep, which the hook's return
+   * check must refuse (its HookFailed, under its error policy).
    */
-  | { readonly _tag: "Suspend"; readonly tools: ReadonlyArray<ToolName> }
+  | { readonly _tag: "Suspend"; readonly tools: ReadonlyArray<ToolName>; readonly forged?: ForgedSuspension | undefined }
+  /**
+   * Issue 22: gives a public constructor of core a non-finite number and puts what it
+   * built in the context; a constructor refuses it (a throw: the hook's failure) or
+   * normalises it (an error constructor), so the state always reads back.
+   */
+  | { readonly _tag: "NonFinite"; readonly ctor: NonFiniteCtor; readonly value: "NaN" | "Infinity" | "-Infinity" }
+
+/** Suspension data a hook may forge (issue 22). */
+export type ForgedSuspension = "cyclicPayload" | "nanPayload" | "numberReason"
+
+/** The public constructors the NonFinite behaviour calls (issue 22). */
+export type NonFiniteCtor = "inferenceFailed" | "toolTimedOut" | "usage" | "blocked" | "withStatus" | "toolExecution"
 
 export interface HookSpec {
   readonly name: string
@@ -186,8 +200,11 @@ export type WrapPoint = "WrapInference" | "WrapToolUse"
 export type WrapBehaviour =
   /** Calls `next`; after a failing attempt (a failed model call, a failed execution) calls it again, up to `times` more, after `backoffMs` on the (virtual) Effect clock. */
   | { readonly _tag: "Retry"; readonly times: number; readonly backoffMs: number }
-  /** Never calls `next`: answers itself (a response, with a tool call or not; a successful execution). */
-  | { readonly _tag: "Answer"; readonly toolCall: boolean }
+  /**
+   * Never calls `next`: answers itself (a response, with a tool call or not; a successful
+   * execution, for another call id with `otherCall`, which the chain must refuse).
+   */
+  | { readonly _tag: "Answer"; readonly toolCall: boolean; readonly otherCall?: boolean | undefined }
   /** Edits the context and calls `next` once: the request's last message only; the arguments `{ a: 10, b: 20 }`. */
   | { readonly _tag: "Edit" }
   /** Fails before calling `next` (its own failure, for its error policy). */
@@ -217,9 +234,49 @@ export interface ResumeSpec {
   readonly plans: ReadonlyArray<ReadonlyArray<DecisionKind>>
   /** Encode the suspended state to JSON and decode it (Codecs) before resuming. */
   readonly encode: boolean
-  /** Before each resume, an invalid list of decisions that must be a DecisionInvalid. */
-  readonly probe: "none" | "unknown" | "repeated" | "decided"
+  /**
+   * Before each resume, an invalid list of decisions given to `agent.resume`: it must be
+   * a DecisionInvalid of this reason, before any hook, model call or tool runs, and with
+   * the state unchanged. `malformed` (issue 22) sends the `forged` decision.
+   */
+  readonly probe: "none" | "unknown" | "repeated" | "decided" | "malformed"
+  /** What the `malformed` probe sends (absent in scenarios recorded before). */
+  readonly forged?: ForgedDecision | undefined
 }
+
+/**
+ * Decisions as a JavaScript caller or a parsed HTTP body may send them (issue 22): an
+ * unknown tag, a tag in the wrong case, a missing or ill-typed field, edited arguments
+ * too deep or too large, or no decision object at all.
+ */
+export type ForgedDecision =
+  | "unknownTag"
+  | "lowercaseTag"
+  | "noTag"
+  | "rejectWithoutMessage"
+  | "rejectNumberMessage"
+  | "editWithoutArguments"
+  | "editDeep"
+  | "editTooLarge"
+  | "editNaN"
+  | "numberId"
+  | "null"
+  | "string"
+
+export const forgedDecisions: ReadonlyArray<ForgedDecision> = [
+  "unknownTag",
+  "lowercaseTag",
+  "noTag",
+  "rejectWithoutMessage",
+  "rejectNumberMessage",
+  "editWithoutArguments",
+  "editDeep",
+  "editTooLarge",
+  "editNaN",
+  "numberId",
+  "null",
+  "string",
+]
 
 export interface Scenario {
   readonly hooks: ReadonlyArray<HookSpec>
@@ -289,7 +346,22 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ _tag: "EditArguments" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Window" } as const) },
   { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Throw" as const), how: fc.constantFrom("throw", "throw", "die", "undefined", "wrongTrigger", "hostile", "proxy") }) },
-  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Suspend" as const), tools: fc.subarray<ToolName>(["add", "echo", "sleepy", "boom", "slow"], { minLength: 1 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("Suspend" as const),
+      tools: fc.subarray<ToolName>(["add", "echo", "sleepy", "boom", "slow"], { minLength: 1 }),
+      forged: fc.constantFrom<ForgedSuspension | undefined>(undefined, undefined, undefined, "cyclicPayload", "nanPayload", "numberReason"),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      _tag: fc.constant("NonFinite" as const),
+      ctor: fc.constantFrom<NonFiniteCtor>("inferenceFailed", "toolTimedOut", "usage", "blocked", "withStatus", "toolExecution"),
+      value: fc.constantFrom("NaN" as const, "Infinity" as const, "-Infinity" as const),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -317,6 +389,7 @@ const natural: Record<Behaviour["_tag"], ReadonlyArray<Trigger>> = {
   Throw: triggers,
   Permission: ["BeforeToolUse"],
   Suspend: ["BeforeToolUse"],
+  NonFinite: ["BeforeStep", "BeforeToolUse", "AfterToolUse", "AfterStep", "OnError"],
 }
 
 const someOf = (list: ReadonlyArray<Trigger>) => fc.subarray([...list], { minLength: 1, maxLength: Math.min(3, list.length) })
@@ -377,7 +450,8 @@ const hooks: fc.Arbitrary<ReadonlyArray<HookSpec>> = fc.integer({ min: 0, max: 6
 
 const wrapBehaviour: fc.Arbitrary<WrapBehaviour> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ _tag: fc.constant("Retry" as const), times: fc.integer({ min: 1, max: 3 }), backoffMs: fc.constantFrom(0, 0, 5) }) },
-  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Answer" as const), toolCall: fc.boolean() }) },
+  // `otherCall` (issue 22): a WrapToolUse answer for another call id, which must be refused.
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Answer" as const), toolCall: fc.boolean(), otherCall: fc.constantFrom(false, false, true) }) },
   { weight: 2, arbitrary: fc.constant({ _tag: "Edit" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Throw" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "NextThenThrow" } as const) },
@@ -401,7 +475,8 @@ const wraps: fc.Arbitrary<ReadonlyArray<WrapSpec>> = fc.oneof(
 const resumeSpec: fc.Arbitrary<ResumeSpec> = fc.record({
   plans: fc.array(fc.array(fc.constantFrom<DecisionKind>("approve", "approve", "edit", "reject", "leave", "leave"), { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
   encode: fc.boolean(),
-  probe: fc.constantFrom<ResumeSpec["probe"]>("none", "unknown", "repeated", "decided"),
+  probe: fc.constantFrom<ResumeSpec["probe"]>("none", "unknown", "repeated", "decided", "malformed", "malformed"),
+  forged: fc.constantFrom(...forgedDecisions),
 })
 
 const toolName = fc.constantFrom<ToolName>("add", "add", "echo", "echo", "sleepy", "boom", "stall", "slow", "quit")
@@ -528,7 +603,9 @@ const showBehaviour = (b: Behaviour): string => {
     case "HandBuilt":
       return `hand-built(${b.how})`
     case "Suspend":
-      return `suspend(${b.tools.join(", ")})`
+      return `suspend(${b.tools.join(", ")}${b.forged === undefined ? "" : `, forged ${b.forged}`})`
+    case "NonFinite":
+      return `non-finite(${b.ctor}, ${b.value})`
     case "Permission":
       return `permission(${b.impl}, ${b.decision}${b.timeoutMs === undefined ? "" : `, timeout ${b.timeoutMs}ms`})`
     default:
@@ -541,7 +618,7 @@ const showWrap = (w: WrapSpec): string => {
   const what = b._tag === "Retry"
     ? `retry(${b.times} more${b.backoffMs > 0 ? `, after ${b.backoffMs}ms` : ""})`
     : b._tag === "Answer"
-    ? `answer itself${b.toolCall ? " (with a tool call)" : ""}`
+    ? `answer itself${b.toolCall ? " (with a tool call)" : ""}${b.otherCall === true && w.point === "WrapToolUse" ? " for another call id" : ""}`
     : b._tag === "Edit"
     ? "edit, then next"
     : b._tag === "Throw"
@@ -588,7 +665,7 @@ export const describe = (s: Scenario): string => {
     ...((s.wraps ?? []).length === 0 ? [] : ["wrap hooks (registration order):", ...(s.wraps ?? []).map(showWrap)]),
     ...(s.resume === undefined
       ? []
-      : [`resume: plans [${s.resume.plans.map((p) => p.join("/")).join("; ")}], then approve all; ${s.resume.encode ? "encoded and decoded" : "as is"}; probe ${s.resume.probe}`]),
+      : [`resume: plans [${s.resume.plans.map((p) => p.join("/")).join("; ")}], then approve all; ${s.resume.encode ? "encoded and decoded" : "as is"}; probe ${s.resume.probe}${s.resume.probe === "malformed" ? ` (${s.resume.forged})` : ""}`]),
     "script:",
     ...(s.script.length === 0 ? ["  (empty: every call fails as exhausted)"] : s.script.map((t, i) => `  ${i}: ${showTurn(t)}`)),
   ]

@@ -18,7 +18,7 @@ import { InferenceResponse, ModelOptions, ResponseFormat, ToolDefinition, Usage 
 import { Metadata } from "../codecs/json.js"
 import { ExecutionStatus } from "../codecs/literals.js"
 import { Message } from "../codecs/messages.js"
-import { Step, StopSignal, ToolExecution } from "../codecs/state.js"
+import { PendingCall, Step, StopSignal, ToolExecution } from "../codecs/state.js"
 import { decodeWith } from "./decode.js"
 import { describeSplit, splitOf } from "./toolRounds.js"
 
@@ -131,6 +131,13 @@ const checkExecution = (next: unknown, prev: AgentState.Execution | undefined): 
       : `state.execution.continuationRequested: expected a boolean, got ${show(next["continuationRequested"])}`)
     ?? (next["usage"] === prev?.usage ? undefined : check("state.execution.usage", Usage, next["usage"]))
     ?? checkArray("state.execution.errors", AgentError, next["errors"], prev?.errors)
+    // A suspension a hook made (HookContext.suspend) is stored as it is: a cyclic or
+    // non-JSON payload, or a reason that is not a text, would leave a run that does not
+    // load (or a suspension that is never written).
+    ?? (next["pendingCalls"] === undefined
+      ? undefined
+      : checkArray("state.execution.pendingCalls", PendingCall, next["pendingCalls"], prev?.pendingCalls))
+    ?? (next["suspendedStep"] === prev?.suspendedStep ? undefined : checkOptional("state.execution.suspendedStep", Step, next["suspendedStep"]))
 }
 
 const checkState = (next: unknown, prev: AgentState.AgentState | undefined): Problem => {

@@ -9,6 +9,7 @@
 import { Cause, Effect, Exit } from "effect"
 import { HooklineError, hookFailed, messageOf, type HookFailed, type InferenceFailed } from "../AgentError.js"
 import type { HookContext } from "../HookContext.js"
+import { excerpt } from "../Json.js"
 import type { InferenceResponse } from "../InferenceResponse.js"
 import type { ToolExecution } from "../ToolExecution.js"
 import type { CallOptions, WrapPoint } from "../WrapHook.js"
@@ -53,6 +54,7 @@ const run = <O, E>(
   env: DispatchEnv,
   isCallError: (u: unknown) => u is E,
   isOutput: (u: unknown) => u is O,
+  problemOf: (out: O, ctx: HookContext) => string | undefined = noProblem,
 ): Effect.Effect<O, E | HookFailed, any> => {
   const sink = env.sink
   const now = env.now ?? Date.now
@@ -83,6 +85,8 @@ const run = <O, E>(
           if (!isOutput(out)) {
             return ownFailure(`returned ${out === undefined ? "undefined" : "something that is not a result of the call"}`)
           }
+          const problem = problemOf(out, ctx)
+          if (problem !== undefined) return ownFailure(problem)
           if (sink !== undefined) {
             const same = last !== undefined && Exit.isSuccess(last) && last.value === out
             emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed")
@@ -113,6 +117,23 @@ const run = <O, E>(
 
 const never = (_: unknown): _ is never => false
 
+const noProblem = (): undefined => undefined
+
+// An execution answers the call it wraps, or the call it answers is left unanswered
+// (and the wrong one answered twice): the loop commits it under its own call id.
+const otherCall = (out: ToolExecution, ctx: HookContext): string | undefined => {
+  const wrapped = ctx.toolCall?.id
+  let id: unknown
+  try {
+    id = out.toolCall.id
+  } catch {
+    id = undefined
+  }
+  return wrapped === undefined || id === wrapped
+    ? undefined
+    : `returned the execution of call ${excerpt(id, 80)}, not of the call it wraps (${excerpt(wrapped, 80)})`
+}
+
 /** The wrap hooks around one model call. */
 export const runInference = (
   entries: ReadonlyArray<WrapEntry>,
@@ -128,4 +149,4 @@ export const runToolUse = (
   input: HookContext,
   terminal: (ctx: HookContext) => Effect.Effect<ToolExecution>,
   env: DispatchEnv,
-): Effect.Effect<ToolExecution, HookFailed, any> => run("WrapToolUse", entries, input, terminal, env, never, isExecution)
+): Effect.Effect<ToolExecution, HookFailed, any> => run("WrapToolUse", entries, input, terminal, env, never, isExecution, otherCall)

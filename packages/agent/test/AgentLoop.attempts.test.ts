@@ -88,6 +88,37 @@ describe("AgentLoop: every model call is an attempt", () => {
     expect(final.execution.steps.at(0)?.attempts?.[0]?.error).toBeDefined()
   })
 
+  // Found by the fuzzer: a Promise wrap hook's `next` runs in its own fiber, which ends
+  // after the run when the run is aborted; the step was recorded without that call.
+  it("records a call still running under a Promise wrap hook when the run is aborted", async () => {
+    const controller = new AbortController()
+    let calls = 0
+    // The second call: the user presses stop while it runs, and it then fails.
+    const driver = {
+      ...Driver.make({
+        generate: () =>
+          Effect.suspend(() => {
+            if (calls++ === 1) controller.abort()
+            return Effect.fail(AgentError.inferenceFailed(`busy ${calls}`))
+          }),
+      }),
+      modelId: "m",
+    }
+    const retryOnce = WrapHook.inferencePromise(async (ctx, next) => {
+      try {
+        return await next(ctx)
+      } catch {
+        return await next(ctx)
+      }
+    })
+    const loop = AgentLoop.make({ interceptor: HookStack.withWrap(HookStack.empty, retryOnce) })
+    const final = await Effect.runPromise(AgentLoop.run(loop, "q", { signal: controller.signal }).pipe(Effect.provideService(Driver.Driver, driver)))
+    expect(final.execution.status).toBe("stopped")
+    expect(calls).toBe(2)
+    expect(final.execution.steps.at(0)?.attempts?.map((a) => a.modelId)).toEqual(["m", "m"])
+    expect(final.execution.steps.at(0)?.attempts?.every((a) => a.error !== undefined)).toBe(true)
+  })
+
   it("records a call a wrap hook cut by failing itself", async () => {
     const driver = ScriptedDriver.make([ScriptedDriver.hang()])
     // Gives up on the call at once, with its own failure (not the call's error).

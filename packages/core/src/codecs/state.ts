@@ -70,32 +70,19 @@ const replayedFlag = optional(t.literal(true))
 const replayedIf = <E extends ToolExecution_.ToolExecution>(execution: E, replayed: true | undefined): E =>
   replayed === true ? ToolExecution_.asReplayed(execution) : execution
 
+// The fields after the outcome, shared by a success and a failure.
+const ranFields = { startedAt: finite, completedAt: finite, usage: optional(Usage), replayed: replayedFlag }
+
 const success = struct(
   "Success",
-  {
-    status: t.literal("success"),
-    toolCall: ToolCall,
-    output: JsonValue,
-    startedAt: finite,
-    completedAt: finite,
-    usage: optional(Usage),
-    replayed: replayedFlag,
-  },
+  { status: t.literal("success"), toolCall: ToolCall, output: JsonValue, ...ranFields },
   ({ toolCall, output, startedAt, completedAt, usage, replayed }) =>
     replayedIf(ToolExecution_.withUsage(ToolExecution_.success(toolCall, output, startedAt, completedAt), usage) as ToolExecution_.Success, replayed),
 )
 
 const failure = struct(
   "Failure",
-  {
-    status: t.literal("failure"),
-    toolCall: ToolCall,
-    error: ToolError,
-    startedAt: finite,
-    completedAt: finite,
-    usage: optional(Usage),
-    replayed: replayedFlag,
-  },
+  { status: t.literal("failure"), toolCall: ToolCall, error: ToolError, ...ranFields },
   ({ toolCall, error, startedAt, completedAt, usage, replayed }) =>
     replayedIf(ToolExecution_.withUsage(ToolExecution_.failure(toolCall, error, startedAt, completedAt), usage) as ToolExecution_.Failure, replayed),
 )

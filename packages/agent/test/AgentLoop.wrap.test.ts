@@ -40,7 +40,7 @@ describe("AgentLoop with wrap hooks", () => {
     expect(final.execution.status).toBe("completed")
     expect(seen.filter((t) => t === "BeforeInference" || t === "AfterInference")).toEqual(["BeforeInference", "AfterInference"])
     const step = final.execution.steps.at(0)!
-    expect(step.attempts?.map((a) => [a.modelId, a.error?.status])).toEqual([[undefined, 503], ["m1", undefined]])
+    expect(step.attempts?.map((a) => [a.modelId, a.error?.status])).toEqual([["scripted", 503], ["m1", undefined]])
     expect(final.execution.steps.length).toBe(1)
     // The step round-trips through its codec, attempts included.
     expect(Codecs.decodeUnsafe(Codecs.Step, Codecs.Step.encode(step))).toEqual(step)
@@ -71,7 +71,7 @@ describe("AgentLoop with wrap hooks", () => {
     const fallback = WrapHook.inference((ctx, next) => Effect.catch(next(ctx), () => next(ctx, { model: backup })))
     const final = await run(AgentLoop.make({ interceptor: HookStack.withWrap(HookStack.empty, fallback) }), primary)
     expect(final.execution.steps.at(0)?.response?.text).toBe("from backup")
-    expect(final.execution.steps.at(0)?.attempts?.map((a) => a.modelId)).toEqual([undefined, "backup"])
+    expect(final.execution.steps.at(0)?.attempts?.map((a) => a.modelId)).toEqual(["scripted", "backup"])
   })
 
   it("streams from the model a wrap hook chose, a driver with only generate included", async () => {

@@ -46,7 +46,7 @@ describe("WrapHook.inferencePromise in a run", () => {
     expect(final.execution.status).toBe("completed")
     expect(final.execution.steps.length).toBe(1)
     expect(final.execution.steps.at(0)?.response?.text).toBe("hello")
-    expect(final.execution.steps.at(0)?.attempts?.map((a) => [a.modelId, a.error?.status])).toEqual([[undefined, 503], ["m1", undefined]])
+    expect(final.execution.steps.at(0)?.attempts?.map((a) => [a.modelId, a.error?.status])).toEqual([["scripted", 503], ["m1", undefined]])
   })
 
   it("answers itself without calling the model", async () => {

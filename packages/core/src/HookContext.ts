@@ -12,7 +12,7 @@ import type { AgentError } from "./AgentError.js"
 import * as AgentState from "./AgentState.js"
 import type { HookTrigger } from "./HookTrigger.js"
 import * as InferenceRequest from "./InferenceRequest.js"
-import type { InferenceResponse } from "./InferenceResponse.js"
+import { asReplayed as replayedResponse, type InferenceResponse } from "./InferenceResponse.js"
 import { emptyMetadata, type JsonValue, type Metadata } from "./Json.js"
 import * as Message from "./Message.js"
 import type { StopSignal } from "./StopSignal.js"
@@ -158,7 +158,8 @@ export const withRequest: {
 
 /**
  * Sets the response: at BeforeInference it skips the model call (a cache hit); at
- * AfterInference it rewrites what the model said before it is committed.
+ * AfterInference it rewrites what the model said before it is committed. A rewrite of
+ * an answer a journal replayed stays replayed (`InferenceResponse.isReplayed`).
  *
  * @since 0.1.0
  * @category combinators
@@ -167,7 +168,9 @@ export const withResponse: {
   (response: InferenceResponse): (self: HookContext) => HookContext
   (self: HookContext, response: InferenceResponse): HookContext
 } = dual(2, (self: HookContext, response: InferenceResponse): HookContext =>
-  response === self.response ? self : patch(self, { response: deepFreeze(response) }))
+  response === self.response
+    ? self
+    : patch(self, { response: deepFreeze(self.response?.replayed === true ? replayedResponse(response) : response) }))
 
 /**
  * Replaces the tool call (BeforeToolUse: edit the arguments).
@@ -197,7 +200,8 @@ export const withToolArguments: {
 
 /**
  * Replaces the tool execution. A blocked call stays blocked: on a blocked context this
- * returns it unchanged.
+ * returns it unchanged. A rewrite of a result a journal replayed stays replayed
+ * (`ToolExecution.isReplayed`).
  *
  * @since 0.1.0
  * @category combinators
@@ -208,7 +212,11 @@ export const withToolExecution: {
 } = dual(2, (self: HookContext, execution: ToolExecution.ToolExecution): HookContext =>
   execution === self.toolExecution || self.toolExecutionBlocked
     ? self
-    : patch(self, { toolExecution: deepFreeze(execution), toolExecutionBlocked: execution.status === "blocked" }))
+    : patch(self, { toolExecution: deepFreeze(keepReplayed(self.toolExecution, execution)), toolExecutionBlocked: execution.status === "blocked" }))
+
+// A rewrite of a result a journal replayed (redaction at AfterToolUse) stays replayed.
+const keepReplayed = (current: ToolExecution.ToolExecution | undefined, next: ToolExecution.ToolExecution): ToolExecution.ToolExecution =>
+  current !== undefined && ToolExecution.isReplayed(current) && current.toolCall.id === next.toolCall.id ? ToolExecution.asReplayed(next) : next
 
 /**
  * Sets a successful result: at BeforeToolUse it skips the tool (a synthetic result);

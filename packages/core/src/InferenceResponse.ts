@@ -43,6 +43,11 @@ export interface InferenceResponse {
   readonly modelId: string
   /** Provider details worth keeping (response id, provider metadata). */
   readonly metadata: Metadata
+  /**
+   * Set when a journal gave this answer back instead of calling the model (`isReplayed`);
+   * `make` never sets it, so no driver can.
+   */
+  readonly replayed?: true | undefined
 }
 
 const noToolCalls: ReadonlyArray<ToolCall> = seal(Object.freeze([]))
@@ -130,6 +135,25 @@ const sealed = (input: Parameters<typeof make>[0]): InferenceResponse | undefine
     return undefined
   }
 }
+
+/**
+ * The answer marked as given back by a journal (a resumed run answering from what it
+ * recorded before a crash) rather than by the model: hooks tell the two apart with
+ * `isReplayed`. `UseCheckpoints` of `@hookline/store` marks what it replays.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const asReplayed = (response: InferenceResponse): InferenceResponse =>
+  response.replayed === true ? response : Object.freeze({ ...response, replayed: true as const })
+
+/**
+ * Whether a journal gave this answer back instead of the model answering in this run.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isReplayed = (response: InferenceResponse): boolean => response.replayed === true
 
 /**
  * @since 0.1.0

@@ -24,6 +24,8 @@ export interface Success {
   readonly completedAt: number
   /** What the call spent on models (a subagent, a tool that calls a model); absent for none. */
   readonly usage?: Usage.Usage | undefined
+  /** Set when a journal gave this result back instead of running the call (`isReplayed`). */
+  readonly replayed?: true | undefined
 }
 
 /**
@@ -46,6 +48,8 @@ export interface Failure {
   readonly completedAt: number
   /** What the call spent on models before it failed; absent for none. */
   readonly usage?: Usage.Usage | undefined
+  /** Set when a journal gave this result back instead of running the call (`isReplayed`). */
+  readonly replayed?: true | undefined
 }
 
 /**
@@ -58,6 +62,8 @@ export interface Blocked {
   readonly reason: string
   readonly startedAt: number
   readonly completedAt: number
+  /** Set when a journal gave this result back instead of running the call (`isReplayed`). */
+  readonly replayed?: true | undefined
 }
 
 /**
@@ -118,6 +124,26 @@ export const withUsage = (execution: ToolExecution, usage: Usage.Usage | undefin
   const had = execution.usage
   return Object.freeze({ ...execution, usage: had === undefined ? usage : Usage.add(had, usage) })
 }
+
+/**
+ * The execution marked as given back by a journal (a resumed run answering a call from
+ * what it recorded before a crash) rather than run: hooks and observers tell the two
+ * apart with `isReplayed`. `UseCheckpoints` of `@hookline/store` marks what it replays.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const asReplayed = <E extends ToolExecution>(execution: E): E =>
+  execution.replayed === true ? execution : Object.freeze({ ...execution, replayed: true as const }) as unknown as E
+
+/**
+ * Whether a journal gave this result back instead of running the call in this run (an
+ * audit log counts it once, where it ran).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isReplayed = (execution: ToolExecution): boolean => execution.replayed === true
 
 /**
  * @since 0.1.0

@@ -367,6 +367,27 @@ describe("Codecs", () => {
       expect(decoded).toEqual(blocked)
     })
 
+    it("keeps the replay mark of every kind of execution, and decodes one written before the mark existed", () => {
+      const made = [
+        ToolExecution.withUsage(ToolExecution.success(call, { n: 1 }, 1, 2), Usage.make(3, 4)),
+        ToolExecution.failure(call, AgentError.toolFailed("c1", "search", "x"), 1, 2),
+        ToolExecution.blocked(call, "no", 1),
+      ]
+      for (const execution of made) {
+        const replayed = ToolExecution.asReplayed(execution)
+        const encoded = Codecs.encode(Codecs.ToolExecution, replayed)
+        expect(encoded).toMatchObject({ replayed: true })
+        const decoded = successOf(Codecs.decode(Codecs.ToolExecution, JSON.parse(JSON.stringify(encoded))))
+        expect(decoded).toEqual(replayed)
+        expect(ToolExecution.isReplayed(decoded)).toBe(true)
+        // Written before: no key at all.
+        const old = Codecs.encode(Codecs.ToolExecution, execution)
+        expect("replayed" in old).toBe(false)
+        expect(ToolExecution.isReplayed(successOf(Codecs.decode(Codecs.ToolExecution, old)))).toBe(false)
+      }
+      expect(failureOf(Codecs.decode(Codecs.ToolExecution, { ...Codecs.encode(Codecs.ToolExecution, made[0]!), replayed: false })).path).toBe("replayed")
+    })
+
     it("names the error's tag when a failure carries an error a tool cannot end with", () => {
       const encoded = Codecs.encode(Codecs.ToolExecution, ToolExecution.failure(call, AgentError.toolFailed("c1", "search", "x"), 1))
       const result = Codecs.decode(Codecs.ToolExecution, { ...encoded, error: { _tag: "Aborted", message: "m" } })
@@ -380,6 +401,19 @@ describe("Codecs", () => {
       const step = { ...Step.make({ index: 0, startedAt: 1, response }), finishReason: undefined }
       const decoded = successOf(Codecs.decode(Codecs.Step, Codecs.encode(Codecs.Step, step)))
       expect(decoded.finishReason).toBeUndefined()
+    })
+  })
+
+  describe("InferenceResponse", () => {
+    it("keeps the replay mark, and decodes a response written before the mark existed", () => {
+      const response = InferenceResponse.make({ text: "x", modelId: "m" })
+      const replayed = InferenceResponse.asReplayed(response)
+      const decoded = successOf(Codecs.fromJson(Codecs.InferenceResponse, Codecs.toJson(Codecs.InferenceResponse, replayed)))
+      expect(decoded).toEqual(replayed)
+      expect(InferenceResponse.isReplayed(decoded)).toBe(true)
+      const old = successOf(Codecs.fromJson(Codecs.InferenceResponse, Codecs.toJson(Codecs.InferenceResponse, response)))
+      expect(InferenceResponse.isReplayed(old)).toBe(false)
+      expect("replayed" in old).toBe(false)
     })
   })
 

@@ -187,6 +187,14 @@ describe("HookContext", () => {
       expect(beforeInference.response).toBeUndefined()
     })
 
+    it("keeps an answer a journal replayed replayed when it rewrites it", () => {
+      const replayed = HookContext.withResponse(afterInference, InferenceResponse.asReplayed(InferenceResponse.make({ text: "from the journal" })))
+      const ctx = HookContext.withResponse(replayed, InferenceResponse.make({ text: "[redacted]" }))
+      expect(ctx.response?.text).toBe("[redacted]")
+      expect(InferenceResponse.isReplayed(ctx.response!)).toBe(true)
+      expect(InferenceResponse.isReplayed(HookContext.withResponse(afterInference, InferenceResponse.make({ text: "x" })).response!)).toBe(false)
+    })
+
     it("rewrites the response at AfterInference", () => {
       const rewritten = InferenceResponse.make({ text: "rewritten" })
       const ctx = HookContext.withResponse(afterInference, rewritten)
@@ -308,6 +316,14 @@ describe("HookContext", () => {
       const ctx = HookContext.withToolResult(afterTool, "[redacted]")
       expect(ctx.toolExecution).toEqual({ status: "success", toolCall: call, output: "[redacted]", startedAt: 90, completedAt: 95 })
       expect(afterTool.toolExecution).toBe(ran)
+    })
+
+    it("keeps a replayed result replayed when it rewrites it (a redaction)", () => {
+      const replayed = HookContext.make({ trigger: "AfterToolUse", state, createdAt: 100, toolCall: call, toolExecution: ToolExecution.asReplayed(ran) })
+      const ctx = HookContext.withToolResult(replayed, "[redacted]")
+      expect(ctx.toolExecution?.status === "success" && ctx.toolExecution.output).toBe("[redacted]")
+      expect(ToolExecution.isReplayed(ctx.toolExecution!)).toBe(true)
+      expect(ToolExecution.isReplayed(HookContext.withToolResult(afterTool, "[redacted]").toolExecution!)).toBe(false)
     })
 
     it("turns a failure into a success at AfterToolUse", () => {

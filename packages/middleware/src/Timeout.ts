@@ -45,7 +45,8 @@ const msOf = (at: string, o: Readonly<Record<string, unknown>>): number => {
 
 /**
  * A wrap hook that fails a model call that takes longer than `ms` with a retryable
- * `InferenceFailed` (status 408), so a retry outside it calls again.
+ * `InferenceFailed` (status 408), so a retry outside it calls again. The call it cut is
+ * an attempt of its step (`step.attempts`), with that error and the time it took.
  *
  * @since 0.2.0
  * @category constructors
@@ -77,7 +78,8 @@ export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capa
 
 /**
  * A wrap hook that ends a tool call that takes longer than `ms` with a failed
- * execution (`ToolTimedOut`), which goes back to the model like any tool failure.
+ * execution (`ToolTimedOut`), which goes back to the model like any tool failure. The
+ * run it cut is a tool attempt of its step (`step.toolAttempts`), with that error.
  *
  * @since 0.2.0
  * @category constructors

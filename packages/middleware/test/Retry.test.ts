@@ -166,6 +166,14 @@ describe("Retry", () => {
 })
 
 describe("Timeout", () => {
+  it("records the model call it cut as an attempt of its step, with its 408, and the retry's call after it", async () => {
+    const driver = ScriptedDriver.make([ScriptedDriver.hang(), ScriptedDriver.text("ok")], { modelId: "m" })
+    const stack = stackWith([Retry.modelRetry({ initialDelayMs: 0, jitter: 0 }), 200], [Timeout.modelTimeout({ ms: 1_000 }), 100])
+    const final = await runOnTestClock(stack, driver, Effect.andThen(settle, Effect.andThen(TestClock.adjust(1_000), settle)))
+    expect(final.execution.status).toBe("completed")
+    expect(final.execution.steps.at(0)?.attempts?.map((a) => [a.modelId, a.error?.status, a.durationMs])).toEqual([["m", 408, 1_000], ["m", undefined, 0]])
+  })
+
   it("ends a tool call that takes too long with ToolTimedOut, on the Effect clock", async () => {
     const slow = Tool.make({ name: "slow", parameters: t.type({}), execute: () => Effect.never })
     const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "slow", arguments: {} }]), ScriptedDriver.text("done")])

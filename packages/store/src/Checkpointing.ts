@@ -10,6 +10,8 @@
  * - BeforeInference, BeforeToolUse (on a resumed run): an answer or a result already in
  *   the journal is given back instead of calling the model or the tool again, so the
  *   unfinished step replays with the same tool call ids and no journaled tool runs twice.
+ *   What it gives back is marked (`InferenceResponse.isReplayed`,
+ *   `ToolExecution.isReplayed`), so hooks tell it from a call that ran.
  * - AfterStep, AfterExecution: a checkpoint.
  *
  * A crash after a tool's side effect and before its journal write is the one window
@@ -27,7 +29,18 @@
  * @since 0.1.0
  */
 import { AgentLoop, UseAll, UseHook, UseLoader, type AgentBuilder } from "@hookline/agent"
-import { AgentError, AgentState, Codecs, Hook, HookContext, HookTriggers, StopReason, StopSignal } from "@hookline/core"
+import {
+  AgentError,
+  AgentState,
+  Codecs,
+  Hook,
+  HookContext,
+  HookTriggers,
+  InferenceResponse,
+  StopReason,
+  StopSignal,
+  ToolExecution,
+} from "@hookline/core"
 import { Clock, Duration, Effect, Fiber, Result } from "effect"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -295,7 +308,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
           return Effect.succeed(ctx)
         }
         entry.replayed.add(key)
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.InferenceResponse, body), (response) => HookContext.withResponse(ctx, response))
+        // Marked, so hooks tell an answer given back from a model call made in this run.
+        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.InferenceResponse, body), (response) =>
+          HookContext.withResponse(ctx, InferenceResponse.asReplayed(response)))
       })
     })
   )
@@ -318,7 +333,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
         if (body === undefined) return Effect.succeed(ctx)
         entry.replayed.add(key)
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.ToolExecution, body), (execution) => HookContext.withToolExecution(ctx, execution))
+        // Marked, so hooks (an audit log) tell a result given back from a call that ran.
+        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
+          HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)))
       })
     })
   )

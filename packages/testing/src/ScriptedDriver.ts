@@ -167,6 +167,11 @@ export interface ScriptedDriver extends Driver.DriverShape {
   readonly remaining: number
   /** A layer that provides this driver as the `Driver` service. */
   readonly layer: Layer.Layer<Driver.Driver>
+  /**
+   * The model id of its answers unless a turn names its own (`Options.modelId`, default
+   * "scripted"); the loop records it on an attempt that failed, as it does a real driver's.
+   */
+  readonly modelId: string
 }
 
 const turn = <T extends Turn>(fields: Omit<T, typeof TypeId>): T => Object.freeze({ [TypeId]: TypeId, ...fields }) as T
@@ -478,12 +483,15 @@ export const make = (script: ReadonlyArray<Turn>, options: Options = {}): Script
     generate: (request, callOptions) => Effect.map(call(request, callOptions), (a) => a.response),
     stream: (request, callOptions) => Stream.unwrap(Effect.map(call(request, callOptions), toParts)),
   })
-  const layer = Driver.layer(shape)
 
-  return Object.freeze({
+  // The layer provides the driver itself, so the loop reads its `modelId` there too.
+  const self: ScriptedDriver = Object.freeze({
     generate: shape.generate,
     stream: shape.stream,
-    layer,
+    modelId,
+    get layer() {
+      return layer
+    },
     get requests() {
       return requests
     },
@@ -494,4 +502,6 @@ export const make = (script: ReadonlyArray<Turn>, options: Options = {}): Script
       return entries.length - cursor
     },
   })
+  const layer = Driver.layer(self)
+  return self
 }

@@ -1,5 +1,5 @@
-import { Driver } from "@hookline/agent"
-import { AgentError, InferenceRequest, InferenceResponse, Message } from "@hookline/core"
+import { AgentLoop, Driver } from "@hookline/agent"
+import { AgentError, HookStack, InferenceRequest, InferenceResponse, Message, WrapHook } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -206,6 +206,20 @@ describe("ScriptedDriver", () => {
     it("takes the message of an Error and defaults to not retryable", async () => {
       const driver = ScriptedDriver.make([ScriptedDriver.failure(new Error("boom"))])
       expect(await failureOf(driver)).toEqual({ _tag: "InferenceFailed", message: "boom", status: undefined, retryable: false })
+    })
+
+    it("names its model on the driver, so a failed attempt records which model failed", async () => {
+      const retryOnce = WrapHook.inference((ctx, next) => Effect.catch(next(ctx), () => next(ctx)))
+      const loop = AgentLoop.make({ interceptor: HookStack.withWrap(HookStack.empty, retryOnce) })
+      for (const [driver, id] of [
+        [ScriptedDriver.make([ScriptedDriver.failure("busy"), ScriptedDriver.text("ok")]), "scripted"],
+        [ScriptedDriver.make([ScriptedDriver.failure("busy"), ScriptedDriver.text("ok")], { modelId: "m1" }), "m1"],
+      ] as const) {
+        expect(driver.modelId).toBe(id)
+        // Through its layer as well as given as the service.
+        const final = await Effect.runPromise(AgentLoop.run(loop, "hi").pipe(Effect.provide(driver.layer)))
+        expect(final.execution.steps.at(0)?.attempts?.map((a) => [a.modelId, a.error?.message])).toEqual([[id, "busy"], [id, undefined]])
+      }
     })
 
     it("fails the stream as well", async () => {

@@ -195,6 +195,24 @@ interface Current {
 interface AttemptRecord {
   readonly attempt: Step.InferenceAttempt
   readonly response: InferenceResponse | undefined
+  /** Interrupted before it answered, and not yet told why (`cutBy`). */
+  readonly cut: boolean
+  /** Still running (a Promise wrap hook's `next` may outlive its run): recorded as interrupted. */
+  readonly open?: boolean | undefined
+}
+
+// What an interrupted model call ends with, unless the wrap hook that cut it says why.
+const interrupted = (): AgentError.InferenceFailed => AgentError.inferenceFailed("the model call was interrupted before it answered")
+
+// A wrap hook that cut calls short ended (`HookStack` env.onCut): with the call's error
+// (a timeout's), which is then why those attempts ended; with a result, they keep the
+// interruption.
+const cutBy = (attempts: Array<AttemptRecord>, ended: Exit.Exit<unknown, unknown>): void => {
+  const error = Exit.isFailure(ended) ? ended.cause.reasons.find(Cause.isFailReason)?.error as AgentError.InferenceFailed | undefined : undefined
+  for (let i = 0; i < attempts.length; i++) {
+    const a = attempts[i] as AttemptRecord
+    if (a.cut && a.open !== true) attempts[i] = { attempt: error === undefined ? a.attempt : Step.inferenceAttempt({ ...a.attempt, error }), response: undefined, cut: false }
+  }
 }
 
 const isDriver = (u: unknown): u is DriverShape =>
@@ -203,9 +221,10 @@ const isDriver = (u: unknown): u is DriverShape =>
 
 // The attempts of a step with wrap hooks, and its usage: the response that counts plus
 // every other attempt that answered (a retry discarded it, it still cost tokens).
-const attemptsOf = (current: Current, response: InferenceResponse | undefined) => {
+const attemptsOf = (current: Current, response: InferenceResponse | undefined, at: number) => {
   if (current.attempts === undefined && current.toolAttempts === undefined) return {}
-  const attempts = current.attempts?.map((a) => a.attempt)
+  // A call still running when the step is recorded ran until now, and did not answer.
+  const attempts = current.attempts?.map((a) => (a.open === true ? Step.inferenceAttempt({ ...a.attempt, durationMs: Math.max(0, at - a.attempt.startedAt) }) : a.attempt))
   let usage = response?.usage ?? Usage.empty
   for (const a of current.attempts ?? []) if (a.response !== undefined && a.response !== response) usage = Usage.add(usage, a.attempt.usage)
   return { attempts, toolAttempts: current.toolAttempts, usage }
@@ -476,9 +495,9 @@ class Run<R> {
       // usage now (the token guard sees it). Its record so far stays in the state; the
       // step that ends it on resume keeps the response (a cost budget prices it by its
       // model) without counting its usage in the run's again.
-      const spent = attemptsOf(current, response).usage ?? response.usage
+      const spent = attemptsOf(current, response, this.at()).usage ?? response.usage
       this.state = AgentState.withExecution(this.state, { ...this.state.execution, usage: Usage.add(this.state.execution.usage, spent) })
-      return this.suspend(Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, response) }))
+      return this.suspend(Step.make({ index, startedAt, response, toolExecutions: current.executions, completedAt: this.at(), ...attemptsOf(current, response, this.at()) }))
     }
 
     const step = Step.make({
@@ -487,7 +506,7 @@ class Run<R> {
       response,
       toolExecutions: current.executions,
       completedAt: this.at(),
-      ...attemptsOf(current, response),
+      ...attemptsOf(current, response, this.at()),
     })
     this.state = AgentState.appendStep(this.state, step)
     this.stepIndex++
@@ -644,25 +663,33 @@ class Run<R> {
       // The text of an earlier attempt that answered does not count either (found by the fuzzer, issue 16).
       this.resetText(index)
       const startedAt = this.now()
+      const named = (driver as { readonly modelId?: unknown }).modelId
+      const modelId = typeof named === "string" ? named : undefined
+      // Every call is an attempt from the moment it starts, whatever ends it: an answer,
+      // an error, or an interruption (a wrap hook's timeout, the run's abort or time limit).
+      const slot = attempts.length
+      attempts.push({ attempt: Step.inferenceAttempt({ modelId, startedAt, durationMs: 0, error: interrupted() }), response: undefined, cut: true, open: true })
       return Effect.onExit(this.callDriver(c.request ?? request, index, driver), (exit) =>
         Effect.sync(() => {
-          if (Exit.hasInterrupts(exit)) return
           const durationMs = this.now() - startedAt
-          const modelId = (driver as { readonly modelId?: unknown }).modelId
-          attempts.push(Exit.isSuccess(exit)
-            ? { attempt: Step.inferenceAttempt({ modelId: exit.value.modelId, startedAt, durationMs, usage: exit.value.usage }), response: exit.value }
-            : {
-              attempt: Step.inferenceAttempt({
-                modelId: typeof modelId === "string" ? modelId : undefined,
-                startedAt,
-                durationMs,
-                error: Driver_.inferenceFailed(Cause.squash(exit.cause)),
-              }),
-              response: undefined,
-            })
+          if (Exit.isSuccess(exit)) {
+            attempts[slot] = {
+              attempt: Step.inferenceAttempt({ modelId: exit.value.modelId, startedAt, durationMs, usage: exit.value.usage }),
+              response: exit.value,
+              cut: false,
+            }
+            return
+          }
+          const cut = !exit.cause.reasons.some(Cause.isFailReason) && Exit.hasInterrupts(exit)
+          attempts[slot] = {
+            attempt: Step.inferenceAttempt({ modelId, startedAt, durationMs, error: cut ? interrupted() : Driver_.inferenceFailed(Cause.squash(exit.cause)) }),
+            response: undefined,
+            cut,
+          }
         }))
     }
-    return HookStack.wrapInference(stack, ctx, call, this.env).pipe(
+    const env = { ...this.env, onCut: (ended: Exit.Exit<unknown, unknown>) => cutBy(attempts, ended) }
+    return HookStack.wrapInference(stack, ctx, call, env).pipe(
       // The call failed after an attempt streamed text, or answered with other than the last attempt's answer.
       Effect.tapError(() => Effect.sync(() => this.resetText(index))),
       Effect.tap((response) => Effect.sync(() => response !== attempts.at(-1)?.response && this.resetText(index))),
@@ -682,21 +709,39 @@ class Run<R> {
       ? before
       : HookContext.make({ ...point("BeforeToolUse", state, this.at(), undefined, undefined, toolCall), runContext: this.runContext })
     const attempts = (current.toolAttempts ??= [])
+    // This call's runs that were interrupted (a timeout), until the wrap hook that cut
+    // them says why (a failed execution: its error).
+    const cut: Array<Step.ToolAttempt> = []
+    const onCut = (ended: Exit.Exit<unknown, unknown>) => {
+      const execution = Exit.isSuccess(ended) ? ended.value as ToolExecution : undefined
+      if (execution?.status === "failure") {
+        for (const a of cut) attempts[attempts.indexOf(a)] = Step.toolAttempt({ ...a, error: execution.error })
+      }
+      cut.length = 0
+    }
     const tools = this.config.tools
     return HookStack.wrapToolUse(stack, ctx, (c) => {
       const call = c.toolCall ?? toolCall
       const startedAt = this.now()
-      return Effect.tap(Tools.execute(tools, call, { state, runContext: this.runContext }), (execution) =>
+      // Every run is an attempt, an interrupted one too.
+      return Effect.onExit(Tools.execute(tools, call, { state, runContext: this.runContext }), (exit) =>
         Effect.sync(() => {
-          attempts.push(Step.toolAttempt({
+          const execution = Exit.isSuccess(exit) ? exit.value : undefined
+          const attempt = Step.toolAttempt({
             toolCallId: call.id,
             toolName: call.name,
             startedAt,
             durationMs: this.now() - startedAt,
-            error: execution.status === "failure" ? execution.error : undefined,
-          }))
+            error: execution === undefined
+              ? AgentError.toolFailed(call.id, call.name, "the tool call was interrupted before it ended")
+              : execution.status === "failure"
+              ? execution.error
+              : undefined,
+          })
+          attempts.push(attempt)
+          if (execution === undefined) cut.push(attempt)
         }))
-    }, this.env)
+    }, { ...this.env, onCut })
   }
 
   private hasToolWraps(): boolean {
@@ -943,7 +988,7 @@ class Run<R> {
         toolExecutions: current.executions,
         finishReason: "error",
         completedAt: this.read(),
-        ...attemptsOf(current, undefined),
+        ...attemptsOf(current, undefined, this.read()),
       }),
     )
     this.stepIndex++

@@ -384,6 +384,59 @@ describe("the fuzzer's properties", () => {
       reports(recordsEveryAttempt, { ...r, final: swapped }, /model call #0 failed, its InferenceAttempt says it answered/)
     })
 
+    it("recordsEveryAttempt judges a call a timeout cut as failed, and reports it missing or answered (issue 22)", async () => {
+      const timed: Partial<Scenario> = {
+        ...retried,
+        wraps: [wrap("w1:retry", "WrapInference", { _tag: "Retry", times: 1, backoffMs: 0 }), wrap("w2:timeout", "WrapInference", { _tag: "Timeout", ms: 7 }, { priority: -1 })],
+        script: [
+          { _tag: "Delay", ms: 40, turn: { _tag: "Text", text: "late", chunked: false, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } } },
+          { _tag: "Text", text: "It is 4.", chunked: false, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+        ],
+      }
+      const r = await record(timed)
+      expect(violations(r)).toEqual([])
+      const final = r.final as AgentState
+      const step = final.execution.steps.at(0) as Step.Step
+      expect(step.attempts?.map((a) => [a.error?.status, a.durationMs])).toEqual([[408, 7], [undefined, 0]])
+      expect(r.log.filter((e) => e._tag === "DriverEnd").map((e) => e._tag === "DriverEnd" && e.outcome)).toEqual(["interrupted", "answered"])
+      const only = (attempts: ReadonlyArray<Step.InferenceAttempt>) =>
+        AgentState.withExecution(final, { ...final.execution, steps: AppendLog.fromIterable([Step.make({ ...step, attempts })]) })
+      reports(recordsEveryAttempt, { ...r, final: only(step.attempts!.slice(1)) }, /2 model calls, the steps record 1 InferenceAttempts/)
+      const answered = Step.inferenceAttempt({ ...step.attempts![0]!, error: undefined })
+      reports(recordsEveryAttempt, { ...r, final: only([answered, step.attempts![1]!]) }, /model call #0 failed, its InferenceAttempt says it answered/)
+    })
+
+    it("recordsEveryAttempt checks the model calls of a suspended and resumed run (issue 22)", async () => {
+      const suspending: Partial<Scenario> = {
+        ...retried,
+        hooks: [...(retried.hooks ?? []), hook("h1:suspend", ["BeforeToolUse"], { _tag: "Suspend", tools: ["add"] })],
+        script: [
+          { _tag: "Failure" },
+          { _tag: "ToolCalls", calls: [{ _tag: "Valid", tool: "add" }], text: "", usage: { inputTokens: 1, outputTokens: 1 } },
+          { _tag: "Text", text: "It is 4.", chunked: false, finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+        ],
+        resume: { plans: [], encode: true, probe: "none" },
+      }
+      const r = await record(suspending)
+      expect(violations(r)).toEqual([])
+      const [first, second] = chainOf(r)
+      expect([first?.final?.execution.status, second?.final?.execution.status]).toEqual(["suspended", "completed"])
+      // The run call that suspended made two calls, kept in its open step.
+      const open = first?.final?.execution.suspendedStep as Step.Step
+      expect(open.attempts?.map((a) => a.error === undefined)).toEqual([false, true])
+      const withOpen = (attempts: ReadonlyArray<Step.InferenceAttempt>) =>
+        AgentState.withSuspendedStep(first!.final!, Step.make({ ...open, attempts }))
+      reports(recordsEveryAttempt, { ...first!, final: withOpen(open.attempts!.slice(1)) }, /2 model calls, the steps record 1 InferenceAttempts/)
+      // The resumed call's own model call is in its next step; the resumed step's two are not its own.
+      const final = second!.final as AgentState
+      const last = final.execution.steps.at(-1) as Step.Step
+      const dropped = AgentState.withExecution(final, {
+        ...final.execution,
+        steps: AppendLog.fromIterable([...final.execution.steps.toArray().slice(0, -1), Step.make({ ...last, attempts: [] })]),
+      })
+      reports(recordsEveryAttempt, { ...second!, final: dropped }, /1 model calls, the steps record 0 InferenceAttempts/)
+    })
+
     it("resetsRetriedText reports a failed attempt's text left in the stream", async () => {
       const r = await record({ ...retried, mode: "stream", twin: false })
       const events = r.streamEvents ?? []

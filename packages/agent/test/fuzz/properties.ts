@@ -197,6 +197,22 @@ const turnFails = (turn: TurnSpec | undefined): boolean =>
   turn === undefined || turn._tag === "Failure" || (turn._tag === "Garbage" && turn.kind !== "afterFinish") ||
   (turn._tag === "Delay" && turnFails(turn.turn))
 
+/**
+ * How each model call of this run call ended, by its index (the driver's log). A call
+ * that ended only after the run did (a Promise wrap hook's `next` outlives its run), or
+ * never, was cut short as far as the run is concerned.
+ */
+const callEnds = (r: Recording): ReadonlyMap<number, "answered" | "failed" | "interrupted"> => {
+  const runEnd = r.log.findIndex((e) =>
+    (e._tag === "Enter" || e._tag === "DispatchStart" || e._tag === "Event") && (e._tag === "Event" ? e.event.trigger : e.trigger) === "AfterExecution"
+  )
+  return new Map(r.log.flatMap((e, i) => (e._tag === "DriverEnd" ? [[e.index, runEnd >= 0 && i > runEnd ? "interrupted" : e.outcome] as const] : [])))
+}
+
+/** Whether the model call failed: its turn fails, or a timeout or an abort cut it (issue 22). */
+const callFails = (call: { readonly index: number; readonly turn: TurnSpec | undefined }, ends: ReadonlyMap<number, string>): boolean =>
+  turnFails(call.turn) || (ends.get(call.index) ?? "interrupted") === "interrupted"
+
 /** Whether the scenario has wrap hooks at that point. */
 const hasWraps = (r: Recording, point: WrapHook.WrapPoint): boolean =>
   ((r.explain as Readonly<Record<string, ReadonlyArray<string> | undefined>>)[point]?.length ?? 0) > 0
@@ -298,11 +314,12 @@ export const oneEnd: Checker = (r) => {
 
   // OnError only on errors, and every error that ends a step reaches it.
   const causes: Array<number> = []
+  const callEnded = callEnds(r)
   r.log.forEach((e, i) => {
     // A failure in OnStop, OnError or AfterExecution is reported, never sent to OnError (docs/loop.md).
     if (e._tag === "Event" && e.event.outcome === "failed" && !reportedOnly.has(e.event.trigger)) causes.push(i)
     // A failed model call is an error of the step only when it was the step's last attempt (issue 16: a wrap hook may retry it).
-    if (e._tag === "DriverCall" && turnFails(e.turn) && lastAttempt(r, i)) causes.push(i)
+    if (e._tag === "DriverCall" && callFails(e, callEnded) && lastAttempt(r, i)) causes.push(i)
   })
   const abort = firstIndex(r, "Abort")
   let previous = -1
@@ -969,29 +986,36 @@ const cutShort = (r: Recording, final: AgentState): boolean =>
   final.execution.stopSignals.some((s) => s.reason === "TimeLimitReached" && s.source === "guard:time_limit")
 
 /**
- * Issue 16: every attempt is recorded in its step. With WrapInference hooks, the new
- * steps' InferenceAttempts are the model calls, one for one, in order, failed exactly
- * where the call failed; with WrapToolUse hooks, every run of a tool is a ToolAttempt of
- * its call (an attempt may also end before the tool, e.g. on invalid arguments).
+ * Issue 16: every attempt is recorded in its step. With WrapInference hooks, the
+ * InferenceAttempts this run call recorded are its model calls, one for one, in order,
+ * failed exactly where the call failed; issue 22: whatever ended the call (a timeout
+ * that cut it, the run's abort or time limit), and over resumed runs too (a resumed
+ * step's attempts were made by the run call that suspended it; a step left open holds
+ * this call's). With WrapToolUse hooks, every run of a tool is a ToolAttempt of its call
+ * (an attempt may also end before the tool, e.g. on invalid arguments).
  */
 export const recordsEveryAttempt: Checker = (r) => {
   const v: Array<string> = []
   const final = finalState(r)
-  if (final === undefined || cutShort(r, final)) return v
+  if (final === undefined) return v
   const steps = newSteps(r, final)
-  // A suspended step is recorded once decided, without its model call (docs/durability.md, Known limits).
-  const suspension = endedSuspended(r) || r.input.execution.status === "suspended"
-  if (hasWraps(r, "WrapInference") && !suspension) {
-    const attempts = steps.flatMap((step) => step.attempts ?? [])
+  if (hasWraps(r, "WrapInference")) {
+    const open = endedSuspended(r) ? final.execution.suspendedStep : undefined
+    const attempts = [...steps, ...(open === undefined ? [] : [open])]
+      .filter((step) => !resumedStep(r, step.index))
+      .flatMap((step) => step.attempts ?? [])
     const calls = r.log.flatMap((e) => (e._tag === "DriverCall" ? [e] : []))
+    const ends = callEnds(r)
     if (attempts.length !== calls.length) v.push(`${calls.length} model calls, the steps record ${attempts.length} InferenceAttempts`)
     else {
       calls.forEach((call, i) => {
         const failed = (attempts[i] as Step.InferenceAttempt).error !== undefined
-        if (failed !== turnFails(call.turn)) v.push(`model call #${call.index} ${turnFails(call.turn) ? "failed" : "answered"}, its InferenceAttempt says it ${failed ? "failed" : "answered"}`)
+        const fails = callFails(call, ends)
+        if (failed !== fails) v.push(`model call #${call.index} ${fails ? "failed" : "answered"}, its InferenceAttempt says it ${failed ? "failed" : "answered"}`)
       })
     }
-  } else if (!hasWraps(r, "WrapInference") && steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
+  } else if (steps.some((step) => step.attempts !== undefined)) v.push("a step records InferenceAttempts without WrapInference hooks")
+  if (cutShort(r, final)) return v
   // A call that ends suspended again leaves its step open: what ran is in the history, not in a record (Known limits).
   if (hasWraps(r, "WrapToolUse") && !endedSuspended(r)) {
     const attempts = new Map<string, number>()

@@ -79,6 +79,8 @@ export type Entry =
   | { readonly _tag: "ToolDone"; readonly callId: string; readonly tool: string }
   /** A tool's execute ran; `unfrozen`: the first unfrozen path of the state it got. */
   | { readonly _tag: "ToolRun"; readonly callId: string; readonly tool: string; readonly args: unknown; readonly unfrozen: string | undefined }
+  /** How the model call `index` ended: with an answer, failed, or interrupted (a timeout, an abort). */
+  | { readonly _tag: "DriverEnd"; readonly index: number; readonly outcome: "answered" | "failed" | "interrupted" }
   /** A model call; `turn` is the script entry it consumed (undefined: the script was exhausted). */
   | {
     readonly _tag: "DriverCall"
@@ -730,6 +732,10 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
           case "NextThenThrow":
             await call(ctx)
             throw own()
+          case "Timeout":
+            // Never generated with the Promise form (scenario.ts): calls next once.
+            out = await call(ctx)
+            break
         }
         if (!signal.aborted) exit("answered")
         return out
@@ -755,7 +761,12 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
             : "raised",
         )
       ))
-  const body = <A, E>(ctx: HookContext, next: (ctx: HookContext) => Effect.Effect<A, E>, answer: () => A): Effect.Effect<A, E | Error> => {
+  const body = <A, E>(
+    ctx: HookContext,
+    next: (ctx: HookContext) => Effect.Effect<A, E>,
+    answer: () => A,
+    timedOut: (ms: number) => Effect.Effect<A, E>,
+  ): Effect.Effect<A, E | Error> => {
     const call = (c: HookContext) =>
       Effect.suspend(() => {
         rec.push({ _tag: "WrapNext", point, hook: spec.name, ctx: c })
@@ -780,19 +791,35 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
         return Effect.fail(own())
       case "NextThenThrow":
         return Effect.andThen(call(ctx), Effect.fail(own()))
+      case "Timeout":
+        return Effect.timeoutOrElse(call(ctx), { duration: b.ms, orElse: () => timedOut(b.ms) })
     }
   }
   return point === "WrapInference"
     ? WrapHook.inference((ctx, next) =>
       track(Effect.suspend(() => {
         enter(ctx)
-        return body(ctx, (c) => next(c), () => wrapAnswer(spec, ctx, b._tag === "Answer" && b.toolCall))
+        return body(
+          ctx,
+          (c) => next(c),
+          () => wrapAnswer(spec, ctx, b._tag === "Answer" && b.toolCall),
+          (ms) => Effect.fail(AgentError.inferenceFailed(`${spec.name} timed out after ${ms} ms`, { status: 408, retryable: true })),
+        )
       }))
     )
     : WrapHook.toolUse((ctx, next) =>
       track(Effect.suspend(() => {
         enter(ctx)
-        return body(ctx, next, () => toolAnswer(spec, ctx, b._tag === "Answer" && b.otherCall === true))
+        return body(
+          ctx,
+          next,
+          () => toolAnswer(spec, ctx, b._tag === "Answer" && b.otherCall === true),
+          (ms) =>
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              const call = ctx.toolCall as ToolCall
+              return ToolExecution.failure(call, AgentError.toolTimedOut(call.id, call.name, ms), now - ms, now)
+            }),
+        )
       }))
     )
 }
@@ -1151,28 +1178,41 @@ const makeDriver = (script: ReadonlyArray<TurnSpec>, recorder: () => Recorder): 
     rec.push({ _tag: "DriverCall", index, turn, request, unfrozen: firstUnfrozen(request) })
     rec.awaitPoint()
     if (turn?._tag === "Hang") rec.hang()
+    return index
   }
+  // How a call ended, for the properties (a timeout or an abort may cut it: issue 22).
+  const end = (index: number, outcome: "answered" | "failed" | "interrupted") => recorder().push({ _tag: "DriverEnd", index, outcome })
+  const outcomeOf = (exit: Exit.Exit<unknown, unknown>) =>
+    Exit.isSuccess(exit) ? "answered" as const : Cause.hasInterruptsOnly(exit.cause) ? "interrupted" as const : "failed" as const
   // A garbage or stalling turn still uses up its placeholder in the script.
   const own = (turn: TurnSpec | undefined) => turn?._tag === "Garbage" || turn?._tag === "Stall" ? turn : undefined
   return {
     generate: (request, options) =>
       Effect.suspend(() => {
         const turn = own(script[calls])
-        begin(request)
+        const index = begin(request)
         const answer = scripted.generate(request, options)
-        if (turn === undefined) return answer
-        return Effect.flatMap(answer, () => turn._tag === "Stall" ? Effect.never : Effect.succeed(garbageResponse(turn.kind) as InferenceResponse))
+        const ended = <A, E>(effect: Effect.Effect<A, E>) => Effect.onExit(effect, (exit) => Effect.sync(() => end(index, outcomeOf(exit))))
+        if (turn === undefined) return ended(answer)
+        return ended(Effect.flatMap(answer, () => turn._tag === "Stall" ? Effect.never : Effect.succeed(garbageResponse(turn.kind) as InferenceResponse)))
       }),
     stream: (request, options) =>
       Stream.unwrap(Effect.sync(() => {
         const turn = own(script[calls])
-        begin(request)
+        const index = begin(request)
+        // A stream is read up to its Finish: ended there, it answered, whatever happens after.
+        let finished = false
+        const ended = (stream: Stream.Stream<Driver.StreamPart, AgentError.InferenceFailed>) =>
+          stream.pipe(
+            Stream.tap((part) => Effect.sync(() => void (finished ||= part?._tag === "Finish"))),
+            Stream.onExit((exit) => Effect.sync(() => end(index, finished ? "answered" : outcomeOf(exit)))),
+          )
         const parts = scripted.stream(request, options)
-        if (turn === undefined) return parts
-        return Stream.unwrap(Effect.map(
+        if (turn === undefined) return ended(parts)
+        return ended(Stream.unwrap(Effect.map(
           Stream.runDrain(parts),
           () => turn._tag === "Stall" ? Stream.never : Stream.fromIterable(garbageParts(turn.kind) as ReadonlyArray<Driver.StreamPart>),
-        ))
+        )))
       })),
   }
 }
@@ -1461,6 +1501,8 @@ export const trace = (r: Recording, limit = 400): string => {
         return `${i} tool ${e.tool} ${e.callId} done`
       case "DriverCall":
         return `${i} model call #${e.index}: ${e.turn === undefined ? "(script exhausted)" : e.turn._tag}`
+      case "DriverEnd":
+        return `${i} model call #${e.index} ${e.outcome}`
       case "Permission":
         return `${i} permission ${e.hook} ${e.callId} ${e.phase}`
       case "Abort":

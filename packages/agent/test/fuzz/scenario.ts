@@ -211,6 +211,12 @@ export type WrapBehaviour =
   | { readonly _tag: "Throw" }
   /** Calls `next`, then fails. */
   | { readonly _tag: "NextThenThrow" }
+  /**
+   * Interrupts `next` after `ms` on the (virtual) Effect clock, as the built-in timeouts do:
+   * a model call then fails with a retryable 408, a tool run ends with a failed execution
+   * (`ToolTimedOut`) (issue 22: the call it cut is still an attempt).
+   */
+  | { readonly _tag: "Timeout"; readonly ms: number }
 
 export interface WrapSpec {
   readonly name: string
@@ -455,6 +461,8 @@ const wrapBehaviour: fc.Arbitrary<WrapBehaviour> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ _tag: "Edit" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Throw" } as const) },
   { weight: 1, arbitrary: fc.constant({ _tag: "NextThenThrow" } as const) },
+  // Never equal to a scripted delay, a backoff or a time limit: which sleeper wakes first is then clear.
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Timeout" as const), ms: fc.constantFrom(7, 25) }) },
 )
 
 const wrapSpec = (index: number): fc.Arbitrary<WrapSpec> =>
@@ -464,7 +472,12 @@ const wrapSpec = (index: number): fc.Arbitrary<WrapSpec> =>
     onError: fc.constantFrom<"fail" | "skip">("fail", "skip"),
     lift: fc.constantFrom<WrapSpec["lift"]>("effect", "effect", "promise"),
     behaviour: wrapBehaviour,
-  }).map((w) => ({ name: `w${index}:${w.behaviour._tag.toLowerCase()}`, ...w }))
+  }).map((w) => ({
+    name: `w${index}:${w.behaviour._tag.toLowerCase()}`,
+    ...w,
+    // A timeout waits on the Effect clock: its Promise form would need a real timer.
+    lift: w.behaviour._tag === "Timeout" ? "effect" as const : w.lift,
+  }))
 
 // Most scenarios have no wrap hooks (the loop's path without them is the common one).
 const wraps: fc.Arbitrary<ReadonlyArray<WrapSpec>> = fc.oneof(
@@ -623,6 +636,8 @@ const showWrap = (w: WrapSpec): string => {
     ? "edit, then next"
     : b._tag === "Throw"
     ? "throw"
+    : b._tag === "Timeout"
+    ? `timeout(${b.ms}ms)`
     : "next, then throw"
   return `  ${w.name} on ${w.point} priority ${w.priority}, ${w.lift}, onError ${w.onError}: ${what}`
 }

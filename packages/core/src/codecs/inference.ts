@@ -135,6 +135,11 @@ export const InferenceResponse = struct(
     finishReason: FinishReason,
     modelId: t.string,
     metadata: Metadata,
+    // Optional, so a state written before the flag existed still decodes.
+    replayed: optional(t.literal(true)),
   },
-  (fields) => InferenceResponse_.make(fields),
+  ({ replayed, ...fields }) => {
+    const made = InferenceResponse_.make(fields)
+    return replayed === true ? InferenceResponse_.asReplayed(made) : made
+  },
 )

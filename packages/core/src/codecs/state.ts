@@ -64,27 +64,36 @@ export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof s
   (signal) => signalFields.encode({ ...signal, priority: signal.priority, kind: signal.kind }),
 )
 
+// Optional, so a state written before the flag existed still decodes.
+const replayedFlag = optional(t.literal(true))
+
+const replayedIf = <E extends ToolExecution_.ToolExecution>(execution: E, replayed: true | undefined): E =>
+  replayed === true ? ToolExecution_.asReplayed(execution) : execution
+
+// The fields after the outcome, shared by a success and a failure.
+const ranFields = { startedAt: finite, completedAt: finite, usage: optional(Usage), replayed: replayedFlag }
+
 const success = struct(
   "Success",
-  { status: t.literal("success"), toolCall: ToolCall, output: JsonValue, startedAt: finite, completedAt: finite, usage: optional(Usage) },
-  ({ toolCall, output, startedAt, completedAt, usage }) =>
-    ToolExecution_.withUsage(ToolExecution_.success(toolCall, output, startedAt, completedAt), usage) as ToolExecution_.Success,
+  { status: t.literal("success"), toolCall: ToolCall, output: JsonValue, ...ranFields },
+  ({ toolCall, output, startedAt, completedAt, usage, replayed }) =>
+    replayedIf(ToolExecution_.withUsage(ToolExecution_.success(toolCall, output, startedAt, completedAt), usage) as ToolExecution_.Success, replayed),
 )
 
 const failure = struct(
   "Failure",
-  { status: t.literal("failure"), toolCall: ToolCall, error: ToolError, startedAt: finite, completedAt: finite, usage: optional(Usage) },
-  ({ toolCall, error, startedAt, completedAt, usage }) =>
-    ToolExecution_.withUsage(ToolExecution_.failure(toolCall, error, startedAt, completedAt), usage) as ToolExecution_.Failure,
+  { status: t.literal("failure"), toolCall: ToolCall, error: ToolError, ...ranFields },
+  ({ toolCall, error, startedAt, completedAt, usage, replayed }) =>
+    replayedIf(ToolExecution_.withUsage(ToolExecution_.failure(toolCall, error, startedAt, completedAt), usage) as ToolExecution_.Failure, replayed),
 )
 
 const blocked = struct(
   "Blocked",
-  { status: t.literal("blocked"), toolCall: ToolCall, reason: t.string, startedAt: finite, completedAt: finite },
-  ({ toolCall, reason, startedAt, completedAt }): ToolExecution_.Blocked => {
+  { status: t.literal("blocked"), toolCall: ToolCall, reason: t.string, startedAt: finite, completedAt: finite, replayed: replayedFlag },
+  ({ toolCall, reason, startedAt, completedAt, replayed }): ToolExecution_.Blocked => {
     const made = ToolExecution_.blocked(toolCall, reason, startedAt)
     // `blocked` takes one time; keep a different completion time as encoded.
-    return made.completedAt === completedAt ? made : Object.freeze({ ...made, completedAt })
+    return replayedIf(made.completedAt === completedAt ? made : Object.freeze({ ...made, completedAt }), replayed)
   },
 )
 

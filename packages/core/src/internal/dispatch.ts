@@ -1,3 +1,4 @@
+import type { Exit } from "effect"
 import { HooklineError, hookFailed, messageOf, type HookFailed } from "../AgentError.js"
 import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
@@ -49,6 +50,12 @@ export interface DispatchEnv {
    * runs (`null`: none). A stack with other wrap hooks refuses to run (loopWraps.ts).
    */
   readonly loopWraps?: object | null | undefined
+  /**
+   * Set by the loop around a call wrap hooks hold: hears how a wrap hook whose `next` was
+   * interrupted (it cut the call short: a timeout) ended, with a result or the call's
+   * error, so the attempts it cut record why they ended (wrapChain.ts).
+   */
+  readonly onCut?: ((ended: Exit.Exit<unknown, unknown>) => void) | undefined
 }
 
 export interface Entry {

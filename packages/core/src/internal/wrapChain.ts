@@ -64,12 +64,21 @@ const run = <O, E>(
     return Effect.suspend(() => {
       const startedAt = sink === undefined ? 0 : now()
       let last: Exit.Exit<O, E> | undefined
+      // This hook interrupted a `next` of its own (a timeout): how it then ends is why
+      // the calls it cut ended, which the loop records on their attempts (env.onCut).
+      let cut = false
+      const ended = (exit: Exit.Exit<unknown, unknown>) => {
+        if (!cut) return
+        cut = false
+        env.onCut?.(exit)
+      }
       const next = (given: unknown, more?: CallOptions): Effect.Effect<O, E, any> => {
         const settled = settle(ctx, given)
         if (typeof settled === "string") return Effect.die(new Error(`called next with a context that ${settled.replace(/^returned /, "is ")}`))
         return Effect.onExit(level(i + 1, settled, more ?? options), (exit) =>
           Effect.sync(() => {
             if (!Exit.hasInterrupts(exit)) last = exit as Exit.Exit<O, E>
+            else cut = true
           }))
       }
       const ownFailure = (detail: string): Effect.Effect<O, E, any> => {
@@ -91,6 +100,7 @@ const run = <O, E>(
             const same = last !== undefined && Exit.isSuccess(last) && last.value === out
             emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed")
           }
+          ended(Exit.succeed(out))
           return Effect.succeed(out)
         },
         onFailure: (cause) => {
@@ -102,6 +112,7 @@ const run = <O, E>(
               const same = last !== undefined && Exit.isFailure(last) && Cause.squash(last.cause) === failure.error
               emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed", messageOf(failure.error))
             }
+            ended(Exit.fail(failure.error))
             return Effect.fail(failure.error)
           }
           return ownFailure(messageOf(Cause.squash(cause)))

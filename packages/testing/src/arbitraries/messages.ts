@@ -130,7 +130,9 @@ export const executionOf = (options: Options): fc.Arbitrary<(call: ToolCall) => 
   const duration = fc.nat(60_000)
   // What a call spent on models (a subagent): mostly nothing.
   const spent = fc.option(usage(options), { nil: undefined, freq: 4 })
-  return fc.oneof(
+  // Now and then one a journal gave back (a resumed run); a shrunk value is not one.
+  const replayed = fc.nat(7).map((n) => n === 7)
+  const made = fc.oneof(
     fc.tuple(options.toolOutput ?? json(options), epochMs, duration, spent).map(([output, at, ms, used]) => (call: ToolCall) =>
       ToolExecution.withUsage(ToolExecution.success(call, output, at, at + ms), used)
     ),
@@ -139,6 +141,7 @@ export const executionOf = (options: Options): fc.Arbitrary<(call: ToolCall) => 
     ),
     fc.tuple(t, epochMs).map(([reason, at]) => (call: ToolCall) => ToolExecution.blocked(call, reason, at)),
   )
+  return fc.tuple(made, replayed).map(([of, r]) => (r ? (call: ToolCall) => ToolExecution.asReplayed(of(call)) : of))
 }
 
 /**

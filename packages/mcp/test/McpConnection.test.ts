@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import type { AgentState } from "@hookline/core"
+import { AgentBuilder, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { type AgentState, HookTrigger } from "@hookline/core"
 import { McpConnection, McpServer, McpTool, UseMcp } from "@hookline/mcp"
 import { ScriptedDriver } from "@hookline/testing"
 import { isRunning, killLeft, until } from "./support/processes.js"
@@ -121,6 +121,24 @@ describe("McpConnection", () => {
       const result = await exit
       expect(Exit.isFailure(result) && Exit.hasInterrupts(result)).toBe(true)
       // The interruption ends once the server is gone.
+      expect(isRunning(pid)).toBe(false)
+    })
+
+    it("ends a run aborted while its server connects as stopped, before any model call, with the server gone", async () => {
+      const file = pidFile()
+      const controller = new AbortController()
+      const driver = ScriptedDriver.make([ScriptedDriver.text("never")])
+      let afterExecution = 0
+      const count = UseHook((ctx) => (afterExecution++, ctx), { triggers: HookTrigger.AfterExecution, name: "test:count" })
+      const running = AgentBuilder.make(UseDriver(driver), UseMcp(silentServer(file), { connectTimeout: "1 hour" }), count)
+        .run("go", { signal: controller.signal })
+      const pid = await startedPid(file)
+      controller.abort()
+      const final = await running
+      expect(final.execution.status).toBe("stopped")
+      expect(final.execution.stopSignals.map((s) => s.reason)).toContain("UserRequested")
+      expect(afterExecution).toBe(1)
+      expect(driver.requests).toHaveLength(0)
       expect(isRunning(pid)).toBe(false)
     })
   })

@@ -9,6 +9,9 @@ export default defineProject({
   test: {
     name: "mcp",
     include: ["test/**/*.test.ts"],
+    // Each test starts real server processes (node and the SDK: about 2 s each on a
+    // loaded 2-core machine); a ceiling, not a measurement.
+    testTimeout: 30_000,
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "../../tsconfig.json" },
   },
 })

@@ -25,6 +25,11 @@ const tools = [
 
 const text = (t) => ({ content: [{ type: "text", text: t }] })
 
+// hookline sends each call's idempotency key (runId:toolCallId) in the request's _meta:
+// a call repeated after a crash has the same key, and gets the first answer back.
+const idempotencyKey = "io.hookline/idempotencyKey"
+const served = new Map()
+
 const server = new Server({ name: "notes", version: "1.0.0" }, { capabilities: { tools: {} } })
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
 server.setRequestHandler(CallToolRequestSchema, (request) => {
@@ -36,9 +41,14 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
       const note = notes.find((n) => n.title === args.title)
       return note === undefined ? { content: [{ type: "text", text: `no note "${args.title}"` }], isError: true } : text(note.text)
     }
-    case "add_note":
+    case "add_note": {
+      const key = request.params._meta?.[idempotencyKey]
+      if (typeof key === "string" && served.has(key)) return served.get(key)
       notes.push({ title: String(args.title), text: String(args.text) })
-      return text(`added "${args.title}"`)
+      const result = text(`added "${args.title}" (${notes.length} notes)`)
+      if (typeof key === "string") served.set(key, result)
+      return result
+    }
     default:
       return { content: [{ type: "text", text: `unknown tool ${request.params.name}` }], isError: true }
   }

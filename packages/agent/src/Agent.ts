@@ -132,10 +132,30 @@ const pushState = (event: AgentEvent, push: (state: AgentState) => void): void =
   if (event._tag === "StepEnded" || event._tag === "RunEnded") push(event.state)
 }
 
+// Resolves when the signal aborts (at once if it has).
+const abortion = (signal: AbortSignal): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (signal.aborted) return resume(Effect.void)
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
 // Opens the resources in order (each closed when the run's scope closes, in reverse),
 // and gives the loop for this run: the agent's tools, then theirs. A resource that
 // cannot be opened is a defect: no run started, so there is no state to resolve with.
+// An abort while they open (an MCP handshake) interrupts the opening: the run starts
+// already aborted and stops at once (AfterExecution fires, no model call).
 const opened = (
+  loop: AgentLoop.AgentLoop,
+  resources: ReadonlyArray<Resource.Resource>,
+  signal: AbortSignal | undefined,
+): Effect.Effect<AgentLoop.AgentLoop, never, Scope.Scope> =>
+  signal === undefined
+    ? openAll(loop, resources)
+    : Effect.raceFirst(openAll(loop, resources), Effect.as(abortion(signal), loop))
+
+const openAll = (
   loop: AgentLoop.AgentLoop,
   resources: ReadonlyArray<Resource.Resource>,
 ): Effect.Effect<AgentLoop.AgentLoop, never, Scope.Scope> =>
@@ -171,12 +191,15 @@ export const make = <C = unknown>(
     return Effect.provideService(effect, Driver, driver)
   }
   // A run over the agent's loop, or over this run's loop once its resources are open.
-  const withLoop = <A, R>(f: (loop: AgentLoop.AgentLoop<never, C>) => Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+  const withLoop = <A, R>(
+    f: (loop: AgentLoop.AgentLoop<never, C>) => Effect.Effect<A, never, R>,
+    signal: AbortSignal | undefined,
+  ): Effect.Effect<A, never, R> =>
     resources.length === 0
       ? f(loop)
-      : Effect.scoped(Effect.flatMap(opened(loop as AgentLoop.AgentLoop, resources), (l) => f(l as AgentLoop.AgentLoop<never, C>)))
+      : Effect.scoped(Effect.flatMap(opened(loop as AgentLoop.AgentLoop, resources, signal), (l) => f(l as AgentLoop.AgentLoop<never, C>)))
   const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
-    provide(withLoop((l) => AgentLoop.run(l, input, options)))
+    provide(withLoop((l) => AgentLoop.run(l, input, options), options?.signal))
   const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
   // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
@@ -191,8 +214,9 @@ export const make = <C = unknown>(
     // A stream waits, before tools run, until the consumer took every event so far.
     return FiberIterable.make<A>((push, settled) =>
       Effect.provideService(
-        withLoop((l) =>
-          AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push), settled: streaming ? settled : undefined })
+        withLoop(
+          (l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push), settled: streaming ? settled : undefined }),
+          options?.signal,
         ),
         Driver,
         driver,

@@ -35,6 +35,24 @@ describe("Resource", () => {
       expect(log).toEqual(["open 1", "close 1", "open 2", "close 2"])
     })
 
+    it("stops a run aborted while a resource opens, at once: the opening is interrupted, no model call", async () => {
+      const controller = new AbortController()
+      const log: Array<string> = []
+      const hanging = Resource.make({
+        name: "test:hanging",
+        // Opens only when interrupted: the abort must interrupt it.
+        open: Effect.sync(() => {
+          log.push("opening")
+          controller.abort()
+        }).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Effect.sync(() => log.push("interrupted")))),
+      })
+      const driver = ScriptedDriver.make([ScriptedDriver.text("never")])
+      const final = await AgentBuilder.make(UseDriver(driver), UseResource(hanging)).run("go", { signal: controller.signal })
+      expect(final.execution.status).toBe("stopped")
+      expect(log).toEqual(["opening", "interrupted"])
+      expect(driver.requests).toHaveLength(0)
+    })
+
     it("rejects the run with the error of a resource that cannot open, before any model call", async () => {
       const driver = ScriptedDriver.make([ScriptedDriver.text("never")])
       const failing = Resource.make({ name: "test:down", open: Effect.fail(new Error("down")) })

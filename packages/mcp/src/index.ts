@@ -12,4 +12,4 @@ export type McpConnection = McpConnection_.McpConnection
 import * as McpTool_ from "./McpTool.js"
 export { McpTool_ as McpTool }
 export { McpConnectionFailed } from "./McpError.js"
-export { UseMcp } from "./UseMcp.js"
+export { type McpCapability, UseMcp } from "./UseMcp.js"

@@ -242,6 +242,52 @@ describe("UseMcp", () => {
     })
   })
 
+  describe("hostile schemas", () => {
+    const schemaScript = fileURLToPath(new URL("./support/schemaServer.mjs", import.meta.url))
+    const stringArg = (schema: Record<string, unknown>) => ({ type: "object", properties: { s: { type: "string", ...schema } }, required: ["s"] })
+    const hostile = McpServer.stdio({
+      name: "hostile",
+      command: process.execPath,
+      args: [schemaScript, JSON.stringify([
+        { name: "plain", inputSchema: stringArg({}) },
+        { name: "self_ref", inputSchema: { type: "object", $ref: "#" } },
+        { name: "redos", inputSchema: stringArg({ pattern: "(a+)+$" }) },
+        { name: "backref", inputSchema: stringArg({ pattern: "(a)\\1" }) },
+        { name: "bad_output", inputSchema: stringArg({}), outputSchema: { type: "object", $ref: "#" } },
+      ])],
+    })
+
+    it("does not offer a tool whose schema cannot be checked safely, and lists it in skipped() with the reason", async () => {
+      const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "plain", arguments: { s: "hi" } }]), ScriptedDriver.text("ok")])
+      const mcp = UseMcp(hostile)
+      expect(mcp.skipped()).toEqual([])
+      const final = await AgentBuilder.make(UseDriver(driver), mcp).run("go")
+      expect(final.execution.status).toBe("completed")
+      expect(driver.requests[0]?.tools.map((d) => d.name)).toEqual(["plain", "redos"])
+      expect(toolMessages(final)).toEqual([{ name: "plain", content: "{\"s\":\"hi\"}", isError: false }])
+      expect(mcp.skipped()).toEqual([
+        { name: "self_ref", reason: expect.stringMatching(/input schema cannot be checked safely: .*cycle/) },
+        { name: "backref", reason: expect.stringMatching(/input schema cannot be checked safely: .*linear time/) },
+        { name: "bad_output", reason: expect.stringMatching(/output schema cannot be checked safely: .*cycle/) },
+      ])
+    })
+
+    it("checks a pattern that backtracks catastrophically in linear time: (a+)+$ against 40 a's and a '!' answers at once", async () => {
+      const driver = ScriptedDriver.make([
+        ScriptedDriver.toolCalls([
+          { name: "redos", arguments: { s: `${"a".repeat(40)}!` } },
+          { name: "redos", arguments: { s: "a".repeat(40) } },
+        ]),
+        ScriptedDriver.text("ok"),
+      ])
+      const final = await AgentBuilder.make(UseDriver(driver), UseMcp(hostile)).run("go")
+      expect(final.execution.status).toBe("completed")
+      expect(final.execution.errors.map((e) => [e._tag, (e as AgentError.ToolArgumentsInvalid).path])).toEqual([["ToolArgumentsInvalid", "s"]])
+      expect(toolMessages(final).map((m) => m.isError)).toEqual([true, false])
+      expect(toolMessages(final)[1]?.content).toBe(JSON.stringify({ s: "a".repeat(40) }))
+    })
+  })
+
   describe("options", () => {
     it("refuses a bad prefix, an unknown option and a server not made by McpServer", () => {
       expect(() => UseMcp(stdioServer, { prefix: "a b" })).toThrow(/options\.prefix/)

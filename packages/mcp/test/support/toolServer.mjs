@@ -16,6 +16,8 @@ const baseTools = [
   { name: "exit", description: "Ends the server's process", inputSchema: object() },
   { name: "structured", description: "Structured output", inputSchema: object() },
   { name: "big", description: "A long output", inputSchema: object({ n: { type: "integer" } }, ["n"]) },
+  { name: "meta", description: "The _meta of the call, as JSON", inputSchema: object() },
+  { name: "family", description: "Its parent's pid and the pid in SIBLING_PID (a process its wrapper started)", inputSchema: object() },
 ]
 const later = { name: "later", description: "Exists after 'learn'", inputSchema: object() }
 
@@ -50,6 +52,10 @@ export const makeServer = () => {
         return { content: [{ type: "text", text: "{\"n\":1}" }], structuredContent: { n: 1 } }
       case "big":
         return text("x".repeat(args.n))
+      case "meta":
+        return text(JSON.stringify(request.params._meta ?? null))
+      case "family":
+        return text(JSON.stringify({ parent: process.ppid, sibling: Number(process.env.SIBLING_PID) }))
       default:
         return { content: [{ type: "text", text: `no tool ${request.params.name}` }], isError: true }
     }

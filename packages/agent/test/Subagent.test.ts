@@ -241,7 +241,8 @@ describe("Tool.fromAgent", () => {
       expect(pending[0]?.payload).toMatchObject({
         _tag: "Subagent",
         agent: "research",
-        pendingCalls: [{ toolCall: { id: "child-call-1", name: "refund" }, reason: "a person approves refunds", payload: { amount: 1 } }],
+        // The child's call as its parent shows it: named by the path parent call / child call.
+        pendingCalls: [{ toolCall: { id: "parent-call-1/child-call-1", name: "refund" }, reason: "a person approves refunds", payload: { amount: 1 } }],
       })
       expect(childEnd.states.at(-1)?.execution.status).toBe("suspended")
       // What the child spent so far counts: the model call it suspended in.
@@ -249,7 +250,7 @@ describe("Tool.fromAgent", () => {
 
       const stored = Codecs.fromJson(Codecs.AgentState, Codecs.toJson(Codecs.AgentState, suspended))
       if (stored._tag !== "Success") throw new Error("the suspended state does not decode")
-      const final = await parent.resume(stored.success, [Decision.approve("child-call-1")])
+      const final = await parent.resume(stored.success, [Decision.approve("parent-call-1/child-call-1")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual([500])
       const childFinal = childEnd.states.at(-1) as AgentState
@@ -269,7 +270,7 @@ describe("Tool.fromAgent", () => {
     it("a rejection inside the child is read by the child's model; the parent goes on", async () => {
       const { parent, childDriver, refunds } = setup()
       const suspended = await parent.run("refund")
-      const final = await parent.resume(suspended, [Decision.reject("child-call-1", "not without a receipt")])
+      const final = await parent.resume(suspended, [Decision.reject("parent-call-1/child-call-1", "not without a receipt")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual([])
       const read = childDriver.requests[1]?.messages.toArray().find((m) => m.role === "tool")
@@ -304,7 +305,7 @@ describe("Tool.fromAgent", () => {
       expect(suspended.execution.status).toBe("suspended")
       expect(suspended.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["p1"])
       expect(suspended.context.messages.toArray().filter((m) => m.role === "tool")).toMatchObject([{ toolCallId: "p2", content: "order A7 is late" }])
-      const final = await parent.resume(suspended, [Decision.approve("r1")])
+      const final = await parent.resume(suspended, [Decision.approve("p1/r1")])
       expect(final.execution.status).toBe("completed")
       expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["order A7 is late", "refund done"])
     })
@@ -327,9 +328,9 @@ describe("Tool.fromAgent", () => {
       )
       const suspended = await parent.run("go")
       expect(suspended.execution.pendingCalls?.[0]?.payload).toMatchObject({
-        pendingCalls: [{ toolCall: { id: "c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "g1" } }] } }],
+        pendingCalls: [{ toolCall: { id: "p1/c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "p1/c1/g1" } }] } }],
       })
-      const final = await parent.resume(suspended, [Decision.approve("g1")])
+      const final = await parent.resume(suspended, [Decision.approve("p1/c1/g1")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual(["g1"])
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("child done")
@@ -352,13 +353,13 @@ describe("Tool.fromAgent", () => {
         UseTools([Tool.fromAgent(child, { name: "research" })]),
       )
       const first = await parent.run("pay")
-      const half = await parent.resume(first, [Decision.approve("k1")])
+      const half = await parent.resume(first, [Decision.approve("p1/k1")])
       expect(half.execution.status).toBe("suspended")
       expect(paid).toEqual(["k1"])
-      expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "k2" } }] })
+      expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "p1/k2" } }] })
       // k1 is decided now: deciding it again is refused.
-      await expect(parent.resume(half, [Decision.approve("k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
-      const final = await parent.resume(half, [Decision.approve("k2")])
+      await expect(parent.resume(half, [Decision.approve("p1/k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
+      const final = await parent.resume(half, [Decision.approve("p1/k2")])
       expect(final.execution.status).toBe("completed")
       expect(paid).toEqual(["k1", "k2"])
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("both paid")
@@ -379,9 +380,100 @@ describe("Tool.fromAgent", () => {
         ...pending,
         payload: { ...(pending.payload as object), state: { id: 3 } },
       }])
-      const final = await parent.resume(broken, [Decision.approve("child-call-1")])
+      const final = await parent.resume(broken, [Decision.approve("parent-call-1/child-call-1")])
       expect(final.execution.status).toBe("completed")
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toContain("its stored state is invalid")
     })
+  })
+})
+
+describe("Tool.fromAgent across the call-id boundary", () => {
+  // Per-conversation numbering (ScriptedDriver's default ids): parent and child both say `call_1`.
+  const numbered = () => {
+    const refunds: Array<{ readonly amount: number; readonly key: string }> = []
+    const refund = Tool.make({
+      name: "refund",
+      parameters: t.type({ amount: t.number }),
+      execute: ({ amount }, c) => (refunds.push({ amount, key: c.idempotencyKey }), { refunded: amount }),
+    })
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refund", arguments: { amount: 500 } }]), ScriptedDriver.text("refunded 500")])),
+      UseTools([refund]),
+      UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    )
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refunds", arguments: { prompt: "refund A7" } }]), ScriptedDriver.text("done")])),
+      UseTools([Tool.fromAgent(child, { name: "refunds" })]),
+    )
+    return { parent, refunds }
+  }
+  const exposed = (state: AgentState): ReadonlyArray<string> =>
+    ((state.execution.pendingCalls?.[0]?.payload as { pendingCalls: ReadonlyArray<{ toolCall: { id: string } }> }).pendingCalls).map((p) => p.toolCall.id)
+
+  it("names the child's waiting call by the path of the parent's call id and its own: an approval reaches the child's call", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run(AgentState.make({ id: "p-1", messages: [] }))
+    expect(suspended.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["call_1"])
+    expect(exposed(suspended)).toEqual(["call_1/call_1"])
+    const final = await parent.resume(suspended, [Decision.approve("call_1/call_1")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds.map((r) => r.amount)).toEqual([500])
+    expect(final.context.messages.toArray().filter((m) => m.role === "tool")).toMatchObject([{ toolCallId: "call_1", content: "refunded 500" }])
+  })
+
+  it("a decision naming the parent's call (`call_1`) answers the parent's call and never runs the child's", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    const final = await parent.resume(suspended, [Decision.reject("call_1", "no refunds today")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds).toEqual([])
+    expect(final.context.messages.toArray().find((m) => m.role === "tool")).toMatchObject({ toolCallId: "call_1", isError: true })
+  })
+
+  it("an edit of the child's call reaches the child with its own id", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    const final = await parent.resume(suspended, [Decision.edit("call_1/call_1", { amount: 20 })])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds.map((r) => r.amount)).toEqual([20])
+  })
+
+  it("escapes `/` and `%` in an id, so a path never reads as another call's id", async () => {
+    const refunds: Array<string> = []
+    const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "ok") })
+    const approval = UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" })
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "b", name: "refund", arguments: {} }]), ScriptedDriver.text("child done")])),
+      UseTools([refund]),
+      approval,
+    )
+    // The parent's own call "a/b" waits too, beside the subagent's call "a" whose child waits on "b".
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([{ id: "a", name: "refunds", arguments: { prompt: "go" } }, { id: "a/b", name: "refund", arguments: {} }]),
+        ScriptedDriver.text("done"),
+      ])),
+      UseTools([Tool.fromAgent(child, { name: "refunds" }), refund]),
+      approval,
+    )
+    const suspended = await parent.run("go")
+    expect(exposed(suspended)).toEqual(["a/b"])
+    // "a/b" names the child's call; the parent's own "a/b" is "a%2Fb".
+    const half = await parent.resume(suspended, [Decision.approve("a/b")])
+    expect(refunds).toEqual(["b"])
+    expect(half.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["a/b"])
+    const final = await parent.resume(half, [Decision.approve("a%2Fb")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds).toEqual(["b", "a/b"])
+  })
+
+  it("a child's bare call id is no name in the parent: DecisionInvalid, never the parent's call by chance", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    await expect(parent.resume(suspended, [Decision.approve("call_1/call_2")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
+    // One call decided twice.
+    await expect(parent.resume(suspended, [Decision.approve("call_1/call_1"), Decision.reject("call_1/call_1", "no")])).rejects
+      .toMatchObject({ _tag: "DecisionInvalid", reason: "repeated" })
+    expect(refunds).toEqual([])
   })
 })

@@ -40,7 +40,7 @@ describe("UseCheckpoints with a subagent that waits for approval", () => {
     expect((await RunStore.load(store, suspended.id))?.state).toEqual(suspended)
     // A new parent and a new child, as in another process.
     const fresh = make()
-    const final = await fresh.resume(suspended.id, [Decision.approve("child-1")])
+    const final = await fresh.resume(suspended.id, [Decision.approve("parent-1/child-1")])
     expect(final.execution.status).toBe("completed")
     expect(refunds).toEqual([9])
     expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("refunded 9")
@@ -86,3 +86,4 @@ describe("UseCheckpoints with a subagent whose result the journal replays", () =
     expect(replayed).toBeGreaterThan(0)
   })
 })
+

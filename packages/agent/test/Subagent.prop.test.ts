@@ -106,7 +106,7 @@ const shown = (state: AgentState): ReadonlyArray<string> => {
 type Kind = "approve" | "edit" | "reject"
 
 describe("Tool.fromAgent decisions (property)", () => {
-  it("each decision reaches exactly the call it names; an approved call runs once (edited: with its edit), a rejected one never", async () => {
+  it("each decision reaches exactly the call it names; an approved call runs once (edited: with its edit), a rejected one never; child run ids stay put", async () => {
     await fc.assert(
       fc.asyncProperty(node(2), fc.gen(), async (tree, g) => {
         const world: World = { ran: [], runIds: new Map(), finals: new Map() }
@@ -158,6 +158,16 @@ describe("Tool.fromAgent decisions (property)", () => {
         // The side effects: exactly the approved and edited leaves that no rejection cut off, once each.
         const expected = [...runs].map(([tag, amount]) => ({ tag, amount }))
         expect(world.ran.map(({ tag, amount }) => ({ tag, amount })).sort(byTag)).toEqual(expected.sort(byTag))
+        // Each ran in its node's run, whose id is the path of subagent calls from the top run.
+        for (const r of world.ran) {
+          const path = JSON.parse(r.tag) as ReadonlyArray<string>
+          const runId = ["top", ...path.slice(0, -1).map(escape)].join("/")
+          expect(r).toMatchObject({ runId, idempotencyKey: `${runId}:${path.at(-1)}` })
+        }
+        // Every node ran under one id, on its first run and every resume.
+        for (const [path, runIds] of world.runIds) {
+          expect([...runIds]).toEqual([["top", ...(JSON.parse(path) as ReadonlyArray<string>).map(escape)].join("/")])
+        }
         // A rejection's message reached the call it named, in that call's own run.
         for (const l of leaves) {
           if (decided.get(key(l.path)) !== "reject" || cut(l)) continue

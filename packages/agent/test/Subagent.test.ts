@@ -16,7 +16,7 @@ const sumOfSteps = (state: AgentState): Usage.Usage => state.execution.steps.toA
 const delegate = (id = "call-1", prompt = "look it up") => ScriptedDriver.toolCalls([{ id, name: "research", arguments: { prompt } }])
 
 describe("Tool.fromAgent", () => {
-  it("runs the child on the prompt, with the parent's run id as parentId and its own id; its answer is the result", async () => {
+  it("runs the child on the prompt, with the parent's run id as parentId and its own id, derived from the parent's run and call; its answer is the result", async () => {
     const seen = recorder("AfterExecution")
     const childDriver = ScriptedDriver.make([ScriptedDriver.text("Paris")])
     const child = AgentBuilder.make(UseDriver(childDriver), seen.use)
@@ -29,7 +29,8 @@ describe("Tool.fromAgent", () => {
     expect(seen.states).toHaveLength(1)
     const childFinal = seen.states[0] as AgentState
     expect(childFinal.parentId).toBe("parent-1")
-    expect(childFinal.id).not.toBe("parent-1")
+    // Derived from the parent's run id and call id: the same each time the call runs.
+    expect(childFinal.id).toBe("parent-1/call-1")
     expect(childFinal.context.messages.toArray()[0]).toMatchObject({ role: "user", content: "capital of France?" })
     const result = final.context.messages.toArray().find((m) => m.role === "tool")
     expect(result).toMatchObject({ toolCallId: "call-1", toolName: "research", content: "Paris", isError: false })
@@ -475,5 +476,37 @@ describe("Tool.fromAgent across the call-id boundary", () => {
     await expect(parent.resume(suspended, [Decision.approve("call_1/call_1"), Decision.reject("call_1/call_1", "no")])).rejects
       .toMatchObject({ _tag: "DecisionInvalid", reason: "repeated" })
     expect(refunds).toEqual([])
+  })
+
+  it("gives the child the same run id, and its tools the same idempotency keys, each time the call runs it; nested, the path of calls", async () => {
+    const keys: Array<string> = []
+    const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (keys.push(c.idempotencyKey), "ok") })
+    const approval = UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" })
+    const ids = recorder("BeforeExecution")
+    const make = () => {
+      const grandchild = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }]), ScriptedDriver.text("g")])),
+        UseTools([refund]),
+        approval,
+        ids.use,
+      )
+      const child = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "deeper", arguments: { prompt: "go" } }]), ScriptedDriver.text("c")])),
+        UseTools([Tool.fromAgent(grandchild, { name: "deeper" })]),
+      )
+      return AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "research", arguments: { prompt: "go" } }]), ScriptedDriver.text("top")])),
+        UseTools([Tool.fromAgent(child, { name: "research" })]),
+      )
+    }
+    // Two runs of the same conversation, from scratch (a replay after a crash does this).
+    for (let i = 0; i < 2; i++) {
+      const agent = make()
+      const suspended = await agent.run(AgentState.make({ id: "top", messages: [] }))
+      const final = await agent.resume(suspended, [Decision.approve("call_1/call_1/call_1")])
+      expect(final.execution.status).toBe("completed")
+    }
+    expect(ids.states.map((s) => s.id)).toEqual(["top/call_1/call_1", "top/call_1/call_1", "top/call_1/call_1", "top/call_1/call_1"])
+    expect(keys).toEqual(["top/call_1/call_1:call_1", "top/call_1/call_1:call_1"])
   })
 })

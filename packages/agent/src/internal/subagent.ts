@@ -241,6 +241,13 @@ const exposed = (list: ReadonlyArray<JsonValue>, prefix: string, own: boolean, d
   })
 
 /**
+ * The run id of the child of call `toolCallId` of run `parentRunId`: the same every
+ * time that call runs its child (after a crash, on a replay, on a retry), so the
+ * child's tools get the same idempotency keys. A grandchild's nests the path.
+ */
+export const childRunId = (parentRunId: string, toolCallId: string): string => `${parentRunId}${separator}${nameOf(toolCallId)}`
+
+/**
  * The payload of call `toolCallId`'s pending call, its child suspended: JSON, encoded
  * with the state's codec; the child's waiting calls named by their paths from the call.
  */
@@ -300,7 +307,7 @@ const minus = (a: Usage.Usage, b: Usage.Usage): Usage.Usage =>
 
 /**
  * Runs the child for one call of its tool, in the tool's fiber: a new run whose
- * `parentId` is the parent's run id, or, when the parent resumes with decisions for
+ * `parentId` is the parent's run id (its id derived from it, `childRunId`), or, when the parent resumes with decisions for
  * the child's calls, the child's stored run resumed with them. Gives `output(final)`
  * for a completed child; parks the call (the parent suspends) for a suspended one;
  * fails naming the child's error or stop for a failed or stopped one.
@@ -321,7 +328,8 @@ export const runChild = (
     let from: AgentState | undefined
     let child: Effect.Effect<AgentState, { readonly _tag: string; readonly message: string }>
     if (resumption === undefined) {
-      child = agent.runEffect(AgentState.make({ parentId: context.state.id, messages: [Message.user(prompt)] }), options)
+      const id = childRunId(context.state.id, callId)
+      child = agent.runEffect(AgentState.make({ id, parentId: context.state.id, messages: [Message.user(prompt)] }), options)
     } else {
       const decoded = childState(resumption.state, "payload.state")
       if (Result.isFailure(decoded)) {

@@ -338,6 +338,41 @@ describe("Tool.fromAgent", () => {
       expect(final.context.messages.last()?.content).toBe("top done")
     })
 
+    it("a parent stored before calls were named by path (its payloads list the children's plain ids) resumes by the paths", async () => {
+      const refunds: Array<string> = []
+      const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "refunded") })
+      const grandchild = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "g1", name: "refund", arguments: {} }]), ScriptedDriver.text("grandchild done")])),
+        UseTools([refund]),
+        UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+      )
+      const child = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "deeper", arguments: { prompt: "go" } }]), ScriptedDriver.text("child done")])),
+        UseTools([Tool.fromAgent(grandchild, { name: "deeper" })]),
+      )
+      const parent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("top done")])),
+        UseTools([Tool.fromAgent(child, { name: "research" })]),
+      )
+      const suspended = await parent.run("go")
+      // Every payload's list as the earlier format wrote it: the plain ids.
+      const plain = (u: unknown): unknown =>
+        Array.isArray(u) ? u.map(plain)
+        : typeof u !== "object" || u === null ? u
+        : Object.fromEntries(Object.entries(u).map(([k, v]) =>
+          [k, k === "toolCall" && typeof (v as { id?: unknown }).id === "string" ? { ...v, id: (v as { id: string }).id.split("/").at(-1) } : plain(v)]
+        ))
+      const old = Codecs.decode(Codecs.AgentState, plain(JSON.parse(Codecs.toJson(Codecs.AgentState, suspended))))
+      if (old._tag !== "Success") throw new Error("the rewritten state does not decode")
+      expect(old.success.execution.pendingCalls?.[0]?.payload).toMatchObject({
+        pendingCalls: [{ toolCall: { id: "c1" }, payload: { pendingCalls: [{ toolCall: { id: "g1" } }] } }],
+      })
+      const final = await parent.resume(old.success, [Decision.approve("p1/c1/g1")])
+      expect(final.execution.status).toBe("completed")
+      expect(refunds).toEqual(["g1"])
+      expect(final.context.messages.last()?.content).toBe("top done")
+    })
+
     it("decisions for some of the child's calls resume it and suspend the parent again on the rest", async () => {
       const paid: Array<string> = []
       const pay = Tool.make({ name: "pay", parameters: t.type({}), execute: (_, c) => (paid.push(c.toolCall.id), "paid") })

@@ -143,15 +143,25 @@ export type Target =
   | { readonly _tag: "Own"; readonly toolCallId: string; readonly name: string }
   | { readonly _tag: "Nested"; readonly owner: string; readonly name: string; readonly childName: string }
 
+// The name of an entry of a payload's list of waiting calls: a path from `prefix` (the
+// escaped id of the call whose child waits, and `/`). A payload written before calls were
+// named by path lists the child's plain ids: they are named as they would have been.
+const entryName = (id: string, prefix: string): string => id.startsWith(prefix) ? id : prefix + nameOf(id)
+
+const idOf = (p: JsonValue): string | undefined =>
+  isRecord(p) && isRecord(p["toolCall"]) && typeof p["toolCall"]["id"] === "string" ? p["toolCall"]["id"] : undefined
+
 // The names a payload's child waits on, its own children's included (every one a
 // person may decide: a child's call that runs a grandchild can be rejected too).
-const namesIn = (payload: Payload, depth: number, into: Set<string>): Set<string> => {
+const namesIn = (payload: Payload, prefix: string, depth: number, into: Set<string>): Set<string> => {
   if (depth >= maxDepth) return into
   for (const p of payload.pendingCalls) {
-    if (!isRecord(p) || !isRecord(p["toolCall"]) || typeof p["toolCall"]["id"] !== "string") continue
-    into.add(p["toolCall"]["id"])
-    const inner = payloadOf(p["payload"])
-    if (inner !== undefined) namesIn(inner, depth + 1, into)
+    const id = idOf(p)
+    if (id === undefined) continue
+    const name = entryName(id, prefix)
+    into.add(name)
+    const inner = payloadOf((p as Readonly<Record<string, unknown>>)["payload"])
+    if (inner !== undefined) namesIn(inner, name + separator, depth + 1, into)
   }
   return into
 }
@@ -173,7 +183,7 @@ export const resolve = (state: AgentState, name: string): Target | undefined => 
     const head = name.slice(0, slash)
     const owner = pending.find((p) => nameOf(p.toolCall.id) === head)
     const payload = payloadOf(owner?.payload)
-    if (owner !== undefined && payload !== undefined && namesIn(payload, 0, new Set()).has(name)) {
+    if (owner !== undefined && payload !== undefined && namesIn(payload, head + separator, 0, new Set()).has(name)) {
       return { _tag: "Nested", owner: owner.toolCall.id, name, childName: name.slice(slash + 1) }
     }
   }
@@ -225,18 +235,20 @@ export const route = (
   return { decisions: own, resumptions }
 }
 
-// The child's waiting calls as its parent shows them: each named by the path from the
-// parent's call (the child's own calls by their names, its children's already by paths
-// from the child).
-const exposed = (list: ReadonlyArray<JsonValue>, prefix: string, own: boolean, depth: number): ReadonlyArray<JsonValue> =>
+// The child's waiting calls as its parent shows them, each named by `prefix` (the
+// parent's call) and the child's name for it: its own calls (`childPrefix` undefined) by
+// their escaped ids, its children's by their paths from the child.
+const exposed = (list: ReadonlyArray<JsonValue>, prefix: string, childPrefix: string | undefined, depth: number): ReadonlyArray<JsonValue> =>
   list.map((p) => {
-    if (!isRecord(p) || !isRecord(p["toolCall"]) || typeof p["toolCall"]["id"] !== "string") return p
-    const id = p["toolCall"]["id"]
-    const inner = depth < maxDepth ? payloadOf(p["payload"]) : undefined
+    const id = idOf(p)
+    if (id === undefined) return p
+    const entry = p as Readonly<Record<string, JsonValue>>
+    const name = childPrefix === undefined ? nameOf(id) : entryName(id, childPrefix)
+    const inner = depth < maxDepth ? payloadOf(entry["payload"]) : undefined
     return {
-      ...p,
-      toolCall: { ...p["toolCall"], id: prefix + (own ? nameOf(id) : id) },
-      ...(inner === undefined ? {} : { payload: { ...inner, pendingCalls: exposed(inner.pendingCalls, prefix, false, depth + 1) } }),
+      ...entry,
+      toolCall: { ...(entry["toolCall"] as Readonly<Record<string, JsonValue>>), id: prefix + name },
+      ...(inner === undefined ? {} : { payload: { ...inner, pendingCalls: exposed(inner.pendingCalls, prefix, name + separator, depth + 1) } }),
     } as JsonValue
   })
 
@@ -259,7 +271,7 @@ export const payload = (agent: string, toolCallId: string, child: AgentState): P
     pendingCalls: exposed(
       JSON.parse(JSON.stringify((child.execution.pendingCalls ?? []).map((p) => Codecs.encode(Codecs.PendingCall, p)))) as ReadonlyArray<JsonValue>,
       nameOf(toolCallId) + separator,
-      true,
+      undefined,
       0,
     ),
     state: JSON.parse(Codecs.toJson(Codecs.AgentState, child)) as JsonValue,

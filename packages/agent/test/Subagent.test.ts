@@ -405,6 +405,8 @@ describe("Tool.fromAgent", () => {
       const { parent } = setup()
       const suspended = await parent.run("refund")
       await expect(parent.resume(suspended, [Decision.approve("no-such-call")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
+      // The child's bare id is no name in the parent: its path is.
+      await expect(parent.resume(suspended, [Decision.approve("child-call-1")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
     })
 
     it("a stored child state that does not decode is a tool error, not a crash", async () => {
@@ -498,12 +500,15 @@ describe("Tool.fromAgent across the call-id boundary", () => {
     const half = await parent.resume(suspended, [Decision.approve("a/b")])
     expect(refunds).toEqual(["b"])
     expect(half.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["a/b"])
+    // Given as it is, "a/b" names the parent's own call once no subagent call "a" waits.
+    expect(Decision.validate(half, [Decision.approve("a/b")])).toMatchObject({ _tag: "Success" })
+    await expect(parent.resume(half, [Decision.approve("a/b"), Decision.approve("a%2Fb")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "repeated" })
     const final = await parent.resume(half, [Decision.approve("a%2Fb")])
     expect(final.execution.status).toBe("completed")
     expect(refunds).toEqual(["b", "a/b"])
   })
 
-  it("a child's bare call id is no name in the parent: DecisionInvalid, never the parent's call by chance", async () => {
+  it("a path no child waits on is DecisionInvalid; one call decided twice is refused", async () => {
     const { parent, refunds } = numbered()
     const suspended = await parent.run("refund")
     await expect(parent.resume(suspended, [Decision.approve("call_1/call_2")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })

@@ -311,7 +311,8 @@ describe("Tool.fromAgent", () => {
       expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["order A7 is late", "refund done"])
     })
 
-    it("an approval two levels down suspends the top run, and its decision reaches the grandchild", async () => {
+    // A parent (call p1) whose child (call c1) runs a grandchild that waits on g1.
+    const twoLevels = () => {
       const refunds: Array<string> = []
       const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "refunded") })
       const grandchild = AgentBuilder.make(
@@ -327,6 +328,11 @@ describe("Tool.fromAgent", () => {
         UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("top done")])),
         UseTools([Tool.fromAgent(child, { name: "research" })]),
       )
+      return { parent, refunds }
+    }
+
+    it("an approval two levels down suspends the top run, and its decision reaches the grandchild", async () => {
+      const { parent, refunds } = twoLevels()
       const suspended = await parent.run("go")
       expect(suspended.execution.pendingCalls?.[0]?.payload).toMatchObject({
         pendingCalls: [{ toolCall: { id: "p1/c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "p1/c1/g1" } }] } }],
@@ -339,21 +345,7 @@ describe("Tool.fromAgent", () => {
     })
 
     it("a parent stored before calls were named by path (its payloads list the children's plain ids) resumes by the paths", async () => {
-      const refunds: Array<string> = []
-      const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "refunded") })
-      const grandchild = AgentBuilder.make(
-        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "g1", name: "refund", arguments: {} }]), ScriptedDriver.text("grandchild done")])),
-        UseTools([refund]),
-        UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
-      )
-      const child = AgentBuilder.make(
-        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "deeper", arguments: { prompt: "go" } }]), ScriptedDriver.text("child done")])),
-        UseTools([Tool.fromAgent(grandchild, { name: "deeper" })]),
-      )
-      const parent = AgentBuilder.make(
-        UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("top done")])),
-        UseTools([Tool.fromAgent(child, { name: "research" })]),
-      )
+      const { parent, refunds } = twoLevels()
       const suspended = await parent.run("go")
       // Every payload's list as the earlier format wrote it: the plain ids.
       const plain = (u: unknown): unknown =>

@@ -44,7 +44,11 @@ export type AgentEvent =
   | { readonly _tag: "StepEnded"; readonly step: Step; readonly state: AgentState }
   /** The run ended; `state` is the final state, after AfterExecution hooks. */
   | { readonly _tag: "RunEnded"; readonly state: AgentState }
-  /** The run ended suspended on these calls (before RunEnded). */
+  /**
+   * The run ended suspended on these calls (before RunEnded). A call whose subagent
+   * waits lists the child's calls in its payload, each named by the path a `Decision`
+   * names (`<parentCallId>/<childCallId>`).
+   */
   | { readonly _tag: "Suspended"; readonly pendingCalls: ReadonlyArray<AgentState.PendingCall>; readonly state: AgentState }
   /**
    * An event of a subagent's run (`Tool.fromAgent`), nested under the call of this run

@@ -8,10 +8,15 @@
 import { AgentState, Codecs, Json } from "@hookline/core"
 import { Data, Result } from "effect"
 import * as t from "io-ts"
-import { ownerOf } from "./internal/subagent.js"
+import { resolve } from "./internal/subagent.js"
 import { bounds } from "./internal/toolArguments.js"
 
 /**
+ * `toolCallId` names the call: the run's own call by its id; a call a subagent waits on
+ * (`Tool.fromAgent`) by its path from the run's call, `<parentCallId>/<childCallId>`
+ * (nested: `p/c/g`), as the payload of the run's pending call lists it. A `/` or `%` in
+ * an id is escaped there (`%2F`, `%25`).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -173,18 +178,21 @@ export const validate = (
   const decoded = decode(decisions)
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const byId = new Map<string, Decision>()
+  const named = new Set<string>()
   for (const decision of decoded.success) {
     const id = decision.toolCallId
-    if (byId.has(id)) return Result.fail(invalid(id, "repeated"))
+    // The call it names: the run's own, or one a subagent waits on (`Tool.fromAgent`), by its path.
+    const target = resolve(state, id)
+    if (byId.has(id) || (target !== undefined && named.has(target.name))) return Result.fail(invalid(id, "repeated"))
     // Decided by a resume that began (its checkpoint keeps the decision): not open again.
-    if (state.execution.pendingCalls?.some((p) => p.toolCall.id === id && p.decision !== undefined) === true) {
+    if (target?._tag === "Own" && state.execution.pendingCalls?.some((p) => p.toolCall.id === target.toolCallId && p.decision !== undefined) === true) {
       return Result.fail(invalid(id, "decided"))
     }
-    // A call a subagent waits on (`Tool.fromAgent`) is decided through the parent.
-    if (!AgentState.isPendingCall(state, id) && ownerOf(state, id) === undefined) {
+    if (target === undefined) {
       const answered = state.context.messages.toArray().some((m) => m.role === "tool" && m.toolCallId === id)
       return Result.fail(invalid(id, answered ? "decided" : "unknown"))
     }
+    named.add(target.name)
     byId.set(id, decision)
   }
   return Result.succeed(byId)

@@ -42,7 +42,9 @@ export interface ToolContext<C = unknown> {
   /**
    * `runId:toolCallId`, the same on every attempt of this call (a resumed run that
    * executes a call again gives the same key): pass it to the API the tool calls, so
-   * that a side effect repeated after a crash is recognised there.
+   * that a side effect repeated after a crash is recognised there. In a subagent
+   * (`Tool.fromAgent`) the run id is the child's, derived from its parent's run id and
+   * call id (`<parentRunId>/<callId>`), so it is the same each time that call runs it.
    */
   readonly idempotencyKey: string
   /** The caller's per-run context; `undefined` when none was given. Never persisted. */

@@ -16,7 +16,7 @@ const sumOfSteps = (state: AgentState): Usage.Usage => state.execution.steps.toA
 const delegate = (id = "call-1", prompt = "look it up") => ScriptedDriver.toolCalls([{ id, name: "research", arguments: { prompt } }])
 
 describe("Tool.fromAgent", () => {
-  it("runs the child on the prompt, with the parent's run id as parentId and its own id; its answer is the result", async () => {
+  it("runs the child on the prompt, with the parent's run id as parentId and its own id, derived from the parent's run and call; its answer is the result", async () => {
     const seen = recorder("AfterExecution")
     const childDriver = ScriptedDriver.make([ScriptedDriver.text("Paris")])
     const child = AgentBuilder.make(UseDriver(childDriver), seen.use)
@@ -29,7 +29,8 @@ describe("Tool.fromAgent", () => {
     expect(seen.states).toHaveLength(1)
     const childFinal = seen.states[0] as AgentState
     expect(childFinal.parentId).toBe("parent-1")
-    expect(childFinal.id).not.toBe("parent-1")
+    // Derived from the parent's run id and call id: the same each time the call runs.
+    expect(childFinal.id).toBe("parent-1/call-1")
     expect(childFinal.context.messages.toArray()[0]).toMatchObject({ role: "user", content: "capital of France?" })
     const result = final.context.messages.toArray().find((m) => m.role === "tool")
     expect(result).toMatchObject({ toolCallId: "call-1", toolName: "research", content: "Paris", isError: false })
@@ -241,7 +242,8 @@ describe("Tool.fromAgent", () => {
       expect(pending[0]?.payload).toMatchObject({
         _tag: "Subagent",
         agent: "research",
-        pendingCalls: [{ toolCall: { id: "child-call-1", name: "refund" }, reason: "a person approves refunds", payload: { amount: 1 } }],
+        // The child's call as its parent shows it: named by the path parent call / child call.
+        pendingCalls: [{ toolCall: { id: "parent-call-1/child-call-1", name: "refund" }, reason: "a person approves refunds", payload: { amount: 1 } }],
       })
       expect(childEnd.states.at(-1)?.execution.status).toBe("suspended")
       // What the child spent so far counts: the model call it suspended in.
@@ -249,7 +251,7 @@ describe("Tool.fromAgent", () => {
 
       const stored = Codecs.fromJson(Codecs.AgentState, Codecs.toJson(Codecs.AgentState, suspended))
       if (stored._tag !== "Success") throw new Error("the suspended state does not decode")
-      const final = await parent.resume(stored.success, [Decision.approve("child-call-1")])
+      const final = await parent.resume(stored.success, [Decision.approve("parent-call-1/child-call-1")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual([500])
       const childFinal = childEnd.states.at(-1) as AgentState
@@ -269,7 +271,7 @@ describe("Tool.fromAgent", () => {
     it("a rejection inside the child is read by the child's model; the parent goes on", async () => {
       const { parent, childDriver, refunds } = setup()
       const suspended = await parent.run("refund")
-      const final = await parent.resume(suspended, [Decision.reject("child-call-1", "not without a receipt")])
+      const final = await parent.resume(suspended, [Decision.reject("parent-call-1/child-call-1", "not without a receipt")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual([])
       const read = childDriver.requests[1]?.messages.toArray().find((m) => m.role === "tool")
@@ -304,12 +306,13 @@ describe("Tool.fromAgent", () => {
       expect(suspended.execution.status).toBe("suspended")
       expect(suspended.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["p1"])
       expect(suspended.context.messages.toArray().filter((m) => m.role === "tool")).toMatchObject([{ toolCallId: "p2", content: "order A7 is late" }])
-      const final = await parent.resume(suspended, [Decision.approve("r1")])
+      const final = await parent.resume(suspended, [Decision.approve("p1/r1")])
       expect(final.execution.status).toBe("completed")
       expect(final.context.messages.toArray().filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["order A7 is late", "refund done"])
     })
 
-    it("an approval two levels down suspends the top run, and its decision reaches the grandchild", async () => {
+    // A parent (call p1) whose child (call c1) runs a grandchild that waits on g1.
+    const twoLevels = () => {
       const refunds: Array<string> = []
       const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "refunded") })
       const grandchild = AgentBuilder.make(
@@ -325,14 +328,40 @@ describe("Tool.fromAgent", () => {
         UseDriver(ScriptedDriver.make([delegate("p1"), ScriptedDriver.text("top done")])),
         UseTools([Tool.fromAgent(child, { name: "research" })]),
       )
+      return { parent, refunds }
+    }
+
+    it("an approval two levels down suspends the top run, and its decision reaches the grandchild", async () => {
+      const { parent, refunds } = twoLevels()
       const suspended = await parent.run("go")
       expect(suspended.execution.pendingCalls?.[0]?.payload).toMatchObject({
-        pendingCalls: [{ toolCall: { id: "c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "g1" } }] } }],
+        pendingCalls: [{ toolCall: { id: "p1/c1" }, payload: { _tag: "Subagent", pendingCalls: [{ toolCall: { id: "p1/c1/g1" } }] } }],
       })
-      const final = await parent.resume(suspended, [Decision.approve("g1")])
+      const final = await parent.resume(suspended, [Decision.approve("p1/c1/g1")])
       expect(final.execution.status).toBe("completed")
       expect(refunds).toEqual(["g1"])
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("child done")
+      expect(final.context.messages.last()?.content).toBe("top done")
+    })
+
+    it("a parent stored before calls were named by path (its payloads list the children's plain ids) resumes by the paths", async () => {
+      const { parent, refunds } = twoLevels()
+      const suspended = await parent.run("go")
+      // Every payload's list as the earlier format wrote it: the plain ids.
+      const plain = (u: unknown): unknown =>
+        Array.isArray(u) ? u.map(plain)
+        : typeof u !== "object" || u === null ? u
+        : Object.fromEntries(Object.entries(u).map(([k, v]) =>
+          [k, k === "toolCall" && typeof (v as { id?: unknown }).id === "string" ? { ...v, id: (v as { id: string }).id.split("/").at(-1) } : plain(v)]
+        ))
+      const old = Codecs.decode(Codecs.AgentState, plain(JSON.parse(Codecs.toJson(Codecs.AgentState, suspended))))
+      if (old._tag !== "Success") throw new Error("the rewritten state does not decode")
+      expect(old.success.execution.pendingCalls?.[0]?.payload).toMatchObject({
+        pendingCalls: [{ toolCall: { id: "c1" }, payload: { pendingCalls: [{ toolCall: { id: "g1" } }] } }],
+      })
+      const final = await parent.resume(old.success, [Decision.approve("p1/c1/g1")])
+      expect(final.execution.status).toBe("completed")
+      expect(refunds).toEqual(["g1"])
       expect(final.context.messages.last()?.content).toBe("top done")
     })
 
@@ -352,13 +381,13 @@ describe("Tool.fromAgent", () => {
         UseTools([Tool.fromAgent(child, { name: "research" })]),
       )
       const first = await parent.run("pay")
-      const half = await parent.resume(first, [Decision.approve("k1")])
+      const half = await parent.resume(first, [Decision.approve("p1/k1")])
       expect(half.execution.status).toBe("suspended")
       expect(paid).toEqual(["k1"])
-      expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "k2" } }] })
+      expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "p1/k2" } }] })
       // k1 is decided now: deciding it again is refused.
-      await expect(parent.resume(half, [Decision.approve("k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
-      const final = await parent.resume(half, [Decision.approve("k2")])
+      await expect(parent.resume(half, [Decision.approve("p1/k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
+      const final = await parent.resume(half, [Decision.approve("p1/k2")])
       expect(final.execution.status).toBe("completed")
       expect(paid).toEqual(["k1", "k2"])
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("both paid")
@@ -385,6 +414,8 @@ describe("Tool.fromAgent", () => {
       const { parent } = setup()
       const suspended = await parent.run("refund")
       await expect(parent.resume(suspended, [Decision.approve("no-such-call")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
+      // The child's bare id is no name in the parent: its path is.
+      await expect(parent.resume(suspended, [Decision.approve("child-call-1")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
     })
 
     it("a stored child state that does not decode is a tool error, not a crash", async () => {
@@ -396,9 +427,135 @@ describe("Tool.fromAgent", () => {
         ...pending,
         payload: { ...(pending.payload as object), state: { id: 3 } },
       }])
-      const final = await parent.resume(broken, [Decision.approve("child-call-1")])
+      const final = await parent.resume(broken, [Decision.approve("parent-call-1/child-call-1")])
       expect(final.execution.status).toBe("completed")
       expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toContain("its stored state is invalid")
     })
+  })
+})
+
+describe("Tool.fromAgent across the call-id boundary", () => {
+  // Per-conversation numbering (ScriptedDriver's default ids): parent and child both say `call_1`.
+  const numbered = () => {
+    const refunds: Array<{ readonly amount: number; readonly key: string }> = []
+    const refund = Tool.make({
+      name: "refund",
+      parameters: t.type({ amount: t.number }),
+      execute: ({ amount }, c) => (refunds.push({ amount, key: c.idempotencyKey }), { refunded: amount }),
+    })
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refund", arguments: { amount: 500 } }]), ScriptedDriver.text("refunded 500")])),
+      UseTools([refund]),
+      UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" }),
+    )
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refunds", arguments: { prompt: "refund A7" } }]), ScriptedDriver.text("done")])),
+      UseTools([Tool.fromAgent(child, { name: "refunds" })]),
+    )
+    return { parent, refunds }
+  }
+  const exposed = (state: AgentState): ReadonlyArray<string> =>
+    ((state.execution.pendingCalls?.[0]?.payload as { pendingCalls: ReadonlyArray<{ toolCall: { id: string } }> }).pendingCalls).map((p) => p.toolCall.id)
+
+  it("names the child's waiting call by the path of the parent's call id and its own: an approval reaches the child's call", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run(AgentState.make({ id: "p-1", messages: [] }))
+    expect(suspended.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["call_1"])
+    expect(exposed(suspended)).toEqual(["call_1/call_1"])
+    const final = await parent.resume(suspended, [Decision.approve("call_1/call_1")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds.map((r) => r.amount)).toEqual([500])
+    expect(final.context.messages.toArray().filter((m) => m.role === "tool")).toMatchObject([{ toolCallId: "call_1", content: "refunded 500" }])
+  })
+
+  it("a decision naming the parent's call (`call_1`) answers the parent's call and never runs the child's", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    const final = await parent.resume(suspended, [Decision.reject("call_1", "no refunds today")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds).toEqual([])
+    expect(final.context.messages.toArray().find((m) => m.role === "tool")).toMatchObject({ toolCallId: "call_1", isError: true })
+  })
+
+  it("an edit of the child's call reaches the child with its own id", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    const final = await parent.resume(suspended, [Decision.edit("call_1/call_1", { amount: 20 })])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds.map((r) => r.amount)).toEqual([20])
+  })
+
+  it("escapes `/` and `%` in an id, so a path never reads as another call's id", async () => {
+    const refunds: Array<string> = []
+    const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (refunds.push(c.toolCall.id), "ok") })
+    const approval = UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" })
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "b", name: "refund", arguments: {} }]), ScriptedDriver.text("child done")])),
+      UseTools([refund]),
+      approval,
+    )
+    // The parent's own call "a/b" waits too, beside the subagent's call "a" whose child waits on "b".
+    const parent = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([
+        ScriptedDriver.toolCalls([{ id: "a", name: "refunds", arguments: { prompt: "go" } }, { id: "a/b", name: "refund", arguments: {} }]),
+        ScriptedDriver.text("done"),
+      ])),
+      UseTools([Tool.fromAgent(child, { name: "refunds" }), refund]),
+      approval,
+    )
+    const suspended = await parent.run("go")
+    expect(exposed(suspended)).toEqual(["a/b"])
+    // "a/b" names the child's call; the parent's own "a/b" is "a%2Fb".
+    const half = await parent.resume(suspended, [Decision.approve("a/b")])
+    expect(refunds).toEqual(["b"])
+    expect(half.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["a/b"])
+    // Given as it is, "a/b" names the parent's own call once no subagent call "a" waits.
+    expect(Decision.validate(half, [Decision.approve("a/b")])).toMatchObject({ _tag: "Success" })
+    await expect(parent.resume(half, [Decision.approve("a/b"), Decision.approve("a%2Fb")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "repeated" })
+    const final = await parent.resume(half, [Decision.approve("a%2Fb")])
+    expect(final.execution.status).toBe("completed")
+    expect(refunds).toEqual(["b", "a/b"])
+  })
+
+  it("a path no child waits on is DecisionInvalid; one call decided twice is refused", async () => {
+    const { parent, refunds } = numbered()
+    const suspended = await parent.run("refund")
+    await expect(parent.resume(suspended, [Decision.approve("call_1/call_2")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "unknown" })
+    // One call decided twice.
+    await expect(parent.resume(suspended, [Decision.approve("call_1/call_1"), Decision.reject("call_1/call_1", "no")])).rejects
+      .toMatchObject({ _tag: "DecisionInvalid", reason: "repeated" })
+    expect(refunds).toEqual([])
+  })
+
+  it("gives the child the same run id, and its tools the same idempotency keys, each time the call runs it; nested, the path of calls", async () => {
+    const keys: Array<string> = []
+    const refund = Tool.make({ name: "refund", parameters: t.type({}), execute: (_, c) => (keys.push(c.idempotencyKey), "ok") })
+    const approval = UseHook((ctx) => ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" })
+    const ids = recorder("BeforeExecution")
+    const make = () => {
+      const grandchild = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }]), ScriptedDriver.text("g")])),
+        UseTools([refund]),
+        approval,
+        ids.use,
+      )
+      const child = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "deeper", arguments: { prompt: "go" } }]), ScriptedDriver.text("c")])),
+        UseTools([Tool.fromAgent(grandchild, { name: "deeper" })]),
+      )
+      return AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "research", arguments: { prompt: "go" } }]), ScriptedDriver.text("top")])),
+        UseTools([Tool.fromAgent(child, { name: "research" })]),
+      )
+    }
+    // Two runs of the same conversation, from scratch (a replay after a crash does this).
+    for (let i = 0; i < 2; i++) {
+      const agent = make()
+      const suspended = await agent.run(AgentState.make({ id: "top", messages: [] }))
+      const final = await agent.resume(suspended, [Decision.approve("call_1/call_1/call_1")])
+      expect(final.execution.status).toBe("completed")
+    }
+    expect(ids.states.map((s) => s.id)).toEqual(["top/call_1/call_1", "top/call_1/call_1", "top/call_1/call_1", "top/call_1/call_1"])
+    expect(keys).toEqual(["top/call_1/call_1:call_1", "top/call_1/call_1:call_1"])
   })
 })

@@ -107,7 +107,11 @@ export interface Execution {
    * finished state starts a new execution. See `withExecutionMetadata`.
    */
   readonly metadata: Metadata
-  /** The calls waiting for a decision while the run is `suspended`. */
+  /**
+   * The calls waiting for a decision while the run is `suspended`. A `Decision` names one
+   * by its `toolCall.id`; a subagent's call (`Tool.fromAgent`) lists in its payload the
+   * child's waiting calls, named by their path from this call (`<callId>/<childCallId>`).
+   */
   readonly pendingCalls?: ReadonlyArray<PendingCall> | undefined
   /**
    * While the run is `suspended`: the step it was suspended in, as far as it went (the

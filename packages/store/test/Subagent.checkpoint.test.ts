@@ -40,7 +40,7 @@ describe("UseCheckpoints with a subagent that waits for approval", () => {
     expect((await RunStore.load(store, suspended.id))?.state).toEqual(suspended)
     // A new parent and a new child, as in another process.
     const fresh = make()
-    const final = await fresh.resume(suspended.id, [Decision.approve("child-1")])
+    const final = await fresh.resume(suspended.id, [Decision.approve("parent-1/child-1")])
     expect(final.execution.status).toBe("completed")
     expect(refunds).toEqual([9])
     expect(final.context.messages.toArray().find((m) => m.role === "tool")?.content).toBe("refunded 9")
@@ -84,5 +84,65 @@ describe("UseCheckpoints with a subagent whose result the journal replays", () =
     }
     // Some cuts fell after the child's result was journaled: the resume replayed it.
     expect(replayed).toBeGreaterThan(0)
+  })
+})
+
+// A child's side effect after a cut at every store operation: the parent's call runs its
+// child again unless its result was journaled, and the child's run id is derived from the
+// parent's run id and call id, so its tool sees the same idempotency key every time.
+describe("UseCheckpoints with a subagent whose tool has a side effect, cut at every store operation", () => {
+  type Charge = { readonly runId: string; readonly key: string }
+  const lastIsTool = (request: { readonly messages: { last: () => { readonly role: string } | undefined } }) =>
+    request.messages.last()?.role === "tool"
+  const make = (store: RunStore.RunStore, charges: Array<Charge>, approve: boolean) => {
+    // Per-conversation ids (`call_1`) in parent and child, as a fresh driver numbers them.
+    const charge = Tool.make({ name: "charge", parameters: t.type({}), execute: (_, c) => (charges.push({ runId: c.state.id, key: c.idempotencyKey }), "charged") })
+    const child = AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.respond((r) => lastIsTool(r) ? ScriptedDriver.text("charged 9") : ScriptedDriver.toolCalls([{ name: "charge", arguments: {} }]))], { repeatLast: true })),
+      UseTools([charge]),
+      ...(approve ? [UseHook((ctx) => ctx.toolCall?.name === "charge" ? HookContext.suspend(ctx, "approve") : ctx, { triggers: "BeforeToolUse", name: "test:approval" })] : []),
+    )
+    return AgentBuilder.make(
+      UseDriver(ScriptedDriver.make([ScriptedDriver.respond((r) => lastIsTool(r) ? ScriptedDriver.text("done") : ScriptedDriver.toolCalls([{ name: "billing", arguments: { prompt: "charge 9" } }]))], { repeatLast: true })),
+      UseTools([Tool.fromAgent(child, { name: "billing" })]),
+      UseCheckpoints(store),
+    )
+  }
+
+  it("runs the child's side effect with one idempotency key, whether the cut made the call run again or not", async () => {
+    let ranTwice = 0
+    for (let budget = 0; ; budget++) {
+      const store = MemoryStore.make()
+      const charges: Array<Charge> = []
+      const cut = await make(dyingAfter(store, budget), charges, false).run("charge me")
+      if (cut.execution.status === "completed") break
+      if ((await RunStore.load(store, cut.id)) === undefined) continue
+      const final = await make(store, charges, false).resume(cut.id)
+      expect(final.execution.status).toBe("completed")
+      expect(charges.length, `cut after ${budget} store operations`).toBeGreaterThan(0)
+      for (const c of charges) expect(c, `cut after ${budget} store operations`).toEqual({ runId: `${cut.id}/call_1`, key: `${cut.id}/call_1:call_1` })
+      if (charges.length > 1) ranTwice++
+    }
+    // Some cuts fell between the child's side effect and the parent's journal write.
+    expect(ranTwice).toBeGreaterThan(0)
+  })
+
+  it("resumes an approved child under the same run id after a cut of the resume at every store operation", async () => {
+    for (let budget = 0; ; budget++) {
+      const store = MemoryStore.make()
+      const charges: Array<Charge> = []
+      const suspended = await make(store, charges, true).run("charge me")
+      expect(suspended.execution.status).toBe("suspended")
+      const child = `${suspended.id}/call_1`
+      expect(suspended.execution.pendingCalls?.[0]?.payload).toMatchObject({ runId: child, pendingCalls: [{ toolCall: { id: "call_1/call_1" } }] })
+      // A store that dies while loading the run rejects the resume: nothing ran.
+      const cut = await make(dyingAfter(store, budget), charges, true).resume(suspended.id, [Decision.approve("call_1/call_1")]).catch(() => undefined)
+      if (cut?.execution.status === "completed") break
+      // The approval that resumes a child is not kept: after the cut a person approves again.
+      let final = await make(store, charges, true).resume(suspended.id)
+      if (final.execution.status === "suspended") final = await make(store, charges, true).resume(suspended.id, [Decision.approve("call_1/call_1")])
+      expect(final.execution.status, `cut after ${budget} store operations`).toBe("completed")
+      for (const c of charges) expect(c, `cut after ${budget} store operations`).toEqual({ runId: child, key: `${child}:call_1` })
+    }
   })
 })

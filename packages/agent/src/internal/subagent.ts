@@ -124,54 +124,106 @@ export const payloadOf = (payload: unknown): Payload | undefined =>
     ? payload as unknown as Payload
     : undefined
 
-// The ids of the calls a payload's child waits on, its own children's included.
-const nestedIds = (payload: Payload, depth: number, into: Set<string>): Set<string> => {
+// Names of calls across subagent boundaries. A run's own call is named by its id, with
+// `%` and `/` escaped (`%25`, `%2F`: any other id is its own name); a call a subagent
+// waits on is named by the path of the parent's call and the child's name for it,
+// `parentName/childName` (a grandchild's call: `p/c/g`). An own name has no `/` and a
+// path has one; the first `/` ends the parent's escaped id; so no two calls a state
+// waits on, at any depth, share a name (docs/decisions.md, "Subagent call names").
+
+/** Joins the names of a path of calls. */
+export const separator = "/"
+
+/** A run's own call id as a name: `%` and `/` escaped, any other id as it is. */
+export const nameOf = (toolCallId: string): string =>
+  toolCallId.includes("%") || toolCallId.includes(separator) ? toolCallId.replaceAll("%", "%25").replaceAll(separator, "%2F") : toolCallId
+
+/** A decision's target in a state: a call of its own, or a call a subagent waits on. */
+export type Target =
+  | { readonly _tag: "Own"; readonly toolCallId: string; readonly name: string }
+  | { readonly _tag: "Nested"; readonly owner: string; readonly name: string; readonly childName: string }
+
+// The name of an entry of a payload's list of waiting calls: a path from `prefix` (the
+// escaped id of the call whose child waits, and `/`). A payload written before calls were
+// named by path lists the child's plain ids: they are named as they would have been.
+const entryName = (id: string, prefix: string): string => id.startsWith(prefix) ? id : prefix + nameOf(id)
+
+const idOf = (p: JsonValue): string | undefined =>
+  isRecord(p) && isRecord(p["toolCall"]) && typeof p["toolCall"]["id"] === "string" ? p["toolCall"]["id"] : undefined
+
+// The names a payload's child waits on, its own children's included (every one a
+// person may decide: a child's call that runs a grandchild can be rejected too).
+const namesIn = (payload: Payload, prefix: string, depth: number, into: Set<string>): Set<string> => {
   if (depth >= maxDepth) return into
   for (const p of payload.pendingCalls) {
-    if (!isRecord(p) || !isRecord(p["toolCall"]) || typeof p["toolCall"]["id"] !== "string") continue
-    into.add(p["toolCall"]["id"])
-    const inner = payloadOf(p["payload"])
-    if (inner !== undefined) nestedIds(inner, depth + 1, into)
+    const id = idOf(p)
+    if (id === undefined) continue
+    const name = entryName(id, prefix)
+    into.add(name)
+    const inner = payloadOf((p as Readonly<Record<string, unknown>>)["payload"])
+    if (inner !== undefined) namesIn(inner, name + separator, depth + 1, into)
   }
   return into
 }
 
 /**
- * The pending call of `state` whose subagent (or one of its own) waits on `toolCallId`;
- * `undefined` when none does.
+ * The call `name` names in `state`: an own call by its name, a call a subagent waits on
+ * by its path (as the pending call's payload lists it), else an own call by its plain
+ * id (an id with `/` or `%`, given as it is, when it names nothing else); `undefined`
+ * when it names none.
  */
-export const ownerOf = (state: AgentState, toolCallId: string): string | undefined => {
-  for (const p of state.execution.pendingCalls ?? []) {
-    const payload = payloadOf(p.payload)
-    if (payload !== undefined && nestedIds(payload, 0, new Set()).has(toolCallId)) return p.toolCall.id
+export const resolve = (state: AgentState, name: string): Target | undefined => {
+  const pending = state.execution.pendingCalls
+  if (pending === undefined) return undefined
+  const slash = name.indexOf(separator)
+  if (slash < 0) {
+    const own = pending.find((p) => nameOf(p.toolCall.id) === name)
+    if (own !== undefined) return { _tag: "Own", toolCallId: own.toolCall.id, name }
+  } else {
+    const head = name.slice(0, slash)
+    const owner = pending.find((p) => nameOf(p.toolCall.id) === head)
+    const payload = payloadOf(owner?.payload)
+    if (owner !== undefined && payload !== undefined && namesIn(payload, head + separator, 0, new Set()).has(name)) {
+      return { _tag: "Nested", owner: owner.toolCall.id, name, childName: name.slice(slash + 1) }
+    }
   }
-  return undefined
+  const plain = pending.find((p) => p.toolCall.id === name)
+  return plain === undefined ? undefined : { _tag: "Own", toolCallId: plain.toolCall.id, name: nameOf(plain.toolCall.id) }
 }
 
+const withId = (decision: Decision, toolCallId: string): Decision =>
+  decision.toolCallId === toolCallId ? decision : Object.freeze({ ...decision, toolCallId })
+
 /**
- * Splits a resume's decisions: those for the run's own calls stay; those for calls a
- * subagent waits on become a resumption of that subagent's call, which is approved
- * (it runs again and resumes its child), unless the caller decided on it directly.
+ * Splits a resume's decisions: those for the run's own calls stay, by call id; those
+ * for calls a subagent waits on become a resumption of that subagent's call, each
+ * decision naming the child's call by the child's name for it; the subagent's call is
+ * approved (it runs again and resumes its child), unless the caller decided on it
+ * directly.
  */
 export const route = (
   state: AgentState,
   decisions: ReadonlyMap<string, Decision> | undefined,
 ): { readonly decisions: ReadonlyMap<string, Decision> | undefined; readonly resumptions: Map<string, Resumption> | undefined } => {
   if (decisions === undefined || state.execution.pendingCalls === undefined) return { decisions, resumptions: undefined }
-  let own: Map<string, Decision> | undefined
+  const own = new Map<string, Decision>()
+  let renamed = false
   let nested: Map<string, Array<Decision>> | undefined
-  for (const [id, decision] of decisions) {
-    if (AgentState.isPendingCall(state, id)) continue
-    const owner = ownerOf(state, id)
-    if (owner === undefined) continue
-    own ??= new Map(decisions)
-    own.delete(id)
-    nested ??= new Map()
-    const list = nested.get(owner) ?? []
-    list.push(decision)
-    nested.set(owner, list)
+  for (const [key, decision] of decisions) {
+    const target = resolve(state, decision.toolCallId)
+    if (target === undefined) {
+      own.set(key, decision)
+    } else if (target._tag === "Own") {
+      renamed ||= key !== target.toolCallId
+      own.set(target.toolCallId, withId(decision, target.toolCallId))
+    } else {
+      nested ??= new Map()
+      const list = nested.get(target.owner) ?? []
+      list.push(withId(decision, target.childName))
+      nested.set(target.owner, list)
+    }
   }
-  if (own === undefined || nested === undefined) return { decisions, resumptions: undefined }
+  if (nested === undefined) return { decisions: renamed ? own : decisions, resumptions: undefined }
   const resumptions = new Map<string, Resumption>()
   for (const [owner, list] of nested) {
     const pending = state.execution.pendingCalls.find((p) => p.toolCall.id === owner)
@@ -183,13 +235,45 @@ export const route = (
   return { decisions: own, resumptions }
 }
 
-/** The payload of a subagent's pending call: JSON, encoded with the state's codec. */
-export const payload = (agent: string, child: AgentState): Payload =>
+// The child's waiting calls as its parent shows them, each named by `prefix` (the
+// parent's call) and the child's name for it: its own calls (`childPrefix` undefined) by
+// their escaped ids, its children's by their paths from the child.
+const exposed = (list: ReadonlyArray<JsonValue>, prefix: string, childPrefix: string | undefined, depth: number): ReadonlyArray<JsonValue> =>
+  list.map((p) => {
+    const id = idOf(p)
+    if (id === undefined) return p
+    const entry = p as Readonly<Record<string, JsonValue>>
+    const name = childPrefix === undefined ? nameOf(id) : entryName(id, childPrefix)
+    const inner = depth < maxDepth ? payloadOf(entry["payload"]) : undefined
+    return {
+      ...entry,
+      toolCall: { ...(entry["toolCall"] as Readonly<Record<string, JsonValue>>), id: prefix + name },
+      ...(inner === undefined ? {} : { payload: { ...inner, pendingCalls: exposed(inner.pendingCalls, prefix, name + separator, depth + 1) } }),
+    } as JsonValue
+  })
+
+/**
+ * The run id of the child of call `toolCallId` of run `parentRunId`: the same every
+ * time that call runs its child (after a crash, on a replay, on a retry), so the
+ * child's tools get the same idempotency keys. A grandchild's nests the path.
+ */
+export const childRunId = (parentRunId: string, toolCallId: string): string => `${parentRunId}${separator}${nameOf(toolCallId)}`
+
+/**
+ * The payload of call `toolCallId`'s pending call, its child suspended: JSON, encoded
+ * with the state's codec; the child's waiting calls named by their paths from the call.
+ */
+export const payload = (agent: string, toolCallId: string, child: AgentState): Payload =>
   Object.freeze({
     _tag: payloadTag,
     agent,
     runId: child.id,
-    pendingCalls: JSON.parse(JSON.stringify((child.execution.pendingCalls ?? []).map((p) => Codecs.encode(Codecs.PendingCall, p)))) as ReadonlyArray<JsonValue>,
+    pendingCalls: exposed(
+      JSON.parse(JSON.stringify((child.execution.pendingCalls ?? []).map((p) => Codecs.encode(Codecs.PendingCall, p)))) as ReadonlyArray<JsonValue>,
+      nameOf(toolCallId) + separator,
+      undefined,
+      0,
+    ),
     state: JSON.parse(Codecs.toJson(Codecs.AgentState, child)) as JsonValue,
   })
 
@@ -235,7 +319,7 @@ const minus = (a: Usage.Usage, b: Usage.Usage): Usage.Usage =>
 
 /**
  * Runs the child for one call of its tool, in the tool's fiber: a new run whose
- * `parentId` is the parent's run id, or, when the parent resumes with decisions for
+ * `parentId` is the parent's run id (its id derived from it, `childRunId`), or, when the parent resumes with decisions for
  * the child's calls, the child's stored run resumed with them. Gives `output(final)`
  * for a completed child; parks the call (the parent suspends) for a suspended one;
  * fails naming the child's error or stop for a failed or stopped one.
@@ -256,7 +340,8 @@ export const runChild = (
     let from: AgentState | undefined
     let child: Effect.Effect<AgentState, { readonly _tag: string; readonly message: string }>
     if (resumption === undefined) {
-      child = agent.runEffect(AgentState.make({ parentId: context.state.id, messages: [Message.user(prompt)] }), options)
+      const id = childRunId(context.state.id, callId)
+      child = agent.runEffect(AgentState.make({ id, parentId: context.state.id, messages: [Message.user(prompt)] }), options)
     } else {
       const decoded = childState(resumption.state, "payload.state")
       if (Result.isFailure(decoded)) {
@@ -278,7 +363,7 @@ export const runChild = (
     if (status === "suspended") {
       if (host === undefined) return yield* Effect.fail(new SubagentFailed(`subagent "${name}" suspended, and no run can wait on it`))
       const waiting = (final.execution.pendingCalls ?? []).map((p) => p.toolCall.name).join(", ")
-      host.park(callId, `subagent "${name}" waits for a decision on ${waiting}`, payload(name, final))
+      host.park(callId, `subagent "${name}" waits for a decision on ${waiting}`, payload(name, callId, final))
       return null
     }
     if (status === "failed") {

@@ -18,12 +18,12 @@
  *
  * @since 0.1.0
  */
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, HookContext, HookTriggers, Message, StopSignal } from "@hookline/core"
+import { AgentBuilder, Decision, Tool, UseDriver, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, Message, StopSignal } from "@hookline/core"
 import { RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import * as assert from "node:assert/strict"
-import { caseNumber, failureOf, runIdOf, sameState, started, stepOf } from "./internal/storeCase.js"
+import { approvalAgent, caseNumber, failureOf, runIdOf, sameState, started, stepOf } from "./internal/storeCase.js"
 import { runCases } from "./internal/storeRunCases.js"
 import * as ScriptedDriver from "./ScriptedDriver.js"
 
@@ -302,22 +302,7 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
           return { refunded: true }
         },
       })
-      const agent = () =>
-        AgentBuilder.make(
-          UseDriver(ScriptedDriver.make([
-            ScriptedDriver.respond((request) =>
-              request.messages.toArray().some((m) => m.role === "tool")
-                ? ScriptedDriver.text("done")
-                : ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }])
-            ),
-          ], { repeatLast: true })),
-          UseTools([refund]),
-          UseHook((ctx) => (ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve the refund", {}) : ctx), {
-            triggers: HookTriggers.beforeToolUse,
-            name: "conformance:approval",
-          }),
-          UseCheckpoints(store),
-        )
+      const agent = () => approvalAgent(store, refund)
       const suspended = await Effect.runPromise(agent().runEffect(AgentState.make({ id: runId, messages: [Message.user("refund")] })))
       assert.equal(suspended.execution.status, "suspended")
       const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string

@@ -1,8 +1,11 @@
 // What the store conformance cases share: run ids of their own, states to save, and the
 // checks they make.
-import { AgentState, Codecs, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentBuilder, type Agent, type Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, HookContext, HookTriggers, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
+import { type RunStore, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import * as assert from "node:assert/strict"
+import * as ScriptedDriver from "../ScriptedDriver.js"
 
 let counter = 0
 
@@ -34,3 +37,29 @@ export const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> =
   if (reason === undefined || reason._tag !== "Fail") throw new assert.AssertionError({ message: "expected a typed failure" })
   return reason.error
 }
+
+/**
+ * An agent whose model asks for `refund` until it sees a tool result, then says "done";
+ * every refund waits for approval. `asked` counts the model's calls.
+ */
+export const approvalAgent = (
+  store: RunStore.RunStore,
+  refund: Tool.Tool,
+  options: { readonly asked?: () => void; readonly ifExists?: "refuse" | "replace" } = {},
+): Agent.Agent =>
+  AgentBuilder.make(
+    UseDriver(ScriptedDriver.make([
+      ScriptedDriver.respond((request) => {
+        options.asked?.()
+        return request.messages.toArray().some((m) => m.role === "tool")
+          ? ScriptedDriver.text("done")
+          : ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }])
+      }),
+    ], { repeatLast: true })),
+    UseTools([refund]),
+    UseHook((ctx) => (ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve the refund", {}) : ctx), {
+      triggers: HookTriggers.beforeToolUse,
+      name: "conformance:approval",
+    }),
+    UseCheckpoints(store, options.ifExists === undefined ? {} : { ifExists: options.ifExists }),
+  )

@@ -1,15 +1,15 @@
 // The conformance cases of a run's identity and integrity: a new run of a stored id is
 // refused atomically (or replaces the run on request), a lost checkpoint is reported,
 // and whatever a store acknowledges loads back equal, huge states included.
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, HookContext, HookTriggers, Message } from "@hookline/core"
+import { AgentBuilder, Decision, Tool, UseDriver } from "@hookline/agent"
+import { AgentState, Codecs, Message } from "@hookline/core"
 import { Checkpoint, RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as assert from "node:assert/strict"
 import { agentState } from "../arbitraries/state.js"
 import * as ScriptedDriver from "../ScriptedDriver.js"
-import { failureOf, runIdOf, sameState, started, stepOf } from "./storeCase.js"
+import { approvalAgent, failureOf, runIdOf, sameState, started, stepOf } from "./storeCase.js"
 
 export interface RunCase {
   readonly name: string
@@ -178,23 +178,7 @@ export const runCases = (options: RunCaseOptions): ReadonlyArray<RunCase> => [
         jsonSchema: { type: "object" },
         execute: () => (refunds++, { refunded: true }),
       })
-      const agent = (ifExists?: "replace") =>
-        AgentBuilder.make(
-          UseDriver(ScriptedDriver.make([
-            ScriptedDriver.respond((request) => {
-              asked++
-              return request.messages.toArray().some((m) => m.role === "tool")
-                ? ScriptedDriver.text("done")
-                : ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }])
-            }),
-          ], { repeatLast: true })),
-          UseTools([refund]),
-          UseHook((ctx) => (ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve the refund", {}) : ctx), {
-            triggers: HookTriggers.beforeToolUse,
-            name: "conformance:approval",
-          }),
-          UseCheckpoints(store, ifExists === undefined ? {} : { ifExists }),
-        )
+      const agent = (ifExists?: "replace") => approvalAgent(store, refund, { asked: () => asked++, ifExists })
       const suspended = await Effect.runPromise(agent().runEffect(AgentState.make({ id: runId, messages: [Message.user("refund")] })))
       assert.equal(suspended.execution.status, "suspended")
       const before = { asked, head: await Effect.runPromise(store.head(runId)) }

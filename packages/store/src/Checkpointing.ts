@@ -235,7 +235,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         loads.delete(ctx.state.context)
       } else {
         // A new run. Its lease goes again at once unless the run goes on.
-        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace, at: now }))
+        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))
           if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)

@@ -62,6 +62,10 @@ const counted = (inner: RunStore.RunStore, tally: Tally): RunStore.RunStore =>
       if (tally.counting) tally.checkpoints.push(Buffer.byteLength(commit.body))
       return inner.commit(commit)
     },
+    create: (commit: RunStore.Commit, replace: boolean) => {
+      if (tally.counting) tally.checkpoints.push(Buffer.byteLength(commit.body))
+      return inner.create(commit, replace)
+    },
     journalPut: (runId: string, key: string, body: string) => {
       if (tally.counting) tally.journal += Buffer.byteLength(body)
       return inner.journalPut(runId, key, body)

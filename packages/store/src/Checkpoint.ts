@@ -9,7 +9,8 @@
  * @since 0.1.0
  */
 import { AgentState, AppendLog, Codecs, type Json, type Message, type Step, type StopSignal } from "@hookline/core"
-import type { AgentError, InferenceRequest, Usage } from "@hookline/core"
+import { AgentError } from "@hookline/core"
+import type { InferenceRequest, Usage } from "@hookline/core"
 import { Result } from "effect"
 import * as t from "io-ts"
 import * as StoreError from "./StoreError.js"
@@ -21,6 +22,18 @@ import * as StoreError from "./StoreError.js"
  * @category constants
  */
 export const version = 1
+
+/**
+ * The bounds of one checkpoint, in one place: `rebuild` refuses a stored row past them
+ * (it is untrusted input), and a writer refuses to write one (`encodeChecked`), so that
+ * what a store acknowledged always loads back. The JSON codec's own bounds: at most
+ * 100,000 items in one array or object, 64 MiB of UTF-8 per checkpoint, JSON values
+ * nested at most 512 deep.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limits: Codecs.DecodeOptions = Object.freeze({ ...Codecs.defaultLimits })
 
 /**
  * Items appended to a list from index `from`; a `from` below the stored length
@@ -257,29 +270,67 @@ const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, 
   return Result.void
 }
 
-const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, StoreError.DecodeFailed> => {
-  const at = `checkpoints[${i}]`
-  if (typeof row.body !== "string") return Result.fail(StoreError.decodeFailed(runId, at, "expected the checkpoint's JSON text"))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(row.body)
-  } catch (cause) {
-    return Result.fail(StoreError.decodeFailed(runId, at, `not JSON: ${cause instanceof Error ? cause.message : String(cause)}`))
+// The detail of a codec's failure, without its "cannot decode <path>: " prefix.
+const detailOf = (failure: AgentError.DecodeFailed): string => {
+  const prefix = `cannot decode ${failure.path === "" ? "the root" : failure.path}: `
+  return failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message
+}
+
+interface Bad {
+  readonly path: string
+  readonly detail: string
+}
+
+// One checkpoint's text as a delta of run `runId`, within `limits`; a failure's path is
+// within the checkpoint.
+const decodeBody = (runId: string, body: string): Result.Result<Delta, Bad> => {
+  if (typeof body !== "string") return Result.fail({ path: "", detail: "expected the checkpoint's JSON text" })
+  const json = Codecs.fromJson(t.unknown, body, limits)
+  if (Result.isFailure(json)) {
+    const detail = detailOf(json.failure)
+    return Result.fail({ path: "", detail: detail.includes("maxBytes") ? detail : `not JSON: ${detail}` })
   }
+  const parsed = json.success
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return Result.fail(StoreError.decodeFailed(runId, at, "expected a checkpoint object"))
+    return Result.fail({ path: "", detail: "expected a checkpoint object" })
   }
   const v = (parsed as { v?: unknown }).v
   if (v !== version) {
-    return Result.fail(StoreError.decodeFailed(runId, `${at}.v`, `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads version ${version}`))
+    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads version ${version}` })
   }
-  const decoded = Codecs.decode(DeltaCodec, parsed)
-  if (Result.isFailure(decoded)) {
-    const inner = decoded.failure.path
-    return Result.fail(StoreError.decodeFailed(runId, inner === "" ? at : `${at}.${inner}`, decoded.failure.message.replace(/^cannot decode [^:]+: /, "")))
-  }
-  if (decoded.success.id !== runId) return Result.fail(StoreError.decodeFailed(runId, `${at}.id`, `the checkpoint is of run ${decoded.success.id}`))
+  const decoded = Codecs.decode(DeltaCodec, parsed, limits)
+  if (Result.isFailure(decoded)) return Result.fail({ path: decoded.failure.path, detail: detailOf(decoded.failure) })
+  if (decoded.success.id !== runId) return Result.fail({ path: "id", detail: `the checkpoint is of run ${decoded.success.id}` })
   return Result.succeed(decoded.success as Delta)
+}
+
+const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, StoreError.DecodeFailed> => {
+  const at = `checkpoints[${i}]`
+  return Result.mapError(decodeBody(runId, row.body), ({ path, detail }) => StoreError.decodeFailed(runId, path === "" ? at : `${at}.${path}`, detail))
+}
+
+/**
+ * A delta as JSON text, checked the way a store's row is checked when it is loaded:
+ * text that would not load back (past a bound of `limits`, or too long for a string at
+ * all) is a `CheckpointRefused` naming the path and the bound, so nothing unreadable is
+ * ever written. `seq` is the checkpoint's sequence number, for the error.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeChecked = (runId: string, seq: number, delta: Delta): Result.Result<string, StoreError.CheckpointRefused> => {
+  let body: string
+  try {
+    body = toJson(delta)
+  } catch (cause) {
+    // JSON.stringify throws past the longest string the engine makes.
+    const detail = cause instanceof RangeError ? `too long for one string (${cause.message})` : AgentError.messageOf(cause)
+    return Result.fail(StoreError.checkpointRefused(runId, seq, "", `${detail}; at most ${limits.maxBytes} bytes load back (the maxBytes limit)`))
+  }
+  const checked = decodeBody(runId, body)
+  return Result.isFailure(checked)
+    ? Result.fail(StoreError.checkpointRefused(runId, seq, checked.failure.path, checked.failure.detail))
+    : Result.succeed(body)
 }
 
 /**

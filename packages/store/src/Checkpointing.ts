@@ -26,6 +26,12 @@
  * `agent.resume` rejects with the typed `RunLeased`. A run whose lease was lost (broken,
  * or taken after it expired) runs no more tools.
  *
+ * A run that did not come through the loader (`agent.resume(runId)`) is a **new run**:
+ * its first checkpoint is written with the lease, atomically only if its id is not
+ * stored. A new run of a stored id does nothing, as a run refused the lease: it stops at
+ * once with a hard `RunExists` stop signal, and its `agent.resume` rejects with the typed
+ * `RunExists`; `ifExists: "replace"` replaces the stored run instead.
+ *
  * @since 0.1.0
  */
 import { AgentLoop, UseAll, UseHook, UseLoader, type AgentBuilder } from "@hookline/agent"
@@ -63,6 +69,14 @@ export interface Options {
    * once it expires, or at once after `RunStore.breakLease`.
    */
   readonly lease?: Duration.Input | undefined
+  /**
+   * What a new run (`agent.run(state)`, or `agent.resume` given a state rather than a
+   * run id) does when its id is stored already. `"refuse"` (default): it does nothing and
+   * stops with `RunExists` (the stored run, a pending approval included, is untouched).
+   * `"replace"`: the stored run's checkpoints and journal are dropped and the new run's
+   * first checkpoint written in their place, in one transaction.
+   */
+  readonly ifExists?: "refuse" | "replace" | undefined
 }
 
 /** The hooks run around everything else: replay first is not needed, saving last is. */
@@ -82,7 +96,16 @@ const defaultLease: Duration.Input = "30 seconds"
  */
 export const RunLeasedReason: StopReason.Custom = StopReason.custom({ name: "RunLeased", priority: 750, kind: "hard" })
 
-/** The source of the stop signal a refused run gets. */
+/**
+ * The stop reason of a new run whose id is stored already: hard, ranked with
+ * `RunLeased` (a run refused either way did nothing).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const RunExistsReason: StopReason.Custom = StopReason.custom({ name: "RunExists", priority: 750, kind: "hard" })
+
+/** The source of the stop signal a refused run gets (no lease, or its id is stored). */
 const leaseSource = "store:lease"
 
 const leaseMillis = (input: Duration.Input | undefined): number => {
@@ -108,9 +131,6 @@ interface Tracked {
   heartbeat: Fiber.Fiber<void> | undefined
   // The store said another holds the lease now: the run runs no more tools.
   lost: boolean
-  // Set at BeforeExecution when the run did not come through `load`: the start hook
-  // loads the stored head of its id.
-  loadHead: boolean
   saved: RunStore.Saved | undefined
   // The store refused a checkpoint of this run: another writer moved its head.
   conflict: StoreError.CheckpointConflict | undefined
@@ -153,7 +173,13 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // with (settle takes it; the next run on that id starts without it).
   const conflicts = new Map<string, StoreError.CheckpointConflict>()
   // The refusals, by their stop signal, for `settle` to fail the resume with.
-  const refusals = new WeakMap<StopSignal.StopSignal, StoreError.RunLeased>()
+  const refusals = new WeakMap<StopSignal.StopSignal, StoreError.RunLeased | StoreError.RunExists>()
+  const replace = (options.ifExists ?? "refuse") === "replace"
+  if (options.ifExists !== undefined && options.ifExists !== "refuse" && options.ifExists !== "replace") {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("ifExists", `expected "refuse" or "replace", got ${JSON.stringify(options.ifExists) ?? typeof options.ifExists}`),
+    )
+  }
 
   const keyOf = (state: AgentState) => Effect.map(AgentLoop.currentRun, (run): unknown => run ?? state.id)
   const withRecord = <A>(ctx: HookContext, onNone: A, f: (entry: Tracked) => Effect.Effect<A, unknown>) =>
@@ -195,9 +221,16 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       }
     })
 
-  // Takes the run id's lease before any other hook: the run goes on with a record, or
-  // stops at once with a hard RunLeased signal and no record (nothing more of it runs
-  // or is written here).
+  const refuse = (ctx: HookContext, reason: StopReason.Custom, error: StoreError.RunLeased | StoreError.RunExists) => {
+    const signal = StopSignal.make(reason, error.message, leaseSource)
+    refusals.set(signal, error)
+    return HookContext.withState(ctx, AgentState.withStopSignal(ctx.state, signal))
+  }
+
+  // Takes the run id's lease before any other hook, and writes a new run's first
+  // checkpoint (insert if absent): the run goes on with a record, or stops at once with a
+  // hard RunLeased or RunExists signal and no record (nothing more of it runs or is
+  // written here).
   const takeLease = Hook.effect((ctx: HookContext) =>
     Effect.gen(function*() {
       const key = yield* keyOf(ctx.state)
@@ -207,20 +240,29 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       const taken = yield* Effect.result(store.takeLease({ runId, owner, expiresAt: now + ttl }, now))
       if (Result.isFailure(taken)) {
         if (taken.failure._tag !== "RunLeased") return yield* Effect.fail(taken.failure)
-        const signal = StopSignal.make(RunLeasedReason, taken.failure.message, leaseSource)
-        refusals.set(signal, taken.failure)
-        return HookContext.withState(ctx, AgentState.withStopSignal(ctx.state, signal))
+        return refuse(ctx, RunLeasedReason, taken.failure)
       }
-      const saved = loads.get(ctx.state.context)
-      if (saved !== undefined) loads.delete(ctx.state.context)
+      let saved = loads.get(ctx.state.context)
+      const loaded = saved !== undefined
+      if (saved !== undefined) {
+        loads.delete(ctx.state.context)
+      } else {
+        // A new run. Its lease goes again at once unless the run goes on.
+        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace }))
+        if (Result.isFailure(created)) {
+          yield* Effect.ignore(store.releaseLease(runId, owner))
+          if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)
+          return refuse(ctx, RunExistsReason, created.failure)
+        }
+        saved = created.success
+      }
       const entry: Tracked = {
         owner,
         heartbeat: undefined,
         lost: false,
-        loadHead: saved === undefined,
         saved,
         conflict: undefined,
-        replaying: journaling && saved !== undefined,
+        replaying: journaling && loaded,
         replayed: new Set(),
       }
       runs.set(key, entry)
@@ -251,11 +293,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
 
   // The end of a run `agent.resume` started: a run refused the lease fails the resume
-  // with RunLeased; the loser of two resumes (its checkpoint refused) with the typed
+  // with RunLeased, a new run of a stored id (a state given to resume) with RunExists;
+  // the loser of two resumes (its checkpoint refused) with the typed
   // CheckpointConflict; its state was never stored, and nothing of the winner's was
   // overwritten.
   const settle = (state: AgentState) =>
-    Effect.suspend((): Effect.Effect<AgentState, StoreError.RunLeased | StoreError.CheckpointConflict> => {
+    Effect.suspend((): Effect.Effect<AgentState, StoreError.RunLeased | StoreError.RunExists | StoreError.CheckpointConflict> => {
       const refused = state.execution.stopSignals.find((s) => s.source === leaseSource)
       if (refused !== undefined) {
         return Effect.fail(refusals.get(refused) ?? StoreError.runLeased(state.id, Number.NaN))
@@ -265,19 +308,13 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return conflict === undefined ? Effect.succeed(state) : Effect.fail(conflict)
     })
 
-  // The first checkpoint. A run started with `agent.run(state)` on a stored id (not
-  // through `resume`) goes on from the stored head, and replays from the journal too.
+  // The checkpoint after the BeforeExecution hooks: the delta from the one the run was
+  // loaded or created with (nothing, when no hook changed the state).
   const start = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) =>
       Effect.suspend(() => {
         conflicts.delete(ctx.state.id)
-        if (!entry.loadHead) return checkpoint(ctx, entry)
-        entry.loadHead = false
-        return Effect.flatMap(RunStore.loadEffect(store, ctx.state.id), (saved) => {
-          entry.saved = saved
-          entry.replaying = journaling && saved !== undefined
-          return checkpoint(ctx, entry)
-        })
+        return checkpoint(ctx, entry)
       }))
   )
 

@@ -10,54 +10,102 @@ import type * as Checkpoint from "./Checkpoint.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
-interface Run {
+/**
+ * One run as the memory store keeps it. Mutable: the store's own record.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunData {
   readonly rows: Array<Checkpoint.Row>
+  /** The latest checkpoint's sequence number, kept apart from the rows as a database keeps it. */
+  head: number
   status: RunStore.RunSummary["status"]
-  readonly createdAt: number
+  createdAt: number
   updatedAt: number
   readonly journal: Map<string, string>
 }
 
 /**
- * A new, empty store.
+ * What a memory store holds. Two stores made over one `Data` are two processes over one
+ * database; a test may change it as a database administrator would (drop a row).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Data {
+  readonly runs: Map<string, RunData>
+  /** Apart from the runs: a new run takes its lease before its first checkpoint. */
+  readonly leases: Map<string, RunStore.Lease>
+}
+
+/**
+ * Nothing stored.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): RunStore.RunStore => {
-  const runs = new Map<string, Run>()
-  // Apart from the runs: a new run takes its lease before its first checkpoint.
-  const leases = new Map<string, RunStore.Lease>()
+export const emptyData = (): Data => ({ runs: new Map(), leases: new Map() })
+
+const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt: 0, updatedAt: 0, journal: new Map() })
+
+/**
+ * A store over `data` (a new, empty one by default).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (data: Data = emptyData()): RunStore.RunStore => {
+  const { runs, leases } = data
+  // The first checkpoint: the run's record starts over; a journal written before it stays.
+  const first = (commit: RunStore.Commit, journal: Map<string, string>) => {
+    runs.set(commit.runId, {
+      rows: [Object.freeze({ seq: 1, body: commit.body })],
+      head: 1,
+      status: commit.status,
+      createdAt: commit.at,
+      updatedAt: commit.at,
+      journal,
+    })
+  }
   return Object.freeze({
     _tag: "RunStore",
     name: "memory",
     commit: (commit: RunStore.Commit) =>
       Effect.suspend(() => {
         const run = runs.get(commit.runId)
-        const head = run?.rows.length ?? 0
+        const head = run?.head ?? 0
         if (commit.seq !== head + 1) return Effect.fail(StoreError.conflict(commit.runId, commit.seq - 1, head))
-        const row = Object.freeze({ seq: commit.seq, body: commit.body })
         if (run === undefined || head === 0) {
-          const journal = run?.journal ?? new Map<string, string>()
-          runs.set(commit.runId, { rows: [row], status: commit.status, createdAt: commit.at, updatedAt: commit.at, journal })
+          first(commit, run?.journal ?? new Map())
         } else {
-          run.rows.push(row)
+          run.rows.push(Object.freeze({ seq: commit.seq, body: commit.body }))
+          run.head = commit.seq
           run.status = commit.status
           run.updatedAt = commit.at
         }
         return Effect.void
       }),
+    // One check and one write in one synchronous block: nothing runs between them.
+    create: (commit: RunStore.Commit, replace: boolean) =>
+      Effect.suspend(() => {
+        const run = runs.get(commit.runId)
+        if (run !== undefined && run.head > 0 && !replace) return Effect.fail(StoreError.runExists(commit.runId))
+        first({ ...commit, seq: 1 }, replace || run === undefined ? new Map() : run.journal)
+        return Effect.void
+      }),
     rows: (runId: string) => Effect.sync(() => Object.freeze([...(runs.get(runId)?.rows ?? [])])),
+    head: (runId: string) => Effect.sync(() => runs.get(runId)?.head ?? 0),
     list: (query: RunStore.ListQuery) =>
       Effect.sync(() => {
         const statuses = RunStore.statusesOf(query)
         const found: Array<RunStore.RunSummary> = []
         for (const [runId, run] of runs) {
-          if (run.rows.length === 0) continue
+          if (run.head === 0) continue
           if (statuses !== undefined && !statuses.includes(run.status)) continue
           if (query.updatedSince !== undefined && run.updatedAt < query.updatedSince) continue
           if (query.updatedBefore !== undefined && run.updatedAt >= query.updatedBefore) continue
-          found.push(Object.freeze({ runId, seq: run.rows.length, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt }))
+          found.push(Object.freeze({ runId, seq: run.head, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt }))
         }
         found.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
         return Object.freeze(query.limit === undefined ? found : found.slice(0, query.limit))
@@ -72,7 +120,7 @@ export const make = (): RunStore.RunStore => {
         let run = runs.get(runId)
         if (run === undefined) {
           // A journal entry may come before the run's first checkpoint.
-          run = { rows: [], status: "pending", createdAt: 0, updatedAt: 0, journal: new Map() }
+          run = fresh()
           runs.set(runId, run)
         }
         if (run.journal.has(key)) return false

@@ -7,6 +7,7 @@
  */
 import { mkdir } from "node:fs/promises"
 import { Effect } from "effect"
+import * as FolderLock from "./internal/folderLock.js"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -43,6 +44,10 @@ const folderOf = (dataDir: string): string | undefined =>
 
 /**
  * Opens (and migrates) the store in `dataDir`, making its folders if they do not exist.
+ * One process owns a folder while its store is open (a lock file, `hookline.lock`, with
+ * its pid): a second opener, in another process or this one, fails at once with
+ * `StoreFailed` naming the folder and the holder's pid. `close` frees the folder; a
+ * holder that died without closing (SIGKILL) leaves a lock the next opener takes over.
  *
  * @since 0.1.0
  * @category constructors
@@ -50,27 +55,40 @@ const folderOf = (dataDir: string): string | undefined =>
 export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
   Effect.tryPromise({
     try: async () => {
-      const { PGlite } = await import("@electric-sql/pglite")
       // PGlite makes only the last level of a folder path; a path like "data/runs" on a
       // fresh checkout would fail. PGlite's other schemes ("memory://", "idb://") have no folder.
       const folder = folderOf(options.dataDir)
       if (folder !== undefined) await mkdir(folder, { recursive: true })
-      // A folder is mounted with Emscripten's NODEFS: every write PostgreSQL makes goes
-      // to the file at once (PGlite's syncToFs has nothing to flush for it), so a commit
-      // PGlite acknowledged is in the WAL on disk and survives SIGKILL of the process
-      // (test/Crash.test.ts). relaxedDurability (acknowledging before the flush) stays off.
-      const db = await PGlite.create(options.dataDir, { relaxedDurability: false })
-      const client = clientOf(db as unknown as PgliteLike)
+      // One owner per folder, from before PGlite opens it to after it closed it.
+      const lock = folder === undefined ? undefined : FolderLock.take(folder)
       try {
-        await Sql.migrate(client)
+        return await openLocked(options.dataDir, () => lock?.release())
       } catch (cause) {
-        await db.close()
+        lock?.release()
         throw cause
       }
-      return Sql.make("pglite", client, () => db.close())
     },
     catch: (cause) => StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
   })
+
+const openLocked = async (dataDir: string, unlock: () => void): Promise<RunStore.RunStore> => {
+  const { PGlite } = await import("@electric-sql/pglite")
+  // A folder is mounted with Emscripten's NODEFS: every write PostgreSQL makes goes
+  // to the file at once (PGlite's syncToFs has nothing to flush for it), so a commit
+  // PGlite acknowledged is in the WAL on disk and survives SIGKILL of the process
+  // (test/Crash.test.ts). relaxedDurability (acknowledging before the flush) stays off.
+  const db = await PGlite.create(dataDir, { relaxedDurability: false })
+  const client = clientOf(db as unknown as PgliteLike)
+  try {
+    await Sql.migrate(client)
+  } catch (cause) {
+    await db.close()
+    throw cause
+  }
+  let closed: Promise<void> | undefined
+  // Closed once, however often `close` is called; the folder is free after it.
+  return Sql.make("pglite", client, () => (closed ??= db.close().finally(unlock)))
+}
 
 /**
  * @since 0.1.0

@@ -83,8 +83,21 @@ export interface RunStore {
   /** A short name for messages and benches ("memory", "pglite", "postgres"). */
   readonly name: string
   readonly commit: (commit: Commit) => Effect.Effect<void, StoreError.CheckpointConflict | StoreError.StoreFailed>
+  /**
+   * Writes a new run's first checkpoint (`commit.seq` is 1) only when no run of that id
+   * is stored, atomically (an insert if absent, never a read then a write): of two
+   * creators of one id, one writes and the other gets `RunExists`, having changed
+   * nothing. With `replace`, a stored run's checkpoints and journal are dropped and the
+   * first checkpoint written in one transaction (its lease stays: the caller holds it).
+   */
+  readonly create: (commit: Commit, replace: boolean) => Effect.Effect<void, StoreError.RunExists | StoreError.StoreFailed>
   /** The run's checkpoints, oldest first; none for an unknown run. */
   readonly rows: (runId: string) => Effect.Effect<ReadonlyArray<Checkpoint.Row>, StoreError.StoreFailed>
+  /**
+   * The sequence number of the run's latest checkpoint as the store records it (0 for an
+   * unknown run), kept apart from the rows: `load` checks the rows it read against it.
+   */
+  readonly head: (runId: string) => Effect.Effect<number, StoreError.StoreFailed>
   readonly list: (query: ListQuery) => Effect.Effect<ReadonlyArray<RunSummary>, StoreError.StoreFailed>
   /** Deletes the run, its checkpoints and its journal; answers whether it was there. */
   readonly remove: (runId: string) => Effect.Effect<boolean, StoreError.StoreFailed>
@@ -113,7 +126,7 @@ export interface RunStore {
 
 /**
  * A store written with Promises; a rejection becomes `StoreFailed`, except a
- * `CheckpointConflict` or `RunLeased` the store rejects with, which stays one.
+ * `CheckpointConflict`, `RunExists` or `RunLeased` the store rejects with, which stays one.
  *
  * @since 0.1.0
  * @category constructors
@@ -121,7 +134,9 @@ export interface RunStore {
 export const fromPromise = (store: {
   readonly name: string
   readonly commit: (commit: Commit) => Promise<void>
+  readonly create: (commit: Commit, replace: boolean) => Promise<void>
   readonly rows: (runId: string) => Promise<ReadonlyArray<Checkpoint.Row>>
+  readonly head: (runId: string) => Promise<number>
   readonly list: (query: ListQuery) => Promise<ReadonlyArray<RunSummary>>
   readonly remove: (runId: string) => Promise<boolean>
   readonly journalPut: (runId: string, key: string, body: string) => Promise<boolean>
@@ -141,7 +156,13 @@ export const fromPromise = (store: {
         try: () => store.commit(commit),
         catch: (cause) => cause instanceof StoreError.CheckpointConflict ? cause : StoreError.storeFailed("commit", cause),
       }),
+    create: (commit: Commit, replace: boolean) =>
+      Effect.tryPromise({
+        try: () => store.create(commit, replace),
+        catch: (cause) => cause instanceof StoreError.RunExists ? cause : StoreError.storeFailed("create", cause),
+      }),
     rows: (runId: string) => lift("rows", () => store.rows(runId)),
+    head: (runId: string) => lift("head", () => store.head(runId)),
     list: (query: ListQuery) => lift("list", () => store.list(query)),
     remove: (runId: string) => lift("remove", () => store.remove(runId)),
     journalPut: (runId: string, key: string, body: string) => lift("journalPut", () => store.journalPut(runId, key, body)),
@@ -170,9 +191,26 @@ export interface Saved {
   readonly state: AgentState
 }
 
+// The commit of `state` after `previous`, its body checked against the bounds it is
+// loaded with (`Checkpoint.check`); undefined when nothing changed since `previous`.
+const commitOf = (
+  state: AgentState,
+  previous: Saved | undefined,
+  at: number,
+): Result.Result<Commit | undefined, StoreError.CheckpointRefused> => {
+  const delta = Checkpoint.diff(previous?.state, state)
+  if (delta === undefined && previous !== undefined) return Result.succeed(undefined)
+  const seq = (previous?.seq ?? 0) + 1
+  const body = Checkpoint.encodeChecked(state.id, seq, delta ?? { v: Checkpoint.version, id: state.id })
+  return Result.map(body, (body) => ({ runId: state.id, seq, status: state.execution.status, at, body }))
+}
+
 /**
- * Writes the delta from `previous` (what this writer last saved or loaded; nothing
- * for a new run) to `state`. Nothing changed: nothing is written.
+ * Writes the delta from `previous` (what this writer last saved or loaded) to `state`.
+ * Nothing changed: nothing is written. Without `previous` the state is a new run's
+ * first checkpoint (`startEffect`): a stored run of that id fails it with `RunExists`.
+ * A checkpoint that would not load back (past a bound of `Checkpoint.limits`) is a
+ * `CheckpointRefused`, and nothing is written.
  *
  * @since 0.1.0
  * @category running
@@ -182,12 +220,43 @@ export const saveEffect = (
   state: AgentState,
   previous?: Saved | undefined,
   at: number = Date.now(),
-): Effect.Effect<Saved, StoreError.CheckpointConflict | StoreError.StoreFailed> => {
-  const delta = Checkpoint.diff(previous?.state, state)
-  if (delta === undefined && previous !== undefined) return Effect.succeed(previous)
-  const seq = (previous?.seq ?? 0) + 1
-  const body = Checkpoint.toJson(delta ?? { v: Checkpoint.version, id: state.id })
-  return Effect.as(store.commit({ runId: state.id, seq, status: state.execution.status, at, body }), { runId: state.id, seq, state })
+): Effect.Effect<Saved, StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
+  if (previous === undefined) return startEffect(store, state, { at })
+  const commit = commitOf(state, previous, at)
+  if (Result.isFailure(commit)) return Effect.fail(commit.failure)
+  const ready = commit.success
+  return ready === undefined ? Effect.succeed(previous) : Effect.as(store.commit(ready), { runId: state.id, seq: ready.seq, state })
+}
+
+/**
+ * How `startEffect` writes a new run: `replace` drops a stored run of the same id
+ * (checkpoints and journal) instead of failing with `RunExists`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StartOptions {
+  readonly replace?: boolean | undefined
+  /** Epoch ms of the checkpoint (default: now). */
+  readonly at?: number | undefined
+}
+
+/**
+ * Writes a new run's first checkpoint, atomically only when its id is not stored
+ * (`RunExists` otherwise, and nothing is written), or over a stored run with `replace`.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const startEffect = (
+  store: RunStore,
+  state: AgentState,
+  options: StartOptions = {},
+): Effect.Effect<Saved, StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
+  const commit = commitOf(state, undefined, options.at ?? Date.now())
+  if (Result.isFailure(commit)) return Effect.fail(commit.failure)
+  const ready = commit.success as Commit
+  return Effect.as(store.create(ready, options.replace === true), { runId: state.id, seq: 1, state })
 }
 
 /**
@@ -198,7 +267,11 @@ export const save = (store: RunStore, state: AgentState, previous?: Saved | unde
   Effect.runPromise(saveEffect(store, state, previous))
 
 /**
- * The latest state of a run, rebuilt from its checkpoints; `undefined` for an unknown run.
+ * The latest state of a run, rebuilt from its checkpoints; `undefined` for an unknown
+ * run. The rows read are checked against the run's head (`RunStore.head`): a checkpoint
+ * missing at or before it is a `CheckpointMissing` naming the run and the sequence
+ * number, never a shorter state. (Rows after the head, committed while this read, are
+ * left for the next load.)
  *
  * @since 0.1.0
  * @category running
@@ -206,13 +279,21 @@ export const save = (store: RunStore, state: AgentState, previous?: Saved | unde
 export const loadEffect = (
   store: RunStore,
   runId: string,
-): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.StoreFailed> =>
-  Effect.flatMap(store.rows(runId), (rows) => {
-    const rebuilt = Checkpoint.rebuild(runId, rows)
-    if (Result.isFailure(rebuilt)) return Effect.fail(rebuilt.failure)
-    const state = rebuilt.success
-    return Effect.succeed(state === undefined ? undefined : { runId, seq: rows.length, state })
-  })
+): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing | StoreError.StoreFailed> =>
+  // The head first: a commit between the two reads adds rows past it, never removes one.
+  Effect.flatMap(store.head(runId), (head) =>
+    Effect.flatMap(store.rows(runId), (rows): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing> => {
+      const upToHead = rows.filter((row) => row.seq <= head)
+      if (head === 0 && rows.length === 0) return Effect.succeed(undefined)
+      const missing = upToHead.findIndex((row, i) => row.seq !== i + 1)
+      if (head === 0) return Effect.fail(StoreError.checkpointMissing(runId, 1, 0))
+      if (missing !== -1) return Effect.fail(StoreError.checkpointMissing(runId, missing + 1, head))
+      if (upToHead.length < head) return Effect.fail(StoreError.checkpointMissing(runId, upToHead.length + 1, head))
+      const rebuilt = Checkpoint.rebuild(runId, upToHead)
+      if (Result.isFailure(rebuilt)) return Effect.fail(rebuilt.failure)
+      const state = rebuilt.success
+      return Effect.succeed(state === undefined ? undefined : { runId, seq: head, state })
+    }))
 
 /**
  * @since 0.1.0

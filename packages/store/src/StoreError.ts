@@ -76,10 +76,60 @@ export class RunLeased extends Data.TaggedError("RunLeased")<{
 }> {}
 
 /**
+ * A new run's id is stored already: this run did nothing (no model call, no tool, no
+ * checkpoint) and the stored run is untouched. Resume the stored run by its id
+ * (`agent.resume(runId)`), start the new one under another id, or replace the stored run
+ * on purpose with `UseCheckpoints(store, { ifExists: "replace" })`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunExists extends Data.TaggedError("RunExists")<{
+  readonly runId: string
+  readonly message: string
+}> {}
+
+/**
+ * A stored run misses a checkpoint: the store records `head` as the run's latest
+ * checkpoint and holds only the checkpoints before `seq` in sequence (a lost row, a
+ * restored backup that is behind its head record). Nothing is written over it; the run
+ * cannot be loaded until the missing checkpoint is restored or the run removed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CheckpointMissing extends Data.TaggedError("CheckpointMissing")<{
+  readonly runId: string
+  /** The first sequence number the store does not hold. */
+  readonly seq: number
+  /** The run's latest checkpoint as the store records it (0: no record of the run). */
+  readonly head: number
+  readonly message: string
+}> {}
+
+/**
+ * A checkpoint that would not load back was refused before it was written: it passes a
+ * bound of the checkpoint format (`Checkpoint.limits`: items per array, bytes per
+ * checkpoint, depth), named with its path (`messages.items`). Nothing was written; what
+ * the run committed before stays as it was.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CheckpointRefused extends Data.TaggedError("CheckpointRefused")<{
+  readonly runId: string
+  /** The checkpoint's sequence number. */
+  readonly seq: number
+  /** The first value past the bound (`""`: the checkpoint as a whole). */
+  readonly path: string
+  readonly message: string
+}> {}
+
+/**
  * @since 0.1.0
  * @category models
  */
-export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed | RunLeased
+export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed | RunLeased | RunExists | CheckpointMissing | CheckpointRefused
 
 /**
  * @since 0.1.0
@@ -138,4 +188,40 @@ export const runLost = (runId: string): RunLeased =>
     runId,
     expiresAt: Number.NaN,
     message: `run ${runId} lost its lease while it ran (broken, or taken by another run after it expired): it ran no more tools and wrote no more checkpoints`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runExists = (runId: string): RunExists =>
+  new RunExists({
+    runId,
+    message: `run ${runId} is stored already: this new run of that id did nothing (resume the stored run with agent.resume("${runId}"), or replace it with UseCheckpoints(store, { ifExists: "replace" }))`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const checkpointMissing = (runId: string, seq: number, head: number): CheckpointMissing =>
+  new CheckpointMissing({
+    runId,
+    seq,
+    head,
+    message: head === 0
+      ? `run ${runId} has checkpoints but no head record: the store lost the run's record (checkpoint ${seq} and on are unaccounted for)`
+      : `run ${runId} misses checkpoint ${seq}: the store records checkpoint ${head} as its latest and holds only ${seq - 1} in sequence`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const checkpointRefused = (runId: string, seq: number, path: string, detail: string): CheckpointRefused =>
+  new CheckpointRefused({
+    runId,
+    seq,
+    path,
+    message: `checkpoint ${seq} of run ${runId} was not written, it would not load back: at ${path === "" ? "the checkpoint as a whole" : path}, ${detail}`,
   })

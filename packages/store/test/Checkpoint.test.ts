@@ -4,6 +4,7 @@ import { Effect, Exit } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Checkpoint, MemoryStore, RunStore, StoreError } from "../src/index.js"
+import { promiseOf } from "./support/promiseStore.js"
 
 // One step of a run: an assistant message with a tool call, its result, the step record.
 const addStep = (state: AgentState, i: number): AgentState => {
@@ -125,6 +126,30 @@ describe("Checkpoint", () => {
       expect(await bytesOfStepAt(1_000)).toBeLessThanOrEqual((small as number) + 8)
     })
 
+    it("refuses a checkpoint past the byte bound before the store sees it, and keeps what was committed", async () => {
+      const written: Array<number> = []
+      const inner = MemoryStore.make()
+      const store = RunStore.fromPromise({
+        ...promiseOf(inner),
+        commit: (commit) => (written.push(commit.seq), Effect.runPromise(inner.commit(commit))),
+      })
+      const first = await RunStore.save(store, fresh())
+      const huge = AgentState.appendMessage(first.state, Message.user("x".repeat((Checkpoint.limits.maxBytes as number) + 1)))
+      const error = await Effect.runPromise(Effect.flip(RunStore.saveEffect(store, huge, first)))
+      expect(error).toBeInstanceOf(StoreError.CheckpointRefused)
+      expect(error).toMatchObject({ runId: first.runId, seq: 2, path: "" })
+      expect(error.message).toContain("maxBytes")
+      expect(written).toEqual([])
+      expect((await RunStore.load(store, first.runId))?.state).toEqual(first.state)
+    })
+
+    it("names the path and the bound of a value that would not load back", () => {
+      const state = AgentState.make({ id: "run-1", metadata: { xs: Array.from({ length: 100_001 }, (_, i) => i) } })
+      const refused = Checkpoint.encodeChecked("run-1", 1, Checkpoint.diff(undefined, state)!)
+      expect(refused).toMatchObject({ _tag: "Failure", failure: { _tag: "CheckpointRefused", path: "metadata.xs", seq: 1 } })
+      expect(refused._tag === "Failure" && refused.failure.message).toContain("100000 items (the maxItems limit)")
+    })
+
     it("names the path of a corrupt row and of an unknown format version", async () => {
       const rowsOf = (rows: ReadonlyArray<Checkpoint.Row>) => Checkpoint.rebuild("run-1", rows)
       const good = Checkpoint.toJson(Checkpoint.diff(undefined, fresh())!)
@@ -155,18 +180,4 @@ describe("Checkpoint", () => {
       expect(Exit.isFailure(exit)).toBe(true)
     })
   })
-})
-
-const promiseOf = (store: RunStore.RunStore) => ({
-  name: store.name,
-  commit: (c: RunStore.Commit) => Effect.runPromise(store.commit(c)),
-  rows: (id: string) => Effect.runPromise(store.rows(id)),
-  list: (q: RunStore.ListQuery) => Effect.runPromise(store.list(q)),
-  remove: (id: string) => Effect.runPromise(store.remove(id)),
-  journalPut: (id: string, k: string, b: string) => Effect.runPromise(store.journalPut(id, k, b)),
-  journalGet: (id: string, k: string) => Effect.runPromise(store.journalGet(id, k)),
-  takeLease: (lease: RunStore.Lease, now: number) => Effect.runPromise(store.takeLease(lease, now)),
-  renewLease: (lease: RunStore.Lease) => Effect.runPromise(store.renewLease(lease)),
-  releaseLease: (id: string, owner?: string) => Effect.runPromise(store.releaseLease(id, owner)),
-  close: () => Effect.runPromise(store.close()),
 })

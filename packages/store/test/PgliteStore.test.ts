@@ -20,8 +20,41 @@ afterAll(async () => {
   folder.remove()
 })
 
+// Stores a test opened on folders of its own, closed at its end.
+const opened: Array<RunStore.RunStore> = []
+const reopen = async (path: string) => {
+  for (const s of opened.splice(0)) await RunStore.close(s)
+  const s = await PgliteStore.open({ dataDir: path })
+  opened.push(s)
+  return s
+}
+const closeAll = async () => {
+  for (const s of opened.splice(0)) await RunStore.close(s)
+}
+
 describe("PgliteStore", () => {
-  StoreConformance.register(it, async () => store as RunStore.RunStore)
+  StoreConformance.register(it, async () => store as RunStore.RunStore, { propertyRuns: 3 })
+
+  it("reports a last checkpoint deleted from its folder as CheckpointMissing", async () => {
+    const lost = temporaryFolder("pglite-lost")
+    try {
+      let saved = await RunStore.save(await reopen(lost.path), AgentState.make({ id: "lost", messages: [Message.user("one")] }))
+      saved = await RunStore.save(await reopen(lost.path), AgentState.appendMessage(saved.state, Message.user("two")), saved)
+      await closeAll()
+      // Behind the store's back, as a lost write or a bad restore leaves it.
+      const { PGlite } = await import("@electric-sql/pglite")
+      const db = await PGlite.create(lost.path)
+      expect((await db.query("DELETE FROM hookline_checkpoints WHERE run_id = 'lost' AND seq = 2")).affectedRows).toBe(1)
+      await db.close()
+      const again = await reopen(lost.path)
+      const error = await RunStore.load(again, "lost").catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StoreError.CheckpointMissing)
+      expect(error).toMatchObject({ runId: "lost", seq: 2, head: 2 })
+    } finally {
+      await closeAll()
+      lost.remove()
+    }
+  }, 120_000)
 
   it("keeps runs in its folder after it is closed and opened again", async () => {
     const state = AgentState.make({ id: "survivor", messages: [Message.user("still here?")] })

@@ -24,7 +24,19 @@ afterAll(async () => {
 }, 60_000)
 
 describe("PostgresStore", () => {
-  StoreConformance.register(it, async () => store as RunStore.RunStore)
+  // A lost row, as a bad restore or an administrator's DELETE would leave it.
+  const dropCheckpoint = async (_store: RunStore.RunStore, runId: string, seq: number) => {
+    const pg = await import("pg")
+    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    await admin.connect()
+    try {
+      const dropped = await admin.query("DELETE FROM hookline_checkpoints WHERE run_id = $1 AND seq = $2", [runId, seq])
+      if (dropped.rowCount !== 1) throw new Error(`no checkpoint ${seq} of run ${runId} to drop`)
+    } finally {
+      await admin.end()
+    }
+  }
+  StoreConformance.register(it, async () => store as RunStore.RunStore, { dropCheckpoint, propertyRuns: 3 })
 
   it("migrates once, whoever opens the database", async () => {
     const again = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
@@ -65,6 +77,22 @@ describe("PostgresStore", () => {
       expect(exits.filter((e) => e._tag === "Success")).toHaveLength(1)
       const refused = exits.filter((e) => e._tag === "Failure").map((e) => (e._tag === "Failure" ? e.cause.reasons[0] : undefined))
       expect(refused.every((r) => r?._tag === "Fail" && r.error instanceof StoreError.RunLeased && r.error.expiresAt === 2_000)).toBe(true)
+    } finally {
+      await Promise.all(others.map(RunStore.close))
+    }
+  })
+
+  it("lets one of two stores (two processes) create a run of one id at once; the other gets RunExists", async () => {
+    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    try {
+      const stores = [store as RunStore.RunStore, ...others]
+      const states = stores.map((_, i) => AgentState.make({ id: "two-creators", messages: [Message.user(`process ${i}`)] }))
+      const exits = await Promise.all(stores.map((s, i) => Effect.runPromiseExit(RunStore.startEffect(s, states[i]!))))
+      const won = exits.flatMap((e, i) => (e._tag === "Success" ? [i] : []))
+      expect(won).toHaveLength(1)
+      const refused = exits.filter((e) => e._tag === "Failure").map((e) => (e._tag === "Failure" ? e.cause.reasons[0] : undefined))
+      expect(refused.every((r) => r?._tag === "Fail" && r.error instanceof StoreError.RunExists)).toBe(true)
+      expect((await RunStore.load(others[0]!, "two-creators"))?.state).toEqual(states[won[0]!])
     } finally {
       await Promise.all(others.map(RunStore.close))
     }

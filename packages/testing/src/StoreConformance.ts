@@ -18,11 +18,13 @@
  *
  * @since 0.1.0
  */
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, HookContext, HookTriggers, Message, Step, StopSignal, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentBuilder, Decision, Tool, UseDriver, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, Message, StopSignal } from "@hookline/core"
 import { RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { Effect, Exit } from "effect"
 import * as assert from "node:assert/strict"
+import { approvalAgent, caseNumber, failureOf, runIdOf, sameState, started, stepOf } from "./internal/storeCase.js"
+import { runCases } from "./internal/storeRunCases.js"
 import * as ScriptedDriver from "./ScriptedDriver.js"
 
 /**
@@ -34,6 +36,8 @@ import * as ScriptedDriver from "./ScriptedDriver.js"
 export interface Case {
   readonly name: string
   readonly run: () => Promise<void>
+  /** Milliseconds the case may take, for one that writes huge states (the runner's default otherwise). */
+  readonly timeout?: number | undefined
 }
 
 /**
@@ -45,32 +49,14 @@ export interface Case {
  */
 export interface Options {
   readonly release?: ((store: RunStore.RunStore) => Promise<void>) | undefined
-}
-
-let counter = 0
-const runIdOf = (label: string): string => `conformance-${label}-${process.pid}-${Date.now().toString(36)}-${counter++}`
-
-const stepOf = (state: AgentState, i: number): AgentState => {
-  const call = ToolCall.make({ id: `call-${i}`, name: "lookup", arguments: { n: i, text: "é😀\u0000\"quote\"" } })
-  const execution = ToolExecution.success(call, { value: i }, 1_000 + i, 1_001 + i)
-  const next = AgentState.appendMessages(state, [Message.assistant(`step ${i}`, [call]), ToolExecution.toMessage(execution)])
-  return AgentState.appendStep(next, Step.make({ index: i, startedAt: 1_000 + i, toolExecutions: [execution], completedAt: 1_002 + i }))
-}
-
-const started = (runId: string): AgentState =>
-  AgentState.withStatus(AgentState.make({ id: runId, systemPrompt: "conformance", messages: [Message.user("hi")] }), "running", 1)
-
-const sameState = (actual: AgentState | undefined, expected: AgentState): void => {
-  assert.ok(actual !== undefined, "the run was not found")
-  assert.deepStrictEqual(Codecs.encode(Codecs.AgentState, actual), Codecs.encode(Codecs.AgentState, expected))
-}
-
-const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> => {
-  const exit = await Effect.runPromiseExit(effect)
-  if (Exit.isSuccess(exit)) throw new assert.AssertionError({ message: "expected a failure, got a success" })
-  const reason = exit.cause.reasons[0]
-  if (reason === undefined || reason._tag !== "Fail") throw new assert.AssertionError({ message: "expected a typed failure" })
-  return reason.error
+  /**
+   * Deletes one checkpoint row of a run behind the store's back (SQL `DELETE`, a file
+   * removed), as a lost write or a bad restore would: given, the suite checks that
+   * loading the run reports a `CheckpointMissing`.
+   */
+  readonly dropCheckpoint?: ((store: RunStore.RunStore, runId: string, seq: number) => Promise<void>) | undefined
+  /** How many generated states the property "loads back what it acknowledged" tries (default 12). */
+  readonly propertyRuns?: number | undefined
 }
 
 /**
@@ -80,8 +66,9 @@ const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> => {
  * @category constructors
  */
 export const cases = (make: () => Promise<RunStore.RunStore>, options: Options = {}): ReadonlyArray<Case> => {
-  const using = (name: string, body: (store: RunStore.RunStore) => Promise<void>): Case => ({
+  const using = (name: string, body: (store: RunStore.RunStore) => Promise<void>, timeout?: number): Case => ({
     name,
+    ...(timeout === undefined ? {} : { timeout }),
     run: async () => {
       const store = await make()
       try {
@@ -123,9 +110,9 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       assert.equal(error.expected, 1)
       assert.equal(error.actual, 2)
       sameState((await RunStore.load(store, runId))?.state, winner)
-      // A second "new run" with a stored id is a conflict too.
+      // A second new run of a stored id writes nothing either.
       const again = await failureOf(RunStore.saveEffect(store, started(runId)))
-      assert.ok(again instanceof StoreError.CheckpointConflict)
+      assert.ok(again instanceof StoreError.RunExists)
       sameState((await RunStore.load(store, runId))?.state, winner)
     }),
     using("lets exactly one of many concurrent writers commit", async (store) => {
@@ -315,22 +302,7 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
           return { refunded: true }
         },
       })
-      const agent = () =>
-        AgentBuilder.make(
-          UseDriver(ScriptedDriver.make([
-            ScriptedDriver.respond((request) =>
-              request.messages.toArray().some((m) => m.role === "tool")
-                ? ScriptedDriver.text("done")
-                : ScriptedDriver.toolCalls([{ name: "refund", arguments: {} }])
-            ),
-          ], { repeatLast: true })),
-          UseTools([refund]),
-          UseHook((ctx) => (ctx.toolCall?.name === "refund" ? HookContext.suspend(ctx, "approve the refund", {}) : ctx), {
-            triggers: HookTriggers.beforeToolUse,
-            name: "conformance:approval",
-          }),
-          UseCheckpoints(store),
-        )
+      const agent = () => approvalAgent(store, refund)
       const suspended = await Effect.runPromise(agent().runEffect(AgentState.make({ id: runId, messages: [Message.user("refund")] })))
       assert.equal(suspended.execution.status, "suspended")
       const pending = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
@@ -352,7 +324,7 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
     }),
     using("lists runs by status and time, newest first", async (store) => {
       const tag = runIdOf("list")
-      const at = 2_000_000_000_000 + (counter % 1_000) * 1_000_000
+      const at = 2_000_000_000_000 + (caseNumber() % 1_000) * 1_000_000
       const ids = [`${tag}-a`, `${tag}-b`, `${tag}-c`]
       await Effect.runPromise(RunStore.saveEffect(store, started(ids[0]!), undefined, at + 10))
       await Effect.runPromise(RunStore.saveEffect(store, AgentState.withStatus(started(ids[1]!), "completed", 2), undefined, at + 20))
@@ -408,6 +380,7 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       assert.equal(error.path, "checkpoints[0].v")
       assert.equal((await Effect.runPromise(store.rows(runId))).length, 1)
     }),
+    ...runCases(options).map((c) => using(c.name, c.body, c.timeout)),
   ]
 }
 
@@ -418,9 +391,12 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
  * @category running
  */
 export const register = (
-  it: (name: string, body: () => Promise<void>) => unknown,
+  it: (name: string, body: () => Promise<void>, timeout?: number) => unknown,
   make: () => Promise<RunStore.RunStore>,
   options: Options = {},
 ): void => {
-  for (const c of cases(make, options)) it(c.name, c.run)
+  for (const c of cases(make, options)) {
+    if (c.timeout === undefined) it(c.name, c.run)
+    else it(c.name, c.run, c.timeout)
+  }
 }

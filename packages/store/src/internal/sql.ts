@@ -104,6 +104,35 @@ class Conflict {
   constructor(readonly actual: number) {}
 }
 
+class Exists {}
+
+// A new run's first checkpoint. Without `replace`: an insert if absent, so of two
+// creators one inserts and the other finds the row (PostgreSQL makes the second insert
+// wait for the first's transaction). With `replace`: the run's row is taken first (an
+// upsert locks it, so replacers go one at a time), then its old checkpoints and journal
+// go, in the same transaction.
+const create = (client: SqlClient, commit: RunStore.Commit, replace: boolean): Promise<void> =>
+  client.transaction(async (tx) => {
+    const values = [commit.runId, commit.status, commit.at]
+    if (replace) {
+      await tx.query(
+        `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+         ON CONFLICT (run_id) DO UPDATE SET seq = 1, status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+        values,
+      )
+      await tx.query(`DELETE FROM hookline_checkpoints WHERE run_id = $1`, [commit.runId])
+      await tx.query(`DELETE FROM hookline_journal WHERE run_id = $1`, [commit.runId])
+    } else {
+      const inserted = await tx.query(
+        `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+         ON CONFLICT (run_id) DO NOTHING`,
+        values,
+      )
+      if (inserted.affected !== 1) throw new Exists()
+    }
+    await tx.query(`INSERT INTO hookline_checkpoints (run_id, seq, body) VALUES ($1, 1, $2)`, [commit.runId, commit.body])
+  })
+
 export const make = (name: string, client: SqlClient, close: () => Promise<void>): RunStore.RunStore => {
   const lift = <A>(operation: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (cause) => StoreError.storeFailed(`${name} ${operation}`, cause) })
@@ -135,6 +164,12 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
             ? StoreError.conflict(commit.runId, commit.seq - 1, cause.actual)
             : StoreError.storeFailed(`${name} commit`, cause),
       }),
+    create: (commit: RunStore.Commit, replace: boolean) =>
+      Effect.tryPromise({
+        try: () => create(client, commit, replace),
+        catch: (cause) => cause instanceof Exists ? StoreError.runExists(commit.runId) : StoreError.storeFailed(`${name} create`, cause),
+      }),
+    head: (runId: string) => lift("head", () => head(client, runId)),
     rows: (runId: string) =>
       lift("rows", async () => {
         const found = await client.query(`SELECT seq, body FROM hookline_checkpoints WHERE run_id = $1 ORDER BY seq`, [runId])

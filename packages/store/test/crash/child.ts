@@ -41,6 +41,8 @@ const opened = kind === "pglite" ? await PgliteStore.open({ dataDir: where }) : 
 const store: RunStore.RunStore = {
   ...opened,
   commit: (commit) => Effect.tap(opened.commit(commit), () => Effect.sync(() => process.stderr.write(`commit:${commit.seq}\n`))),
+  create: (commit, replace) =>
+    Effect.tap(opened.create(commit, replace), () => Effect.sync(() => process.stderr.write(`commit:${commit.seq}\n`))),
   journalPut: (runId, key, body) =>
     Effect.tap(opened.journalPut(runId, key, body), () => Effect.sync(() => process.stderr.write(`journal:${key}\n`))),
 }

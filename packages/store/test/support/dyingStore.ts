@@ -10,7 +10,9 @@ export const dyingAfter = (store: RunStore.RunStore, budget: number): RunStore.R
   return {
     ...store,
     commit: (c) => gate(store.commit(c)),
+    create: (c, replace) => gate(store.create(c, replace)),
     rows: (id) => gate(store.rows(id)),
+    head: (id) => gate(store.head(id)),
     journalPut: (id, k, b) => gate(store.journalPut(id, k, b)),
     journalGet: (id, k) => gate(store.journalGet(id, k)),
   }

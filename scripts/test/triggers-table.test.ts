@@ -21,7 +21,8 @@ const capabilities: Readonly<Record<string, () => AgentBuilder.Capability>> = {
   UseCostBudget: () => Middleware.UseCostBudget({ maxCost: 1, prices: {} }),
   UseClearToolResults: () => Middleware.UseClearToolResults(),
   UseSummarization: () => Middleware.UseSummarization({ driver: driver(), maxTokens: 100 }),
-  UsePiiRedaction: () => Middleware.UsePiiRedaction(),
+  // Every place, so the row lists every trigger the hook can register at.
+  UsePiiRedaction: () => Middleware.UsePiiRedaction({ on: Middleware.PiiRedaction.places }),
   "Output.make": () => Middleware.Output.make(t.type({ a: t.string })).use,
   UseApproval: () => Middleware.UseApproval({ tools: ["deploy"] }),
   UseModelRetry: () => Middleware.UseModelRetry(),

@@ -398,15 +398,15 @@ describe("Tool.fromAgent", () => {
       const suspended = await parent.run("refund")
       const requests = [parentDriver.requests.length, childDriver.requests.length]
       const before = Codecs.stringifyState(suspended)
-      for (const forged of [{ _tag: "Deny", toolCallId: "child-call-1" }, { _tag: "approve", toolCallId: "child-call-1" }, { _tag: "Reject", toolCallId: "child-call-1" }]) {
-        await expect(parent.resume(suspended, [forged as never])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "malformed", toolCallId: "child-call-1" })
+      for (const forged of [{ _tag: "Deny", toolCallId: "parent-call-1/child-call-1" }, { _tag: "approve", toolCallId: "parent-call-1/child-call-1" }, { _tag: "Reject", toolCallId: "parent-call-1/child-call-1" }]) {
+        await expect(parent.resume(suspended, [forged as never])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "malformed", toolCallId: "parent-call-1/child-call-1" })
       }
       expect(refunds).toEqual([])
       expect(childEnd.states).toHaveLength(1)
       expect([parentDriver.requests.length, childDriver.requests.length]).toEqual(requests)
       expect(Codecs.stringifyState(suspended)).toBe(before)
       // The real decision still goes through.
-      expect((await parent.resume(suspended, [Decision.approve("child-call-1")])).execution.status).toBe("completed")
+      expect((await parent.resume(suspended, [Decision.approve("parent-call-1/child-call-1")])).execution.status).toBe("completed")
       expect(refunds).toEqual([500])
     })
 

@@ -7,6 +7,7 @@
  */
 import { mkdir } from "node:fs/promises"
 import { Effect } from "effect"
+import { importPeer } from "./internal/peer.js"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -47,10 +48,10 @@ const folderOf = (dataDir: string): string | undefined =>
  * @since 0.1.0
  * @category constructors
  */
-export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
+export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed | StoreError.PeerMissing> =>
   Effect.tryPromise({
     try: async () => {
-      const { PGlite } = await import("@electric-sql/pglite")
+      const { PGlite } = await importPeer("@electric-sql/pglite", "PgliteStore", () => import("@electric-sql/pglite"))
       // PGlite makes only the last level of a folder path; a path like "data/runs" on a
       // fresh checkout would fail. PGlite's other schemes ("memory://", "idb://") have no folder.
       const folder = folderOf(options.dataDir)
@@ -69,7 +70,7 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
       }
       return Sql.make("pglite", client, () => db.close())
     },
-    catch: (cause) => StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
+    catch: (cause) => cause instanceof StoreError.PeerMissing ? cause : StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
   })
 
 /**

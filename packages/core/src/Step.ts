@@ -14,7 +14,7 @@ import { deepFreeze } from "./internal/immer.js"
  * One call of the model within a step, as wrap hooks made it (a retry, a fallback).
  * Recorded when the step has wrap hooks around its model call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface InferenceAttempt {
@@ -32,7 +32,7 @@ export interface InferenceAttempt {
 /**
  * One execution of a tool within a step, as wrap hooks made it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolAttempt {
@@ -46,7 +46,7 @@ export interface ToolAttempt {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const inferenceAttempt = (input: {
@@ -65,7 +65,7 @@ export const inferenceAttempt = (input: {
   })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolAttempt = (input: {

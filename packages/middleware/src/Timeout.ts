@@ -3,7 +3,7 @@
  * interrupted (its HTTP request aborted) when the time is up; the run's own time guard
  * stays as it is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { UseWrap, type AgentBuilder } from "@hookline/agent"
 import { AgentError, ToolExecution, WrapHook } from "@hookline/core"
@@ -11,7 +11,7 @@ import { Clock, Duration, Effect } from "effect"
 import * as O from "./internal/options.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ModelTimeoutOptions {
@@ -24,7 +24,7 @@ export interface ModelTimeoutOptions {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolTimeoutOptions {
@@ -47,7 +47,7 @@ const msOf = (at: string, o: Readonly<Record<string, unknown>>): number => {
  * A wrap hook that fails a model call that takes longer than `ms` with a retryable
  * `InferenceFailed` (status 408), so a retry outside it calls again.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWrap => {
@@ -66,7 +66,7 @@ export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWr
 /**
  * Model-call timeout as a capability: `UseModelTimeout({ ms: 30_000 })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capability => {
@@ -79,7 +79,7 @@ export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capa
  * A wrap hook that ends a tool call that takes longer than `ms` with a failed
  * execution (`ToolTimedOut`), which goes back to the model like any tool failure.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
@@ -105,7 +105,7 @@ export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
 /**
  * Tool-call timeout as a capability: `UseToolTimeout({ ms: 10_000, tools: ["fetch"] })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseToolTimeout = (options: ToolTimeoutOptions): AgentBuilder.Capability => {

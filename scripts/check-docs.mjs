@@ -1,13 +1,14 @@
-// Type-checks every ```ts block of README.md and docs/**/*.md as a program of its own, under
+// Type-checks every ```ts block of README.md, docs/**/*.md and packages/*/README.md as a program of its own, under
 // the repo's strict settings, with @hookline/* resolved to src (the "@hookline/source"
 // condition), so a snippet that no longer compiles fails CI.
 //
 // A block opts out only with a reason on its fence: ```ts no-check: <why>.
-// It also fails a page with a merge's conflict markers in it.
-// Usage: node scripts/check-docs.mjs [file.md ...]   (default: README.md and docs/**/*.md)
+// It also fails a page with a merge's conflict markers in it, and a package README with a
+// relative link (the registry shows the README alone: links must be absolute).
+// Usage: node scripts/check-docs.mjs [file.md ...]   (default: README.md, docs/**/*.md, packages/*/README.md)
 // The blocks are written under .docs-check/<DOCS_CHECK_NAME or "docs"> (gitignored).
 import { execFileSync } from "node:child_process"
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -16,9 +17,15 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const out = join(root, ".docs-check", process.env.DOCS_CHECK_NAME || "docs")
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
 
+const packageReadmes = () =>
+  readdirSync(join(root, "packages")).sort().map((dir) => join(root, "packages", dir, "README.md")).filter((f) => existsSync(f))
 const files = process.argv.length > 2
   ? process.argv.slice(2).map((file) => join(process.cwd(), file))
-  : [join(root, "README.md"), ...readdirSync(join(root, "docs"), { recursive: true }).filter((f) => f.endsWith(".md")).sort().map((f) => join(root, "docs", f))]
+  : [
+    join(root, "README.md"),
+    ...readdirSync(join(root, "docs"), { recursive: true }).filter((f) => f.endsWith(".md")).sort().map((f) => join(root, "docs", f)),
+    ...packageReadmes(),
+  ]
 
 /** The ```ts blocks of one markdown file: { line (1-based, of the first code line), code, fence }. */
 const blocksOf = (text) => {
@@ -51,6 +58,16 @@ for (const file of files) {
     if (/^(<{7}|>{7}) \S/.test(line)) {
       console.log(`${md}:${i + 1}: a merge conflict marker: ${line}`)
       problems++
+    }
+  }
+  if (/^packages[\\/][^\\/]+[\\/]README\.md$/.test(md)) {
+    for (const [i, line] of text.split("\n").entries()) {
+      for (const [, target] of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (!/^(https?:|mailto:|#)/.test(target)) {
+          console.log(`${md}:${i + 1}: a relative link (${target}) breaks on the registry's page: use https://github.com/hookline/hookline/blob/main/...`)
+          problems++
+        }
+      }
     }
   }
   for (const block of blocksOf(text)) {

@@ -1,10 +1,14 @@
 // Emits a package's declarations with tsc (rollup-based .d.ts bundling cannot carry
 // the `Module`-as-namespace-and-type exports of src/index.ts), once for ESM consumers
 // (dist/types) and once for CommonJS consumers (dist/types-cjs, a "commonjs" scope).
+//
+// In the CommonJS copy, a package that ships ES modules only (effect) cannot be
+// `import`ed under `module: node16`/`node18` (TS1479): there its imports become
+// type-only imports with `resolution-mode: "import"`, which every mode accepts (TS 5.3+).
 import { execFileSync } from "node:child_process"
-import { cpSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 
 const require = createRequire(import.meta.url)
 const tsc = require.resolve("typescript/bin/tsc")
@@ -17,3 +21,50 @@ execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--emitDeclara
 })
 cpSync(join(dist, "types"), join(dist, "types-cjs"), { recursive: true })
 writeFileSync(join(dist, "types-cjs", "package.json"), JSON.stringify({ type: "commonjs" }) + "\n")
+
+/** The package name of a bare specifier (`effect/Cause` -> `effect`). */
+const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+
+/** The package.json of a dependency, as Node finds it from this package. */
+const manifestOf = (name) => {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    const file = join(dir, "node_modules", name, "package.json")
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"))
+    if (dirname(dir) === dir) throw new Error(`emit-types: cannot find the package ${name}`)
+  }
+}
+
+/** No `require` entry point: an ES-module-only package. */
+const esmOnly = new Map()
+const isEsmOnly = (name) => {
+  if (!esmOnly.has(name)) {
+    const manifest = manifestOf(name)
+    const root = typeof manifest.exports === "object" && manifest.exports !== null && "." in manifest.exports ? manifest.exports["."] : manifest.exports
+    const requirable = root === undefined
+      ? manifest.type !== "module"
+      : typeof root === "string" ? manifest.type !== "module" || root.endsWith(".cjs") : JSON.stringify(root).includes('"require"')
+    esmOnly.set(name, !requirable)
+  }
+  return esmOnly.get(name)
+}
+
+const attribute = `with { "resolution-mode": "import" }`
+const bare = (specifier) => !specifier.startsWith(".") && !specifier.startsWith("node:")
+const rewrite = (text) =>
+  text
+    // import { A } from "effect";  ->  import type { A } from "effect" with { ... };
+    .replace(/^(import|export)( type)? ([^;]*?) from "([^"]+)";$/gm, (line, keyword, type, names, specifier) =>
+      bare(specifier) && isEsmOnly(packageOf(specifier))
+        ? `${keyword} type ${names.replace(/\btype /g, "")} from "${specifier}" ${attribute};`
+        : line)
+    // import("effect/Cause").Cause  ->  import("effect/Cause", { with: { ... } }).Cause
+    .replace(/import\("([^"]+)"\)/g, (call, specifier) =>
+      bare(specifier) && isEsmOnly(packageOf(specifier)) ? `import("${specifier}", { ${attribute.replace(" {", ": {")} })` : call)
+
+for (const file of readdirSync(join(dist, "types-cjs"), { recursive: true })) {
+  if (!file.endsWith(".d.ts")) continue
+  const path = join(dist, "types-cjs", file)
+  const text = readFileSync(path, "utf8")
+  const out = rewrite(text)
+  if (out !== text) writeFileSync(path, out)
+}

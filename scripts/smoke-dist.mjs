@@ -1,7 +1,8 @@
-// Imports every built package from dist, as ESM and as CommonJS, the way users will,
-// and checks both give the same working API. Then type-checks a consumer of each
-// package's published declarations under both module systems.
-import { execFileSync } from "node:child_process"
+// Imports every built package (and subpath) from dist, as ESM and as CommonJS, the way
+// users will under Node itself (no bundler): both give the same names, and a working
+// call goes through each. The ESM build is one module per source file: this is what
+// proves its relative imports (.js) and its imports of fp-ts/io-ts (CommonJS packages)
+// resolve in Node. Types: scripts/smoke-types.mjs.
 import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
@@ -19,40 +20,51 @@ const check = (ok, what) => {
   if (!ok) failures++
 }
 
+// Every entry point of every package, through its name (the exports map), both ways.
 for (const pkg of packages) {
-  const dir = join(root, "packages", pkg.name.split("/")[1])
-  const esm = await import(join(dir, pkg.exports["."].import.default))
-  const cjs = require(join(dir, pkg.exports["."].require.default))
-  const esmKeys = Object.keys(esm).sort()
-  check(esmKeys.length > 0, `${pkg.name}: ESM build exports ${esmKeys.length} names`)
-  check(JSON.stringify(Object.keys(cjs).sort()) === JSON.stringify(esmKeys), `${pkg.name}: CJS build exports the same names`)
+  for (const subpath of Object.keys(pkg.exports).filter((s) => s !== "./package.json")) {
+    const specifier = subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`
+    const esm = await import(specifier)
+    const cjs = require(specifier)
+    const esmKeys = Object.keys(esm).filter((k) => k !== "default").sort()
+    check(esmKeys.length > 0, `${specifier}: ESM build exports ${esmKeys.length} names`)
+    check(JSON.stringify(Object.keys(cjs).sort()) === JSON.stringify(esmKeys), `${specifier}: CJS build exports the same names`)
+  }
 }
 
-// A working call through each build of the core.
-const core = await import("@hookline/core")
-const coreCjs = require("@hookline/core")
-for (const [label, m] of [["ESM", core], ["CJS", coreCjs]]) {
-  const state = m.AgentState.make({ id: "smoke", messages: [m.Message.user("hi")] })
-  const stack = m.Guards.useGuards({ maxSteps: 0 })
-  const ctx = m.HookStack.run(stack, m.HookContext.make({ trigger: "BeforeStep", state, createdAt: 0 }))
+const both = [["ESM", (n) => import(n)], ["CJS", async (n) => require(n)]]
+for (const [label, load] of both) {
+  const core = await load("@hookline/core")
+  const state = core.AgentState.make({ id: "smoke", messages: [core.Message.user("hi")] })
+  const stack = core.Guards.useGuards({ maxSteps: 0 })
+  const ctx = core.HookStack.run(stack, core.HookContext.make({ trigger: "BeforeStep", state, createdAt: 0 }))
   check(ctx.state.execution.stopSignals[0]?.reason === "StepsLimitReached", `@hookline/core (${label}): a guard fires through HookStack.run`)
-}
+  check(core.Truncation.truncate("x".repeat(100), 10).length < 100, `@hookline/core (${label}): Truncation.truncate cuts`)
 
-// The agent, built with the builder, answers through each build.
-for (const [label, load] of [["ESM", (n) => import(n)], ["CJS", async (n) => require(n)]]) {
-  const { AgentBuilder, UseDriver } = await load("@hookline/agent")
+  const { AgentBuilder, Driver, UseDriver } = await load("@hookline/agent")
   const { ScriptedDriver } = await load("@hookline/testing")
-  const final = await AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("4")]))).run("2+2?")
-  check(final.execution.status === "completed" && final.context.messages.at(-1)?.content === "4", `@hookline/agent (${label}): a built agent runs`)
-}
+  const { UseModelRetry } = await load("@hookline/middleware")
+  const final = await AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("4")])), UseModelRetry()).run("2+2?")
+  check(final.execution.status === "completed" && final.context.messages.at(-1)?.content === "4", `@hookline/agent, testing, middleware (${label}): a built agent runs`)
+  const promised = await AgentBuilder.make(UseDriver(Driver.fromPromise({ generate: async () => ({ text: "ok" }) }))).run("hi")
+  check(promised.execution.status === "completed", `@hookline/agent (${label}): a Driver.fromPromise agent runs`)
 
-// Types as published: a consumer under node16 resolution, as ESM (.mts) and CJS (.cts).
-const tsc = require.resolve("typescript/bin/tsc")
-try {
-  execFileSync(process.execPath, [tsc, "-p", join(root, "scripts", "smoke-types", "tsconfig.json")], { stdio: "inherit" })
-  check(true, "published declarations type-check from ESM and CJS consumers")
-} catch {
-  check(false, "published declarations type-check from ESM and CJS consumers")
+  const { MemoryStore, UseCheckpoints } = await load("@hookline/store")
+  const store = MemoryStore.make()
+  const stored = await AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("kept")])), UseCheckpoints(store)).run("hi")
+  const rows = await (await load("effect")).Effect.runPromise(store.rows(stored.id))
+  check(rows.length > 0, `@hookline/store (${label}): a run is checkpointed in MemoryStore`)
+
+  const { StoreConformance } = await load("@hookline/testing/store")
+  const names = []
+  StoreConformance.register((name) => names.push(name), async () => MemoryStore.make())
+  check(names.length > 0, `@hookline/testing/store (${label}): StoreConformance registers ${names.length} cases`)
+
+  const { AiSdkDriver } = await load("@hookline/ai-sdk")
+  check(AiSdkDriver.finishReasonOf("tool-calls") === "tool-calls", `@hookline/ai-sdk (${label}): AiSdkDriver.finishReasonOf maps`)
+
+  const { McpServer } = await load("@hookline/mcp")
+  check(typeof McpServer.describe(McpServer.stdio({ name: "files", command: "node" })) === "string", `@hookline/mcp (${label}): McpServer.stdio describes`)
 }
 
 console.log(failures === 0 ? "smoke: all builds load" : `smoke: ${failures} failed`)

@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup"
+import { packageConfig } from "../../scripts/tsup.ts"
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: false,
-  sourcemap: true,
-  clean: true,
-  target: "es2022",
-  tsconfig: "tsconfig.build.json",
-})
+export default packageConfig()

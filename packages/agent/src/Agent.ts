@@ -18,7 +18,7 @@ import * as Tools from "./Tools.js"
  * The options argument of a run: optional when the agent reads no per-run context
  * (`C` is `unknown`), required with its `context` when it does.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOptions<C>]

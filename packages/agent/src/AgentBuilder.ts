@@ -99,7 +99,7 @@ export const UseHook = <C = unknown>(hook: Hook.AnyHook<unknown, never, C>, opti
  * A wrap hook around each model call (`WrapHook.inference`) or each tool execution
  * (`WrapHook.toolUse`); higher priority is outer.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: HookStack.WrapOptions = {}): Capability =>
@@ -108,7 +108,7 @@ export const UseWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: HookSt
  * A stack of hooks with their own options: a guard of your own (`Guards.make`), a
  * ready-made set. Its hooks join the agent's stack in their order.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseHooks = (stack: HookStack.HookStack): Capability => Object.freeze({ _tag: "UseHooks", stack })

@@ -22,7 +22,7 @@ export type { RunOptions }
  * capability that keeps bookkeeping per run (a store's lease) keys it on this, not on the
  * state's id, which two runs of one stored run share.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category getters
  */
 export const currentRun: Effect.Effect<object | undefined> = Effect.map(

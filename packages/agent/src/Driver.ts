@@ -75,10 +75,12 @@ export type Service = Driver
  * @category constructors
  */
 export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
-  AgentError.isAgentError(cause) && cause._tag === "InferenceFailed"
-    ? cause
-    : cause instanceof AgentError.HooklineError && cause.error._tag === "InferenceFailed"
+  // The wrapper first: a HooklineError has a `_tag` and a `message` too, so it would
+  // pass for the error it carries and lose its status and retryable.
+  cause instanceof AgentError.HooklineError && cause.error._tag === "InferenceFailed"
     ? cause.error // what toPromise throws: a fallback that rethrows keeps the fields
+    : AgentError.isAgentError(cause) && cause._tag === "InferenceFailed"
+    ? cause
     : AgentError.inferenceFailed(AgentError.messageOf(cause))
 
 /**

@@ -373,7 +373,7 @@ export const definition = (tool: Tool): InferenceRequest.ToolDefinition =>
   Object.freeze({ name: tool.name, description: tool.description, parameters: tool.jsonSchema })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface FromAgentOptions<A> {
@@ -420,7 +420,7 @@ const isAgent = (u: unknown): u is Agent<any> =>
  * const agent = AgentBuilder.make(UseDriver(driver), UseTools([research]))
  * ```
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const fromAgent: {

@@ -394,7 +394,7 @@ export const toInferenceFailed = (error: unknown): AgentError.InferenceFailed =>
  * `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date.
  * Unreadable, negative or absent: `undefined`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category conversions
  */
 export const retryAfterOf = (headers: Readonly<Record<string, string>> | undefined, now: number = Date.now()): number | undefined => {

@@ -538,7 +538,7 @@ export const isAgentState = (u: unknown): u is AgentState =>
 /**
  * Sets how the run ended (the loop does this with the final status).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export const withStopReason: {
@@ -552,7 +552,7 @@ export const withStopReason: {
  * counters. It is empty when a finished state starts a new execution, and kept when a
  * checkpoint resumes, so "at most 2 searches per run" counts this run only.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export const withExecutionMetadata: {
@@ -569,7 +569,7 @@ export const withExecutionMetadata: {
  * handled by OnError hooks, or tool failures and blocks fed back to the model),
  * `"stopped"`, `"failed"`; `undefined` while it is pending or running.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category getters
  */
 export const outcome = (self: AgentState): "completed" | "completedWithErrors" | "stopped" | "failed" | undefined => {
@@ -584,7 +584,7 @@ export const outcome = (self: AgentState): "completed" | "completedWithErrors" |
  * Calls of the step under way are not counted: count those with a counter in
  * `withExecutionMetadata`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category getters
  */
 export const toolCallsInExecution = (self: AgentState, name?: string): number => {

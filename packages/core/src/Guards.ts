@@ -184,7 +184,7 @@ export const useGuards = (options: GuardOptions = {}): HookStack.HookStack => {
 /**
  * Options of `make`: a guard of your own.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface MakeOptions<C = unknown> {
@@ -233,7 +233,7 @@ const MakeOptionsCodec = t.type({
  * })
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = <C = unknown>(options: MakeOptions<C>): HookStack.HookStack => {

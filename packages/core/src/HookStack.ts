@@ -122,7 +122,7 @@ export type { DispatchEnv }
 /**
  * Options of a wrap hook: its point comes from the hook itself.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface WrapOptions {
@@ -137,7 +137,7 @@ export interface WrapOptions {
 /**
  * One wrap hook with its place in the stack.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface WrapRegistration<R = never> {
@@ -322,7 +322,7 @@ const WrapOptionsCodec = t.type({
  * Validates a wrap hook and its options into a registration. Throws
  * `HooklineError(InvalidConfiguration)` naming the bad field.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const wrapRegistration = <E, R>(
@@ -349,7 +349,7 @@ export const wrapRegistration = <E, R>(
  * A new stack with one more wrap hook, at the point the hook was made for
  * (`WrapHook.inference`, `WrapHook.toolUse`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export const withWrap: {
@@ -367,7 +367,7 @@ export const withWrap: {
 /**
  * Whether the stack has wrap hooks at that point.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category getters
  */
 export const hasWraps = <R>(self: HookStack<R>, point: WrapHook.WrapPoint): boolean => self.wraps[point].length > 0
@@ -665,7 +665,7 @@ const wrapEnv = <A, E, R>(env: DispatchEnv | undefined, f: (env: DispatchEnv) =>
  * the innermost `next` reaches. `ctx` is the BeforeInference context (with `request`).
  * Events go to `env.sink` (else `HookExecuted.CurrentEventSink`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category running
  */
 export const wrapInference = <R>(
@@ -682,7 +682,7 @@ export const wrapInference = <R>(
  * Runs the `WrapToolUse` hooks around a tool execution: `call` runs the tool. `ctx` is
  * the BeforeToolUse context (with `toolCall`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category running
  */
 export const wrapToolUse = <R>(

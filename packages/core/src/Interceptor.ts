@@ -52,7 +52,7 @@ export const make = <R = never>(intercept: (ctx: HookContext) => Effect.Effect<H
  * AgentLoop.make({ interceptor: traced })
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const around = <R, R2 = never>(

@@ -15,7 +15,7 @@ import { deepFreeze } from "./internal/immer.js"
  * One call of the model within a step, as wrap hooks made it (a retry, a fallback).
  * Recorded when the step has wrap hooks around its model call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface InferenceAttempt {
@@ -33,7 +33,7 @@ export interface InferenceAttempt {
 /**
  * One execution of a tool within a step, as wrap hooks made it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolAttempt {
@@ -47,7 +47,7 @@ export interface ToolAttempt {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const inferenceAttempt = (input: {
@@ -66,7 +66,7 @@ export const inferenceAttempt = (input: {
   })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolAttempt = (input: {

@@ -94,7 +94,7 @@ export const Order: Ord<StopReason> = {
 /**
  * Whether a stop can be overridden by a continuation (`"soft"`) or not (`"hard"`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Kind = "hard" | "soft"
@@ -105,7 +105,7 @@ export type Kind = "hard" | "soft"
  * continuation may override it. Made with `custom`; a signal with it carries the
  * priority and kind, so they survive encoding.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Custom {
@@ -118,7 +118,7 @@ export interface Custom {
 /**
  * The name a stop signal carries: a built-in reason, or a custom reason's name.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Name = StopReason | (string & {})
@@ -159,7 +159,7 @@ export const customProblem = (name: unknown, priority: unknown, kind: unknown): 
  * const ToolBudgetSpent = StopReason.custom({ name: "ToolBudgetSpent", priority: 550, kind: "hard" })
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const custom = (options: { readonly name: string; readonly priority: number; readonly kind: Kind }): Custom => {
@@ -173,7 +173,7 @@ export const custom = (options: { readonly name: string; readonly priority: numb
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category guards
  */
 export const isCustom = (u: unknown): u is Custom =>

@@ -38,7 +38,7 @@ export const make = (reason: StopReason.StopReason | StopReason.Custom, message:
 /**
  * The priority of a signal: its custom reason's, else its built-in reason's.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category getters
  */
 export const priority = (signal: StopSignal): number =>

@@ -116,7 +116,7 @@ export const blocked = (toolCall: ToolCall, reason: string, at: number): Blocked
  * brings the call's spending back with it; a cache that answers instead of a call that
  * spent nothing should give an execution without it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category combinators
  */
 export const withUsage = (execution: ToolExecution, usage: Usage.Usage | undefined): ToolExecution => {
@@ -160,7 +160,7 @@ export const isBlocked = (execution: ToolExecution): execution is Blocked => exe
 /**
  * What the call spent on models, if anything (a blocked call spent nothing).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category getters
  */
 export const usageOf = (execution: ToolExecution): Usage.Usage | undefined =>

@@ -6,7 +6,7 @@
  * (`WrapInference`) and each tool execution (`WrapToolUse`). Wrap hooks nest by
  * priority, higher outside, and run inside the before/after hooks of their call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Effect } from "effect"
 import { HooklineError, type InferenceFailed } from "./AgentError.js"
@@ -14,15 +14,15 @@ import type { HookContext } from "./HookContext.js"
 import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 
-/** @since 0.2.0 @category constructors */
+/** @since 0.1.0 @category constructors */
 export const WrapInference = "WrapInference" as const
-/** @since 0.2.0 @category constructors */
+/** @since 0.1.0 @category constructors */
 export const WrapToolUse = "WrapToolUse" as const
 
 /**
  * Where a wrap hook sits: around each model call, or around each tool execution.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type WrapPoint = typeof WrapInference | typeof WrapToolUse
@@ -30,13 +30,13 @@ export type WrapPoint = typeof WrapInference | typeof WrapToolUse
 /**
  * Both wrap points.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const points: ReadonlyArray<WrapPoint> = Object.freeze([WrapInference, WrapToolUse])
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category guards
  */
 export const isWrapPoint = (u: unknown): u is WrapPoint => u === WrapInference || u === WrapToolUse
@@ -46,7 +46,7 @@ export const isWrapPoint = (u: unknown): u is WrapPoint => u === WrapInference |
  * instead of the agent's own (a `Driver` from `@hookline/agent`); the loop checks it
  * where it enters.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface CallOptions {
@@ -57,7 +57,7 @@ export interface CallOptions {
  * The rest of a model call: the inner wrap hooks, then the model. Its context is the
  * BeforeInference context (with `request`); it fails with the call's `InferenceFailed`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type InferenceNext = (ctx: HookContext, options?: CallOptions) => Effect.Effect<InferenceResponse, InferenceFailed>
@@ -66,7 +66,7 @@ export type InferenceNext = (ctx: HookContext, options?: CallOptions) => Effect.
  * The rest of a tool execution: the inner wrap hooks, then the tool. Its context is the
  * BeforeToolUse context (with `toolCall`); a tool's failure is data (a failed execution).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type ToolNext = (ctx: HookContext) => Effect.Effect<ToolExecution>
@@ -76,7 +76,7 @@ export type ToolNext = (ctx: HookContext) => Effect.Effect<ToolExecution>
  * outcome (the model failed, or the hook gave up); any other failure is the hook's
  * own, handled by its `onError` policy.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface InferenceWrap<E = never, R = never> {
@@ -89,7 +89,7 @@ export interface InferenceWrap<E = never, R = never> {
  * A hook around each tool execution. Any failure is the hook's own (a tool's failure
  * is a failed execution, which the hook returns or retries).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolWrap<E = never, R = never> {
@@ -101,7 +101,7 @@ export interface ToolWrap<E = never, R = never> {
 /**
  * Either kind of wrap hook.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type WrapHook<E = unknown, R = never> = InferenceWrap<E, R> | ToolWrap<E, R>
@@ -109,7 +109,7 @@ export type WrapHook<E = unknown, R = never> = InferenceWrap<E, R> | ToolWrap<E,
 /**
  * The services a wrap hook needs.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Requirements<W> = W extends InferenceWrap<any, infer R> ? R : W extends ToolWrap<any, infer R> ? R : never
@@ -117,7 +117,7 @@ export type Requirements<W> = W extends InferenceWrap<any, infer R> ? R : W exte
 /**
  * A hook around each model call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const inference = <E = never, R = never>(
@@ -127,7 +127,7 @@ export const inference = <E = never, R = never>(
 /**
  * A hook around each tool execution.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolUse = <E = never, R = never>(
@@ -145,7 +145,7 @@ const passInnerFailures = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<
  * A hook around each model call, from an async function; `next` gives a Promise, and
  * the signal fires when the run is aborted.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const inferencePromise = (
@@ -169,7 +169,7 @@ export const inferencePromise = (
 /**
  * A hook around each tool execution, from an async function.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolUsePromise = (
@@ -185,7 +185,7 @@ export const toolUsePromise = (
 /**
  * Runs `wrap` only where `predicate` holds; elsewhere it calls `next` once, as is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export function when<E, R>(predicate: (ctx: HookContext) => boolean, wrap: InferenceWrap<E, R>): InferenceWrap<E, R>
@@ -200,7 +200,7 @@ export function when<E, R>(predicate: (ctx: HookContext) => boolean, wrap: WrapH
 /**
  * Runs a tool wrap only for calls of the named tools.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category combinators
  */
 export const forTools = <E, R>(names: ReadonlyArray<string>, wrap: ToolWrap<E, R>): ToolWrap<E, R> => {
@@ -209,7 +209,7 @@ export const forTools = <E, R>(names: ReadonlyArray<string>, wrap: ToolWrap<E, R
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category guards
  */
 export const isWrapHook = (u: unknown): u is WrapHook<unknown, unknown> =>

@@ -2,7 +2,7 @@
  * Fallback models: when a model call fails, the same request goes to the next model of
  * an ordered list, until one answers or the list ends.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { UseWrap, type AgentBuilder, type Driver } from "@hookline/agent"
 import { WrapHook, type AgentError } from "@hookline/core"
@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as O from "./internal/options.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface FallbackOptions {
@@ -32,7 +32,7 @@ const isDriver = (u: unknown): u is Driver =>
  * error of the last model tried is the call's. Throws
  * `HooklineError(InvalidConfiguration)` for an empty list or something not a driver.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): WrapHook.InferenceWrap => {
@@ -57,7 +57,7 @@ export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackO
 /**
  * Fallback models as a capability: `UseFallbackModels([backup, cheaper])`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseFallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): AgentBuilder.Capability => {

@@ -3,7 +3,7 @@
  * step (no step is spent), waits on the Effect clock (so `TestClock` drives it), and
  * ends with the run (an abort interrupts a wait).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { UseWrap, type AgentBuilder } from "@hookline/agent"
 import { AgentError, WrapHook, type ToolExecution } from "@hookline/core"
@@ -13,7 +13,7 @@ import * as O from "./internal/options.js"
 /**
  * When and how often to call again.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Backoff {
@@ -30,7 +30,7 @@ export interface Backoff {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ModelRetryOptions extends Backoff {
@@ -51,7 +51,7 @@ export interface ModelRetryOptions extends Backoff {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolRetryOptions extends Backoff {
@@ -72,7 +72,7 @@ const toolKeys = [...backoffKeys, "tools", "timeouts", "name", "priority"]
 /**
  * The statuses retried by default: timeouts, conflicts, rate limits, server errors.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultStatuses: ReadonlyArray<number> = Object.freeze([408, 409, 429, 500, 502, 503, 504])
@@ -96,7 +96,7 @@ const scheduleOf = (at: string, o: Readonly<Record<string, unknown>>): Schedule 
 /**
  * The wait before attempt `attempt + 1` (after `attempt` calls), before jitter.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category getters
  */
 export const delayMs = (schedule: Pick<Schedule, "initialDelayMs" | "factor" | "maxDelayMs">, attempt: number): number =>
@@ -115,7 +115,7 @@ const wait = (schedule: Schedule, attempt: number, atLeast = 0): Effect.Effect<v
  * exponential backoff and jitter, honouring a provider's `Retry-After`. Throws
  * `HooklineError(InvalidConfiguration)` for a bad option.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceWrap => {
@@ -146,7 +146,7 @@ export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceW
 /**
  * Model retry as a capability: `UseModelRetry({ maxAttempts: 4 })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseModelRetry = (options: ModelRetryOptions = {}): AgentBuilder.Capability => {
@@ -162,7 +162,7 @@ const retriedTags = (timeouts: boolean): ReadonlySet<string> => new Set(timeouts
  * own failure (a throw, and a timeout unless `timeouts: false`) is retried: invalid
  * arguments or an unknown tool would fail the same way again.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => {
@@ -189,7 +189,7 @@ export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => {
 /**
  * Tool retry as a capability: `UseToolRetry({ tools: ["search"], maxAttempts: 3 })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseToolRetry = (options: ToolRetryOptions): AgentBuilder.Capability => {

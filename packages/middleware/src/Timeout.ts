@@ -3,7 +3,7 @@
  * interrupted (its HTTP request aborted) when the time is up; the run's own time guard
  * stays as it is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { UseWrap, type AgentBuilder } from "@hookline/agent"
 import { AgentError, ToolExecution, WrapHook } from "@hookline/core"
@@ -11,7 +11,7 @@ import { Clock, Duration, Effect } from "effect"
 import * as O from "./internal/options.js"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ModelTimeoutOptions {
@@ -24,7 +24,7 @@ export interface ModelTimeoutOptions {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ToolTimeoutOptions {
@@ -48,7 +48,7 @@ const msOf = (at: string, o: Readonly<Record<string, unknown>>): number => {
  * `InferenceFailed` (status 408), so a retry outside it calls again. The call it cut is
  * an attempt of its step (`step.attempts`), with that error and the time it took.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWrap => {
@@ -67,7 +67,7 @@ export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWr
 /**
  * Model-call timeout as a capability: `UseModelTimeout({ ms: 30_000 })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capability => {
@@ -81,7 +81,7 @@ export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capa
  * execution (`ToolTimedOut`), which goes back to the model like any tool failure. The
  * run it cut is a tool attempt of its step (`step.toolAttempts`), with that error.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
@@ -107,7 +107,7 @@ export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
 /**
  * Tool-call timeout as a capability: `UseToolTimeout({ ms: 10_000, tools: ["fetch"] })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category capabilities
  */
 export const UseToolTimeout = (options: ToolTimeoutOptions): AgentBuilder.Capability => {

@@ -91,7 +91,7 @@ const defaultLease: Duration.Input = "30 seconds"
  * The stop reason of a run that could not take its run's lease: hard (no continuation
  * lifts it), ranked below `ErrorForbade` and above every other built-in reason.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export const RunLeasedReason: StopReason.Custom = StopReason.custom({ name: "RunLeased", priority: 750, kind: "hard" })

@@ -8,6 +8,7 @@
 import { mkdir } from "node:fs/promises"
 import { Effect } from "effect"
 import * as FolderLock from "./internal/folderLock.js"
+import { importPeer } from "./internal/peer.js"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -52,7 +53,7 @@ const folderOf = (dataDir: string): string | undefined =>
  * @since 0.1.0
  * @category constructors
  */
-export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
+export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed | StoreError.PeerMissing> =>
   Effect.tryPromise({
     try: async () => {
       // PGlite makes only the last level of a folder path; a path like "data/runs" on a
@@ -68,11 +69,11 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
         throw cause
       }
     },
-    catch: (cause) => StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
+    catch: (cause) => cause instanceof StoreError.PeerMissing ? cause : StoreError.storeFailed(`opening the embedded store in ${options.dataDir}`, cause),
   })
 
 const openLocked = async (dataDir: string, unlock: () => void): Promise<RunStore.RunStore> => {
-  const { PGlite } = await import("@electric-sql/pglite")
+  const { PGlite } = await importPeer("@electric-sql/pglite", "PgliteStore", () => import("@electric-sql/pglite"))
   // A folder is mounted with Emscripten's NODEFS: every write PostgreSQL makes goes
   // to the file at once (PGlite's syncToFs has nothing to flush for it), so a commit
   // PGlite acknowledged is in the WAL on disk and survives SIGKILL of the process

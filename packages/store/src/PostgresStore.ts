@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import type { Pool, PoolConfig } from "pg"
+import { importPeer } from "./internal/peer.js"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -57,10 +58,10 @@ const clientOf = (pool: Pool): Sql.SqlClient => ({
  * @since 0.1.0
  * @category constructors
  */
-export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed> =>
+export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, StoreError.StoreFailed | StoreError.PeerMissing> =>
   Effect.tryPromise({
     try: async () => {
-      const pg = await import("pg")
+      const pg = await importPeer("pg", "PostgresStore", () => import("pg"))
       const PoolClass = (pg.default ?? pg).Pool
       const owned = !("pool" in options)
       const pool = "pool" in options
@@ -79,7 +80,7 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
       }
       return Sql.make("postgres", client, () => (owned ? pool.end() : Promise.resolve()))
     },
-    catch: (cause) => StoreError.storeFailed("opening the PostgreSQL store", cause),
+    catch: (cause) => cause instanceof StoreError.PeerMissing ? cause : StoreError.storeFailed("opening the PostgreSQL store", cause),
   })
 
 /**

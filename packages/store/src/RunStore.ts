@@ -60,7 +60,7 @@ export interface ListQuery {
 /**
  * A run's lease: who holds it (an owner token, one per run start) and until when.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Lease {
@@ -320,7 +320,7 @@ export const remove = (store: RunStore, runId: string): Promise<boolean> => Effe
  * more tools; its checkpoints conflict with the new holder's. Answers whether a lease was
  * dropped.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category running
  */
 export const breakLease = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(store.releaseLease(runId))

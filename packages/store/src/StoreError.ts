@@ -49,6 +49,23 @@ export class StoreFailed extends Data.TaggedError("StoreFailed")<{
 }> {}
 
 /**
+ * A store's database library is not installed. It is an optional peer of
+ * `@hookline/store`, loaded only when that store opens: `PostgresStore` needs `pg`,
+ * `PgliteStore` needs `@electric-sql/pglite`. `message` names the package to install.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PeerMissing extends Data.TaggedError("PeerMissing")<{
+  /** The package to install (`pg`, `@electric-sql/pglite`). */
+  readonly peer: string
+  /** The store that needs it (`PostgresStore`). */
+  readonly store: string
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
  * No run with this id is stored.
  *
  * @since 0.1.0
@@ -65,7 +82,7 @@ export class RunNotFound extends Data.TaggedError("RunNotFound")<{
  * again after `expiresAt`, or, when you know the holder's process is dead, take the run
  * over with `RunStore.breakLease`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category errors
  */
 export class RunLeased extends Data.TaggedError("RunLeased")<{
@@ -161,10 +178,22 @@ export const storeFailed = (operation: string, cause: unknown): StoreFailed =>
  * @since 0.1.0
  * @category constructors
  */
+export const peerMissing = (peer: string, store: string, cause?: unknown): PeerMissing =>
+  new PeerMissing({
+    peer,
+    store,
+    message: `${store} needs the package ${peer}, an optional peer of @hookline/store that is not installed: npm install ${peer}`,
+    cause,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const runNotFound = (runId: string): RunNotFound => new RunNotFound({ runId, message: `no run ${runId} is stored` })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const runLeased = (runId: string, expiresAt: number): RunLeased =>
@@ -180,7 +209,7 @@ export const runLeased = (runId: string, expiresAt: number): RunLeased =>
  * A run that held its lease and lost it while it ran (broken with `RunStore.breakLease`,
  * or taken by another run after it expired): `RunLeased`, with no known expiry.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const runLost = (runId: string): RunLeased =>

@@ -1,4 +1,4 @@
-import { StoreConformance } from "@hookline/testing"
+import { StoreConformance } from "@hookline/testing/store"
 import { describe, it } from "vitest"
 import { MemoryStore, RunStore } from "../src/index.js"
 import { promiseOf } from "./support/promiseStore.js"

@@ -1,5 +1,5 @@
 import { AgentState, Message } from "@hookline/core"
-import { StoreConformance } from "@hookline/testing"
+import { StoreConformance } from "@hookline/testing/store"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PostgresStore, RunStore, StoreError } from "../src/index.js"

@@ -5,7 +5,7 @@
  *
  * ```ts
  * import { MemoryStore } from "@hookline/store"
- * import { StoreConformance } from "@hookline/testing"
+ * import { StoreConformance } from "@hookline/testing/store"
  * import { describe, it } from "vitest"
  *
  * describe("my store", () => {

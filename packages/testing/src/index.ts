@@ -1,5 +1,7 @@
 /**
  * @hookline/testing: test hookline agents and hooks offline.
+ * The run store conformance suite is at `@hookline/testing/store`, so that this entry
+ * point does not need `@hookline/store`.
  *
  * @since 0.1.0
  */
@@ -13,5 +15,3 @@ export { HookLaws_ as HookLaws }
 import * as TraceRecorder_ from "./TraceRecorder.js"
 export { TraceRecorder_ as TraceRecorder }
 export type TraceRecorder = TraceRecorder_.TraceRecorder
-import * as StoreConformance_ from "./StoreConformance.js"
-export { StoreConformance_ as StoreConformance }

@@ -81,7 +81,7 @@ const aborted = struct(
 /**
  * A failed model call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const InferenceFailed = inferenceFailed

@@ -22,7 +22,7 @@ export const HookTrigger: Codec<HookTrigger_.HookTrigger> = literals(HookTrigger
 /**
  * A trigger or a wrap point: where a hook runs (the `trigger` of `HookFailed`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const HookPoint: Codec<HookTrigger_.HookTrigger | WrapHook_.WrapPoint> = literals([...HookTrigger_.all, ...WrapHook_.points])

@@ -108,7 +108,7 @@ export const ToolExecution = tagged("ToolExecution", "status", { success, failur
 /**
  * One model call of a step (wrap hooks).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const InferenceAttempt = struct(
@@ -120,7 +120,7 @@ export const InferenceAttempt = struct(
 /**
  * One tool execution of a step (wrap hooks).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const ToolAttempt = struct(

@@ -4,7 +4,7 @@
  * the same order, and ends the same way; it never changes its input; and what it
  * passes to `next` is a context of the same trigger.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { AgentError, HookContext, InferenceResponse, ToolExecution, type WrapHook } from "@hookline/core"
 import { Effect, Exit } from "effect"
@@ -80,7 +80,7 @@ export const violation = (
  * request, or BeforeToolUse contexts with a tool call) and generated behaviours of
  * `next`. Throws `LawFailed` (law `wrapPure`) with the shrunk counterexample.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category laws
  */
 export const checkWrap = (wrap: WrapHook.WrapHook<unknown, never>, options: Omit<Options, "triggers"> = {}): void => {

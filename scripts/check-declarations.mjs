@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { changedSpan, diffLines } from "./text-diff.mjs"
 
 const ts = createRequire(import.meta.url)("typescript")
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -132,16 +133,10 @@ for (const { dir, pkg } of packages) {
     continue
   }
   failures++
-  const a = recorded.split("\n")
-  const b = text.split("\n")
-  let i = 0
-  while (i < a.length && i < b.length && a[i] === b[i]) i++
-  let j = 0
-  while (j < a.length - i && j < b.length - i && a[a.length - 1 - j] === b[b.length - 1 - j]) j++
-  const heading = a.slice(0, i + 1).reverse().find((l) => l.startsWith("### "))
-  console.log(`FAIL ${pkg.name}: the declarations changed${heading === undefined ? "" : ` (first at ${heading.slice(4)})`}, line ${i + 1}:`)
-  for (const l of a.slice(i, a.length - j).slice(0, 8)) console.log(`  - ${l}`)
-  for (const l of b.slice(i, b.length - j).slice(0, 8)) console.log(`  + ${l}`)
+  const span = changedSpan(recorded, text)
+  const heading = recorded.split("\n").slice(0, span.line).reverse().find((l) => l.startsWith("### "))
+  console.log(`FAIL ${pkg.name}: the declarations changed${heading === undefined ? "" : ` (first at ${heading.slice(4)})`}:`)
+  for (const l of diffLines(recorded, text)) console.log(`  ${l}`)
 }
 if (!update) {
   console.log(

@@ -21,6 +21,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { runScenario } from "../fuzz/run.js"
 import { describe as describeScenario, scenario, type Scenario } from "../fuzz/scenario.js"
+import { diffLines } from "../../../../scripts/text-diff.mjs"
 import { digest, recordText } from "./record.js"
 
 /**
@@ -77,23 +78,6 @@ const recordedTexts = (): ReadonlyMap<number, string> => {
   return out
 }
 
-/** Where two texts differ: the lines between their common start and their common end, a few of each (the failure message's diff). */
-const firstDifference = (expected: string, actual: string, context = 3, shown = 8): string => {
-  const a = expected.split("\n")
-  const b = actual.split("\n")
-  let i = 0
-  while (i < a.length && i < b.length && a[i] === b[i]) i++
-  let j = 0
-  while (j < a.length - i && j < b.length - i && a[a.length - 1 - j] === b[b.length - 1 - j]) j++
-  const removed = a.slice(i, a.length - j)
-  const added = b.slice(i, b.length - j)
-  const cut = (lines: ReadonlyArray<string>, sign: string) => [
-    ...lines.slice(0, shown).map((l) => `${sign} ${l}`),
-    ...(lines.length > shown ? [`${sign} … ${lines.length - shown} more lines`] : []),
-  ]
-  return [`@@ line ${i + 1} @@`, ...a.slice(Math.max(0, i - context), i).map((l) => `  ${l}`), ...cut(removed, "-"), ...cut(added, "+")].join("\n")
-}
-
 const pad = (i: number): string => String(i).padStart(3, "0")
 
 describe("AgentLoop (golden traces)", () => {
@@ -135,7 +119,7 @@ describe("AgentLoop (golden traces)", () => {
         return [
           `scenario ${r.index}${generatorChanged ? " (the scenario itself changed: fuzz/scenario.ts generates something else from this seed)" : ""}:`,
           `  see: diff -u ${join(outDir, `${pad(r.index)}.expected.txt`)} ${join(outDir, `${pad(r.index)}.actual.txt`)}`,
-          firstDifference(expected, actual).split("\n").map((l) => `  ${l}`).join("\n"),
+          diffLines(expected, actual).map((l) => `  ${l}`).join("\n"),
         ].join("\n")
       })
       const first = scenarios[changed[0]!.index]!

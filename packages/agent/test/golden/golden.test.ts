@@ -9,7 +9,7 @@
 //                                                                 (or `pnpm golden:record`)
 //
 // The fixtures: traces.sha256 lists one digest per scenario (text: a review shows which
-// scenarios changed), traces.txt.gz holds every scenario's full text (gzip: about 15x
+// scenarios changed), traces.txt.gz holds every scenario's full text (gzip: about 13x
 // smaller than the text), so a mismatch shows its diff at once, with no old tree to build.
 // On a mismatch the test writes both texts of each changed scenario under .out/ (ignored
 // by git) and prints the `diff -u` command for each.

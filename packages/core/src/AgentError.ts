@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { HookTrigger } from "./HookTrigger.js"
-import type { WrapPoint } from "./WrapHook.js"
+import type { WrapPoint } from "./internal/wrapPoint.js"
 import { truncate } from "./Truncation.js"
 
 /**

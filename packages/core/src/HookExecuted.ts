@@ -7,7 +7,7 @@
 import { Context } from "effect"
 import type { HookTrigger } from "./HookTrigger.js"
 import { finite } from "./internal/finite.js"
-import type { WrapPoint } from "./WrapHook.js"
+import type { WrapPoint } from "./internal/wrapPoint.js"
 
 /**
  * What a hook did: returned its input (`unchanged`), returned a new context

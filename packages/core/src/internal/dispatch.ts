@@ -4,7 +4,7 @@ import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
-import type { WrapPoint } from "../WrapHook.js"
+import type { WrapPoint } from "./wrapPoint.js"
 import { problemOf } from "./contextCheck.js"
 import { deepFreeze } from "./immer.js"
 

@@ -167,6 +167,7 @@ describe("ToolExecution", () => {
       readonly startedAt: number
       readonly completedAt: number
       readonly usage?: Usage | undefined
+      readonly replayed?: true | undefined
     }>()
     expectTypeOf<ToolExecution.Failure>().toEqualTypeOf<{
       readonly status: "failure"
@@ -175,6 +176,7 @@ describe("ToolExecution", () => {
       readonly startedAt: number
       readonly completedAt: number
       readonly usage?: Usage | undefined
+      readonly replayed?: true | undefined
     }>()
     expectTypeOf<ToolExecution.Blocked>().toEqualTypeOf<{
       readonly status: "blocked"
@@ -182,6 +184,7 @@ describe("ToolExecution", () => {
       readonly reason: string
       readonly startedAt: number
       readonly completedAt: number
+      readonly replayed?: true | undefined
     }>()
     expectTypeOf<ToolExecution.ToolError>().toEqualTypeOf<
       AgentError.ToolFailed | AgentError.ToolTimedOut | AgentError.UnknownTool | AgentError.ToolArgumentsInvalid

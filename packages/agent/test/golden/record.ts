@@ -94,6 +94,8 @@ export const entryLine = (e: Entry): string => {
       return `model #${e.index} ${e.turn === undefined ? "(script exhausted)" : e.turn._tag} msgs=${e.request.messages.length} tools=${e.request.tools.length}${
         e.unfrozen === undefined ? "" : ` UNFROZEN ${e.unfrozen}`
       }`
+    case "DriverEnd":
+      return `model-end #${e.index} ${e.outcome}`
     case "Permission":
       return `permission ${e.hook} ${e.callId} ${e.phase}`
     case "Abort":

@@ -307,12 +307,17 @@ class Run<R> {
   }
 
   // Checked where the loop would start new work without yielding (the next step, a
-  // tool): an abort the race could not see yet stops it there.
+  // tool, a model call a wrap hook asks for): an abort the race could not see yet stops
+  // it there, and so does an interrupted body (a Promise wrap hook's `next` can still be
+  // called after the run was interrupted from outside or by its time limit).
   private abortSeen(): boolean {
-    return this.signal?.aborted === true
+    return this.interrupted || this.signal?.aborted === true
   }
 
+  private interrupted = false
+
   private abortCalls(): void {
+    this.interrupted = true
     this.callOptions.abort()
   }
 

@@ -353,6 +353,16 @@ describe("AgentLoop (fuzzing regressions)", () => {
       expect(violations(await runScenario(echoNextToSleepy as Scenario))).toEqual([])
     })
   })
+  describe("a model call asked for after the run was interrupted", () => {
+    // Seed 1999448819 (CI, after issue 22's merges): a Promise wrap hook's retry called
+    // `next` after the run was interrupted from outside (no abort signal), and the model
+    // was called once more after AfterExecution, with no attempt in any step. Once the
+    // steps are interrupted (outside interruption, abort, time limit), no new model call or
+    // tool starts, whatever a wrap hook asks.
+    it("starts no model call once the run's steps are interrupted", async () => {
+      expect(violations(await runScenario(retryAfterInterrupt as Scenario))).toEqual([])
+    })
+  })
 })
 
 // The scenario as the fuzzer printed it ("scenario as data").
@@ -494,3 +504,158 @@ const echoNextToSleepy: unknown = ({
     },
     "guardsAt": 0
   })
+
+// The scenario as the fuzzer printed it ("scenario as data").
+const retryAfterInterrupt: unknown = {
+  "hooks": [
+    {
+      "name": "fuzz:observer",
+      "triggers": [
+        "AfterExecution"
+      ],
+      "priority": -300,
+      "onError": "fail",
+      "lift": "pure",
+      "wait": {
+        "_tag": "None"
+      },
+      "behaviour": {
+        "_tag": "Pass"
+      },
+      "fromStep": 0
+    },
+    {
+      "name": "h1:shortcircuit",
+      "triggers": [
+        "AfterExecution"
+      ],
+      "priority": -300,
+      "onError": "fail",
+      "lift": "pure",
+      "wait": {
+        "_tag": "None"
+      },
+      "behaviour": {
+        "_tag": "ShortCircuit",
+        "toolCall": false
+      },
+      "fromStep": 0
+    },
+    {
+      "name": "h2:annotate",
+      "triggers": [
+        "OnError"
+      ],
+      "priority": -300,
+      "onError": "fail",
+      "lift": "pure",
+      "wait": {
+        "_tag": "None"
+      },
+      "behaviour": {
+        "_tag": "Annotate",
+        "how": "context"
+      },
+      "fromStep": 0
+    },
+    {
+      "name": "h3:stop",
+      "triggers": [
+        "AfterStep"
+      ],
+      "priority": -300,
+      "onError": "fail",
+      "lift": "pure",
+      "wait": {
+        "_tag": "None"
+      },
+      "behaviour": {
+        "_tag": "Stop",
+        "reason": "FinishReasonReceived"
+      },
+      "fromStep": 0
+    },
+    {
+      "name": "h4:pass",
+      "triggers": [
+        "OnError"
+      ],
+      "priority": -300,
+      "onError": "fail",
+      "lift": "pure",
+      "wait": {
+        "_tag": "None"
+      },
+      "behaviour": {
+        "_tag": "Pass"
+      },
+      "fromStep": 0
+    }
+  ],
+  "wraps": [
+    {
+      "name": "w1:timeout",
+      "point": "WrapInference",
+      "priority": -300,
+      "onError": "fail",
+      "lift": "effect",
+      "behaviour": {
+        "_tag": "Timeout",
+        "ms": 7
+      }
+    },
+    {
+      "name": "w2:retry",
+      "point": "WrapInference",
+      "priority": 0,
+      "onError": "fail",
+      "lift": "promise",
+      "behaviour": {
+        "_tag": "Retry",
+        "times": 1,
+        "backoffMs": 0
+      }
+    },
+    {
+      "name": "w3:retry",
+      "point": "WrapToolUse",
+      "priority": -300,
+      "onError": "fail",
+      "lift": "effect",
+      "behaviour": {
+        "_tag": "Retry",
+        "times": 1,
+        "backoffMs": 0
+      }
+    }
+  ],
+  "guards": {
+    "maxSteps": 1,
+    "maxTokens": null,
+    "maxExecutionTime": null,
+    "finishReasons": null
+  },
+  "script": [
+    {
+      "_tag": "Failure"
+    }
+  ],
+  "toolConcurrency": "sequential",
+  "mode": "stream",
+  "interceptor": "stack",
+  "textDeltas": "auto",
+  "abort": {
+    "at": 4,
+    "via": "interrupt",
+    "timing": "now"
+  },
+  "input": "question",
+  "twin": false,
+  "resume": {
+    "plans": [],
+    "encode": false,
+    "probe": "none",
+    "forged": "unknownTag"
+  },
+  "guardsAt": 0
+}

@@ -34,18 +34,32 @@ const manifestOf = (name) => {
   }
 }
 
-/** No `require` entry point: an ES-module-only package. */
+/**
+ * Whether a bare specifier's types are ES-module-only for a CommonJS consumer: its
+ * export entry (the subpath's, e.g. `@modelcontextprotocol/sdk/validation`) has no
+ * `require` condition, or its types come first from a `.d.ts` that a `"type": "module"`
+ * package makes an ES module (a `types` condition before `require` applies to both).
+ */
 const esmOnly = new Map()
-const isEsmOnly = (name) => {
-  if (!esmOnly.has(name)) {
+const isEsmOnly = (specifier) => {
+  if (!esmOnly.has(specifier)) {
+    const name = packageOf(specifier)
     const manifest = manifestOf(name)
-    const root = typeof manifest.exports === "object" && manifest.exports !== null && "." in manifest.exports ? manifest.exports["."] : manifest.exports
-    const requirable = root === undefined
-      ? manifest.type !== "module"
-      : typeof root === "string" ? manifest.type !== "module" || root.endsWith(".cjs") : JSON.stringify(root).includes('"require"')
-    esmOnly.set(name, !requirable)
+    const subpath = "." + specifier.slice(name.length)
+    const exports = manifest.exports
+    const entry = typeof exports === "object" && exports !== null && (subpath in exports || "." in exports)
+      ? exports[subpath] ?? (subpath === "." ? exports["."] : undefined)
+      : subpath === "." ? exports : undefined
+    const moduleScope = manifest.type === "module"
+    const esmTypes = (types) => typeof types === "string" && moduleScope && !types.endsWith(".d.cts")
+    const requirable = entry === undefined
+      ? !moduleScope
+      : typeof entry === "string"
+      ? !moduleScope || entry.endsWith(".cjs")
+      : JSON.stringify(entry).includes('"require"') && !(Object.keys(entry)[0] === "types" && esmTypes(entry.types))
+    esmOnly.set(specifier, !requirable)
   }
-  return esmOnly.get(name)
+  return esmOnly.get(specifier)
 }
 
 const attribute = `with { "resolution-mode": "import" }`
@@ -54,12 +68,12 @@ const rewrite = (text) =>
   text
     // import { A } from "effect";  ->  import type { A } from "effect" with { ... };
     .replace(/^(import|export)( type)? ([^;]*?) from "([^"]+)";$/gm, (line, keyword, type, names, specifier) =>
-      bare(specifier) && isEsmOnly(packageOf(specifier))
+      bare(specifier) && isEsmOnly(specifier)
         ? `${keyword} type ${names.replace(/\btype /g, "")} from "${specifier}" ${attribute};`
         : line)
     // import("effect/Cause").Cause  ->  import("effect/Cause", { with: { ... } }).Cause
     .replace(/import\("([^"]+)"\)/g, (call, specifier) =>
-      bare(specifier) && isEsmOnly(packageOf(specifier)) ? `import("${specifier}", { ${attribute.replace(" {", ": {")} })` : call)
+      bare(specifier) && isEsmOnly(specifier) ? `import("${specifier}", { ${attribute.replace(" {", ": {")} })` : call)
 
 for (const file of readdirSync(join(dist, "types-cjs"), { recursive: true })) {
   if (!file.endsWith(".d.ts")) continue

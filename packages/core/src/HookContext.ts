@@ -156,6 +156,10 @@ export const withRequest: {
       request: InferenceRequest.isInferenceRequest(request) ? request : InferenceRequest.make(request),
     }))
 
+// A rewrite of an answer a journal replayed stays replayed; its argument is deep-frozen.
+const keepAnswerReplayed = (current: InferenceResponse | undefined, next: InferenceResponse): InferenceResponse =>
+  current?.replayed === true ? replayedResponse(next) : next
+
 /**
  * Sets the response: at BeforeInference it skips the model call (a cache hit); at
  * AfterInference it rewrites what the model said before it is committed. A rewrite of
@@ -170,7 +174,7 @@ export const withResponse: {
 } = dual(2, (self: HookContext, response: InferenceResponse): HookContext =>
   response === self.response
     ? self
-    : patch(self, { response: deepFreeze(self.response?.replayed === true ? replayedResponse(response) : response) }))
+    : patch(self, { response: keepAnswerReplayed(self.response, deepFreeze(response)) }))
 
 /**
  * Replaces the tool call (BeforeToolUse: edit the arguments).
@@ -212,9 +216,10 @@ export const withToolExecution: {
 } = dual(2, (self: HookContext, execution: ToolExecution.ToolExecution): HookContext =>
   execution === self.toolExecution || self.toolExecutionBlocked
     ? self
-    : patch(self, { toolExecution: deepFreeze(keepReplayed(self.toolExecution, execution)), toolExecutionBlocked: execution.status === "blocked" }))
+    : patch(self, { toolExecution: keepReplayed(self.toolExecution, deepFreeze(execution)), toolExecutionBlocked: execution.status === "blocked" }))
 
 // A rewrite of a result a journal replayed (redaction at AfterToolUse) stays replayed.
+// Freeze first: `asReplayed` makes a frozen shallow copy, where deepFreeze would stop.
 const keepReplayed = (current: ToolExecution.ToolExecution | undefined, next: ToolExecution.ToolExecution): ToolExecution.ToolExecution =>
   current !== undefined && ToolExecution.isReplayed(current) && current.toolCall.id === next.toolCall.id ? ToolExecution.asReplayed(next) : next
 

@@ -326,6 +326,15 @@ describe("HookContext", () => {
       expect(ToolExecution.isReplayed(HookContext.withToolResult(afterTool, "[redacted]").toolExecution!)).toBe(false)
     })
 
+    it("deep-freezes a hand-built rewrite of a replayed result (fast-check seed 664235012)", () => {
+      const replayed = HookContext.make({ trigger: "AfterToolUse", state, createdAt: 100, toolCall: call, toolExecution: ToolExecution.asReplayed(ran) })
+      const plain = JSON.parse(JSON.stringify({ ...ran, output: { rows: [1, 2] } })) as ToolExecution.ToolExecution
+      expect(isDeepFrozen(HookContext.withToolExecution(replayed, plain))).toBe(true)
+      const replayedAnswer = HookContext.withResponse(afterInference, InferenceResponse.asReplayed(InferenceResponse.make({ text: "from the journal" })))
+      const plainAnswer = JSON.parse(JSON.stringify(InferenceResponse.make({ text: "x", usage: Usage.make(1, 2) }))) as InferenceResponse.InferenceResponse
+      expect(isDeepFrozen(HookContext.withResponse(replayedAnswer, plainAnswer))).toBe(true)
+    })
+
     it("turns a failure into a success at AfterToolUse", () => {
       const failure = ToolExecution.failure(call, AgentError.toolFailed("c1", "shell", "exit 1"), 90, 95)
       const ctx = HookContext.withToolResult(HookContext.withToolExecution(beforeTool, failure), "fallback")

@@ -75,6 +75,66 @@ describe("CostBudget", () => {
       expect(CostBudget.stepCost(overReported, new Map(Object.entries(prices)))).toEqual({ cost: 1_000 * 1 / 1e6 })
     })
 
+    it("prices a dated model id (as OpenAI and Anthropic answer) by its undated entry", async () => {
+      const table = { "gpt-4o-mini": { input: 1, output: 2 }, "claude-3-5-sonnet": { input: 10, output: 20 } }
+      for (const modelId of ["gpt-4o-mini-2024-07-18", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet@20240620"]) {
+        const driver = ScriptedDriver.make([answer(modelId), answer(modelId), answer(modelId)])
+        const final = await AgentBuilder.make(
+          UseDriver(driver),
+          UseGuards({ maxSteps: 3, maxTokens: null }),
+          keepGoing,
+          UseCostBudget({ maxCost: 1_000, prices: table }),
+        ).run("go")
+        // Priced, so the run goes on to the steps limit (no "no price for the model").
+        expect(StopSignal.highest(final.execution.stopSignals)?.source).toBe("guard:steps_limit")
+        expect(CostBudget.cost(final, table)).toBeGreaterThan(0)
+      }
+    })
+
+    it("prefers an exact entry to the undated one, and never prices a different model by a shorter name", () => {
+      const table = { "gpt-4o": { input: 5, output: 0 }, "gpt-4o-2024-05-13": { input: 7, output: 0 } }
+      expect(CostBudget.priceOf(table, "gpt-4o-2024-05-13")?.input).toBe(7)
+      expect(CostBudget.priceOf(table, "gpt-4o-2024-08-06")?.input).toBe(5)
+      // gpt-4o-mini is not gpt-4o: no price rather than the wrong one.
+      expect(CostBudget.priceOf(table, "gpt-4o-mini-2024-07-18")).toBeUndefined()
+      // Not a date: kept as it is.
+      expect(CostBudget.priceOf(table, "gpt-4o-2024-13-45")).toBeUndefined()
+    })
+
+    it("takes prices as a function of the model id", async () => {
+      const seen: Array<string> = []
+      const prices = (modelId: string) => (seen.push(modelId), modelId.startsWith("model-") ? { input: 1, output: 2 } : undefined)
+      const driver = ScriptedDriver.make([answer("model-a-v2"), answer("model-a-v2"), answer("model-a-v2"), answer("model-a-v2")])
+      const final = await AgentBuilder.make(
+        UseDriver(driver),
+        UseGuards({ maxSteps: 10, maxTokens: null }),
+        keepGoing,
+        UseCostBudget({ maxCost: 1, prices, currency: "USD" }),
+      ).run("go")
+      expect(driver.requests).toHaveLength(2)
+      expect(StopSignal.highest(final.execution.stopSignals)?.message).toBe("Cost budget reached: 1/1 USD")
+      expect(CostBudget.cost(final, prices)).toBeCloseTo(1)
+      expect(seen).toContain("model-a-v2")
+      const unpriced = await AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([answer("other"), answer("other")])),
+        UseGuards({ maxSteps: 3, maxTokens: null }),
+        keepGoing,
+        UseCostBudget({ maxCost: 1, prices }),
+      ).run("go")
+      expect(StopSignal.highest(unpriced.execution.stopSignals)?.message).toContain("no price for the model \"other\"")
+    })
+
+    it("fails the run with a typed error naming the model when the price function gives a bad price", async () => {
+      const final = await AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([answer(), answer()])),
+        UseGuards({ maxSteps: 3, maxTokens: null }),
+        keepGoing,
+        UseCostBudget({ maxCost: 1, prices: () => ({ input: -1, output: 2 }) }),
+      ).run("go")
+      expect(final.execution.status).toBe("failed")
+      expect(JSON.stringify(final.execution.errors)).toContain("options.prices(\\\"model-a\\\").input")
+    })
+
     it("refuses bad options", () => {
       expect(() => UseCostBudget({ maxCost: -1, prices })).toThrow(/options\.maxCost/)
       expect(() => UseCostBudget({ maxCost: 1, prices: { m: { input: 1 } as never } })).toThrow(/options\.prices\.m\.output/)

@@ -183,3 +183,32 @@ export const make = <A>(schema: Tool.Parameters<A>, options: Options = {}): Outp
     },
   })
 }
+
+/**
+ * What `UseOutput` gives: a capability to pass to `AgentBuilder.make` that also reads
+ * the typed answer (`value`) and the refusal (`error`) of a final state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type UseOutput<A> = AgentBuilder.Capability & Pick<Output<A>, "value" | "error">
+
+/**
+ * Structured output as a capability, like the other built-ins (`UseX(...)`): the same
+ * hook as `Output.make(schema, options).use`, and the value to read the answer with.
+ * Throws `InvalidConfiguration` as `make` does.
+ *
+ * @example
+ * ```ts
+ * const answer = UseOutput(t.type({ city: t.string, population: t.number }))
+ * const final = await AgentBuilder.make(UseDriver(driver), answer).run("Largest city?")
+ * const value = await answer.value(final) // { city: string; population: number } | undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseOutput = <A>(schema: Tool.Parameters<A>, options: Options = {}): UseOutput<A> => {
+  const output = make(schema, options)
+  return Object.freeze({ ...output.use, value: output.value, error: output.error })
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as t from "io-ts"
 import { AgentBuilder, UseDriver } from "@hookline/agent"
-import { Output } from "@hookline/middleware"
+import { Output, UseOutput } from "@hookline/middleware"
 import { ScriptedDriver } from "@hookline/testing"
 import { StopSignal } from "@hookline/core"
 
@@ -51,6 +51,34 @@ describe("Output", () => {
     it("refuses a schema that is not an object schema and bad options", () => {
       expect(() => Output.make(t.string)).toThrow(/object/)
       expect(() => Output.make(City, { retries: -1 })).toThrow(/options\.retries/)
+    })
+  })
+
+  describe("UseOutput", () => {
+    it("is a capability like the other built-ins that also reads the typed answer back", async () => {
+      const answer = UseOutput(City, { retries: 1 })
+      const driver = ScriptedDriver.make([
+        ScriptedDriver.text("{\"city\":\"Tokyo\",\"population\":\"many\"}"),
+        ScriptedDriver.text("{\"city\":\"Tokyo\",\"population\":37400068}"),
+      ])
+      const final = await AgentBuilder.make(UseDriver(driver), answer).run("Largest city?")
+      expect(driver.requests[0]?.responseFormat).toMatchObject({ type: "json", name: "output" })
+      const value: { readonly city: string; readonly population: number } | undefined = await answer.value(final)
+      expect(value).toEqual({ city: "Tokyo", population: 37400068 })
+      expect(answer.error(final)).toBeUndefined()
+    })
+
+    it("registers the same hook as Output.make(...).use", () => {
+      const use = UseOutput(City)
+      const made = Output.make(City).use
+      expect(use._tag).toBe(made._tag)
+      expect(use._tag === "UseHook" && made._tag === "UseHook" ? use.options : undefined).toEqual(made._tag === "UseHook" ? made.options : null)
+      expect(Object.isFrozen(use)).toBe(true)
+    })
+
+    it("refuses a schema that is not an object schema and bad options", () => {
+      expect(() => UseOutput(t.string)).toThrow(/object/)
+      expect(() => UseOutput(City, { retries: -1 })).toThrow(/options\.retries/)
     })
   })
 })

@@ -30,4 +30,4 @@ export {
   type Options,
 } from "./arbitraries/base.js"
 export { inferenceRequest, inferenceResponse, modelOptions, responseFormat, toolDefinition } from "./arbitraries/inference.js"
-export { agentState, blockedHookContext, hookContext, hookContextOf, step } from "./arbitraries/state.js"
+export { agentState, blockedHookContext, hookContext, hookContextOf, step, type WithRunContext } from "./arbitraries/state.js"

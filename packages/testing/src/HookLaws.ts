@@ -33,9 +33,9 @@ import {
 } from "./laws/declared.js"
 import { verifyEffect, type EffectfulHook } from "./laws/effect.js"
 import type { Law, LawName } from "./laws/Law.js"
-import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options } from "./laws/run.js"
+import { LawFailed, neverExercised, runLaw, triggersOf, verify, type Options, type RunContextGiven } from "./laws/run.js"
 
-export type { EffectfulHook, GuardDeclaration, GuardRun, Law, LawName, Options, Progress }
+export type { EffectfulHook, GuardDeclaration, GuardRun, Law, LawName, Options, Progress, RunContextGiven }
 export { LawFailed, verify }
 export { checkWrap } from "./laws/wrap.js"
 
@@ -88,13 +88,32 @@ export const progress: (ctx: HookContext, hop: Progress) => HookContext = progre
  * @since 0.1.0
  * @category models
  */
-export interface CheckOptions extends Options {
+export interface CheckOptions<C = unknown> extends Options<C> {
   /** The hook is a guard: its stop signal (of this source and reason, if given) stays raised. */
   readonly guard?: boolean | GuardDeclaration | undefined
   /** The hook is idempotent: `h(h(x))` equals `h(x)`. */
   readonly idempotent?: boolean | undefined
   /** Hooks this one is independent of: it commutes with each. */
-  readonly independentOf?: Hook | ReadonlyArray<Hook> | undefined
+  readonly independentOf?: Hook<C> | ReadonlyArray<Hook<C>> | undefined
+}
+
+/**
+ * A law's checker. A hook of any run context (`Hook`) is checked under a generated one
+ * (absent or a frozen JSON value); a hook that reads a typed one (`Hook<C>`) needs its
+ * generator, `arbitraries: { runContext }` (or `contexts`), and is then called only with
+ * run contexts of type `C`: no cast, and no need to accept `undefined`.
+ *
+ * ```ts
+ * const runContext = fc.record({ role: fc.constantFrom("admin", "viewer") })
+ * HookLaws.immutable(viewersNoShell, { arbitraries: { runContext } }) // viewersNoShell: Hook<Caller>
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Checker<Extra = {}> {
+  <C>(hook: Hook<C>, options: Options<C> & Extra & RunContextGiven<C>): void
+  (hook: Hook, options?: Options & Extra): void
 }
 
 /**
@@ -119,7 +138,7 @@ const assertLaw = <X>(law: Law<X>, hook: Hook, options: Options): void => {
  * @since 0.1.0
  * @category laws
  */
-export const deterministic = (hook: Hook, options: Options = {}): void => {
+export const deterministic: Checker = (hook: Hook, options: Options = {}): void => {
   assertLaw(deterministic_, hook, options)
   assertLaw(noHiddenState_, hook, options)
 }
@@ -131,7 +150,7 @@ export const deterministic = (hook: Hook, options: Options = {}): void => {
  * @since 0.1.0
  * @category laws
  */
-export const noHiddenState = (hook: Hook, options: Options = {}): void => assertLaw(noHiddenState_, hook, options)
+export const noHiddenState: Checker = (hook: Hook, options: Options = {}): void => assertLaw(noHiddenState_, hook, options)
 
 /**
  * Never mutates its input.
@@ -139,7 +158,7 @@ export const noHiddenState = (hook: Hook, options: Options = {}): void => assert
  * @since 0.1.0
  * @category laws
  */
-export const immutable = (hook: Hook, options: Options = {}): void => assertLaw(immutable_, hook, options)
+export const immutable: Checker = (hook: Hook, options: Options = {}): void => assertLaw(immutable_, hook, options)
 
 /**
  * Returns a HookContext of the trigger it was given.
@@ -147,7 +166,7 @@ export const immutable = (hook: Hook, options: Options = {}): void => assertLaw(
  * @since 0.1.0
  * @category laws
  */
-export const keepsTrigger = (hook: Hook, options: Options = {}): void => assertLaw(keepsTrigger_, hook, options)
+export const keepsTrigger: Checker = (hook: Hook, options: Options = {}): void => assertLaw(keepsTrigger_, hook, options)
 
 /**
  * Returns deeply frozen data.
@@ -155,7 +174,7 @@ export const keepsTrigger = (hook: Hook, options: Options = {}): void => assertL
  * @since 0.1.0
  * @category laws
  */
-export const returnsFrozen = (hook: Hook, options: Options = {}): void => assertLaw(returnsFrozen_, hook, options)
+export const returnsFrozen: Checker = (hook: Hook, options: Options = {}): void => assertLaw(returnsFrozen_, hook, options)
 
 /**
  * A guard that fired stays fired (now and later in the run). Fails too when the guard
@@ -164,7 +183,7 @@ export const returnsFrozen = (hook: Hook, options: Options = {}): void => assert
  * @since 0.1.0
  * @category laws
  */
-export const guardStaysFired = (hook: Hook, options: Options & GuardDeclaration = {}): void =>
+export const guardStaysFired: Checker<GuardDeclaration> = (hook: Hook, options: Options & GuardDeclaration = {}): void =>
   assertLaw(guardStaysFired_({ source: options.source, reason: options.reason }), hook, options)
 
 /**
@@ -173,7 +192,9 @@ export const guardStaysFired = (hook: Hook, options: Options & GuardDeclaration 
  * @since 0.1.0
  * @category laws
  */
-export const blockStaysBlocked = (hook: Hook, options: Options = {}): void => assertLaw(blockStaysBlocked_, hook, options)
+export const blockStaysBlocked: Checker = (hook: Hook, options: Options = {}): void => assertLaw(blockStaysBlocked_, hook, options)
+
+type OtherName = { readonly otherName?: string | undefined }
 
 /**
  * Two hooks declared independent commute: `b(a(x))` equals `a(b(x))`.
@@ -181,7 +202,10 @@ export const blockStaysBlocked = (hook: Hook, options: Options = {}): void => as
  * @since 0.1.0
  * @category laws
  */
-export const commutes = (hook: Hook, other: Hook, options: Options & { readonly otherName?: string | undefined } = {}): void =>
+export const commutes: {
+  <C>(hook: Hook<C>, other: Hook<C>, options: Options<C> & OtherName & RunContextGiven<C>): void
+  (hook: Hook, other: Hook, options?: Options & OtherName): void
+} = (hook: Hook, other: Hook, options: Options & OtherName = {}): void =>
   assertLaw(commutes_(other, options.otherName), hook, options)
 
 /**
@@ -190,7 +214,7 @@ export const commutes = (hook: Hook, other: Hook, options: Options & { readonly 
  * @since 0.1.0
  * @category laws
  */
-export const idempotent = (hook: Hook, options: Options = {}): void => assertLaw(idempotent_, hook, options)
+export const idempotent: Checker = (hook: Hook, options: Options = {}): void => assertLaw(idempotent_, hook, options)
 
 const declaredLaws = (options: CheckOptions): ReadonlyArray<Law<any>> => {
   const guard = options.guard === undefined || options.guard === false
@@ -213,11 +237,16 @@ const declaredLaws = (options: CheckOptions): ReadonlyArray<Law<any>> => {
  * Checks every law that applies: the universal ones (immutable, keepsTrigger,
  * returnsFrozen, deterministic, and blockStaysBlocked on tool triggers), then the
  * declared ones (guard, idempotent, independentOf). Throws the first `LawFailed`.
+ * A hook that reads a typed run context (`Hook<C>`) is checked with its generator,
+ * `arbitraries: { runContext }`, and needs no cast (see `Checker`).
  *
  * @since 0.1.0
  * @category running
  */
-export const check = (hook: Hook, options: CheckOptions = {}): Report => {
+export const check: {
+  <C>(hook: Hook<C>, options: CheckOptions<C> & RunContextGiven<C>): Report
+  (hook: Hook, options?: CheckOptions): Report
+} = (hook: Hook, options: CheckOptions = {}): Report => {
   const covered: Array<{ law: LawName; triggers: ReadonlyArray<HookTrigger> }> = []
   for (const law of declaredLaws(options)) {
     const triggers = triggersOf(options).filter(law.appliesTo)
@@ -303,7 +332,10 @@ export const checkStack = <R>(stack: HookStack.HookStack<R>, options: CheckOptio
  * @since 0.1.0
  * @category running
  */
-export const checkEffect = async (hook: EffectfulHook, options: CheckOptions = {}): Promise<Report> => {
+export const checkEffect: {
+  <C>(hook: Hook.EffectHook<unknown, never, C>, options: CheckOptions<C> & RunContextGiven<C>): Promise<Report>
+  (hook: EffectfulHook, options?: CheckOptions): Promise<Report>
+} = async (hook: EffectfulHook, options: CheckOptions = {}): Promise<Report> => {
   const covered: Array<{ law: LawName; triggers: ReadonlyArray<HookTrigger> }> = []
   for (const law of declaredLaws(options)) {
     const triggers = triggersOf(options).filter(law.appliesTo)

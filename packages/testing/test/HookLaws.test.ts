@@ -281,18 +281,48 @@ describe("HookLaws and the run's context", () => {
   interface Caller {
     readonly role: "admin" | "viewer"
   }
-  // Pure, and reads the caller's role: viewers may not run the shell.
-  const viewersNoShell: Hook = (ctx) =>
-    ctx.toolCall?.name === "shell" && (ctx.runContext as Caller).role === "viewer"
+  // Pure, and reads the caller's role: viewers may not run the shell. Typed: no cast.
+  const viewersNoShell: Hook<Caller> = (ctx) =>
+    ctx.toolCall?.name === "shell" && ctx.runContext.role === "viewer"
       ? HookContext.withToolExecutionBlocked(ctx, "viewers may not run the shell")
       : ctx
+  const runContext = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
+  const isCaller = (u: unknown): boolean =>
+    typeof u === "object" && u !== null && ((u as { role?: unknown }).role === "admin" || (u as { role?: unknown }).role === "viewer")
 
   it("checks a hook that reads the run context under the shape the options give, seeing each value", () => {
     const seen = new Set<string>()
-    const runContext = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
-    const observed: Hook = (ctx) => (seen.add((ctx.runContext as Caller).role), viewersNoShell(ctx))
+    const observed: Hook<Caller> = (ctx) => (seen.add(ctx.runContext.role), viewersNoShell(ctx))
     const report = HookLaws.check(observed, { triggers: HookTrigger.BeforeToolUse, name: "policy:viewers_no_shell", arbitraries: { runContext, toolNames: ["shell"] }, numRuns: 40 })
     expect(report.laws.map((l) => l.law)).toContain("deterministic")
     expect([...seen].sort()).toEqual(["admin", "viewer"])
+  })
+
+  // Every law, the declared ones included, calls a Hook<C> only with run contexts of C.
+  const onlyCallers = (calls: Array<unknown>): Hook<Caller> => (ctx) => (calls.push(ctx.runContext), viewersNoShell(ctx))
+  const declared = { idempotent: true, independentOf: [viewersNoShell], guard: false, numRuns: 15 } as const
+
+  it("calls the hook only with run contexts of the generator's shape", () => {
+    const calls: Array<unknown> = []
+    HookLaws.check(onlyCallers(calls), { ...declared, arbitraries: { runContext, toolNames: ["shell"] } })
+    expect(calls.length).toBeGreaterThan(0)
+    expect(calls.filter((c) => !isCaller(c))).toEqual([])
+  })
+
+  it("calls the hook only with run contexts of the given contexts' shape", () => {
+    const calls: Array<unknown> = []
+    const contexts = Arbitraries.hookContextOf(HookTrigger.all, { runContext, toolNames: ["shell"] })
+    HookLaws.check(onlyCallers(calls), { ...declared, contexts })
+    expect(calls.length).toBeGreaterThan(0)
+    expect(calls.filter((c) => !isCaller(c))).toEqual([])
+  })
+
+  it("calls an effectful hook only with run contexts of the generator's shape", async () => {
+    const calls: Array<unknown> = []
+    const pure = onlyCallers(calls)
+    const effectful = Hook.promise(async (ctx: HookContext<Caller>) => pure(ctx))
+    await HookLaws.checkEffect(effectful, { ...declared, contexts: Arbitraries.hookContextOf(HookTrigger.all, { runContext }) })
+    expect(calls.length).toBeGreaterThan(0)
+    expect(calls.filter((c) => !isCaller(c))).toEqual([])
   })
 })

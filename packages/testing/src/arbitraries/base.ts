@@ -12,12 +12,13 @@ import fc from "fast-check"
 
 /**
  * Bounds and aims of the generators. Every field is optional; the defaults keep a
- * property test of 100 runs well under a second.
+ * property test of 100 runs well under a second. `C` is the type of the run context
+ * `runContext` generates (what the hooks under test read as `ctx.runContext`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options<C = unknown> {
   /** Messages in a history (state or request). Default 6. */
   readonly maxMessages?: number | undefined
   /** Steps in a state's execution record. Default 3. */
@@ -55,7 +56,7 @@ export interface Options {
    * absent; `HookLaws` defaults to absent or a frozen JSON value. Give the shape your
    * hooks read (`fc.record({ role: fc.constantFrom("admin", "viewer") })`).
    */
-  readonly runContext?: fc.Arbitrary<unknown> | undefined
+  readonly runContext?: fc.Arbitrary<C> | undefined
 }
 
 /**

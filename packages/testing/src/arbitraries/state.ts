@@ -155,13 +155,25 @@ const contextOf = (on: HookTrigger, options: Options): fc.Arbitrary<HookContext>
  * BeforeInference a request, AfterInference a request and a response, BeforeToolUse a
  * tool call, AfterToolUse a tool call and its execution (which may be a block),
  * OnError at least one error. `createdAt` falls after the state's `runningSince` (so
- * after its `startedAt`).
+ * after its `startedAt`). Given `options.runContext: fc.Arbitrary<C>`, the contexts
+ * are `HookContext<C>`, typed: a hook that reads `ctx.runContext` takes them as they are.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const hookContext = (on?: HookTrigger | undefined, options: Options = {}): fc.Arbitrary<HookContext> =>
+export const hookContext: {
+  <C>(on: HookTrigger | undefined, options: WithRunContext<C>): fc.Arbitrary<HookContext<C>>
+  (on?: HookTrigger | undefined, options?: Options): fc.Arbitrary<HookContext>
+} = (on?: HookTrigger | undefined, options: Options = {}): fc.Arbitrary<HookContext> =>
   on === undefined ? hookContextOf(HookTrigger.all, options) : contextOf(on, options)
+
+/**
+ * Options that give the run context's generator, so the contexts are typed `HookContext<C>`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WithRunContext<C> = Options<C> & { readonly runContext: fc.Arbitrary<C> }
 
 /**
  * A context of any of the given triggers.
@@ -169,12 +181,17 @@ export const hookContext = (on?: HookTrigger | undefined, options: Options = {})
  * @since 0.1.0
  * @category constructors
  */
-export const hookContextOf = (triggers: ReadonlyArray<HookTrigger>, options: Options = {}): fc.Arbitrary<HookContext> => {
+export const hookContextOf: {
+  <C>(triggers: ReadonlyArray<HookTrigger>, options: WithRunContext<C>): fc.Arbitrary<HookContext<C>>
+  (triggers: ReadonlyArray<HookTrigger>, options?: Options): fc.Arbitrary<HookContext>
+} = (triggers: ReadonlyArray<HookTrigger>, options: Options = {}): fc.Arbitrary<HookContext> => {
   const list = triggers.length === 0 ? HookTrigger.all : [...new Set(triggers)]
   return list.length === 1
     ? contextOf(list[0] as HookTrigger, options)
     : fc.oneof({ withCrossShrink: true }, ...list.map((t) => contextOf(t, options)))
 }
+
+type ToolTrigger = typeof HookTrigger.BeforeToolUse | typeof HookTrigger.AfterToolUse
 
 /**
  * A tool context whose call an earlier hook blocked: BeforeToolUse or AfterToolUse
@@ -183,11 +200,10 @@ export const hookContextOf = (triggers: ReadonlyArray<HookTrigger>, options: Opt
  * @since 0.1.0
  * @category constructors
  */
-export const blockedHookContext = (
-  on?: typeof HookTrigger.BeforeToolUse | typeof HookTrigger.AfterToolUse | undefined,
-  options: Options = {},
-): fc.Arbitrary<HookContext> =>
+export const blockedHookContext: {
+  <C>(on: ToolTrigger | undefined, options: WithRunContext<C>): fc.Arbitrary<HookContext<C>>
+  (on?: ToolTrigger | undefined, options?: Options): fc.Arbitrary<HookContext>
+} = (on?: ToolTrigger | undefined, options: Options = {}): fc.Arbitrary<HookContext> =>
   fc
     .tuple(hookContextOf(on === undefined ? [HookTrigger.BeforeToolUse, HookTrigger.AfterToolUse] : [on], options), text(options))
     .map(([ctx, reason]) => HookContext.withToolExecutionBlocked(ctx, reason))
-

@@ -38,6 +38,8 @@ export type LawName =
 export interface Scope {
   readonly triggers: ReadonlyArray<HookTrigger>
   readonly arbitraries?: Arbitraries.Options | undefined
+  /** The contexts the options give instead of generated ones: a law draws its other contexts from them too. */
+  readonly contexts?: fc.Arbitrary<HookContext> | undefined
 }
 
 /**

@@ -78,7 +78,7 @@ export const verifyEffect = async <X>(law: Law<X>, hook: EffectfulHook, options:
   if (triggers.length === 0) return undefined
   const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, withRunContext(options.arbitraries))
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
-  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra
+  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries, contexts: options.contexts }) : law.extra
   const property = fc.asyncProperty(contexts, extras, async (generated, extra) => {
     if (!law.appliesTo(generated.trigger)) return
     const violation = await checkCase(law, hook, prepare(generated, extra), extra)

@@ -13,26 +13,40 @@ import type { Law, LawName } from "./Law.js"
 
 /**
  * Where and how hard the laws are checked. The options a hook is registered with
- * (`{ triggers, name, ... }`) fit here as they are.
+ * (`{ triggers, name, ... }`) fit here as they are. `C` is the type of the run context
+ * the hook reads (`ctx.runContext`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options<C = unknown> {
   /** The triggers the hook runs on; contexts of these are generated. Default: every trigger. */
   readonly triggers?: HookTrigger | ReadonlyArray<HookTrigger> | undefined
   /** The hook's name in reports. Default: the function's name. */
   readonly name?: string | undefined
   /** Sizes and aims of the generated contexts. */
-  readonly arbitraries?: Arbitraries.Options | undefined
+  readonly arbitraries?: Arbitraries.Options<C> | undefined
   /** Contexts to check on instead of the generated ones (e.g. `Arbitraries.hookContext(t, { toolNames })` filtered). */
-  readonly contexts?: fc.Arbitrary<HookContext> | undefined
+  readonly contexts?: fc.Arbitrary<HookContext<C>> | undefined
   /** Cases per law. Default fast-check's (100, or `fc.configureGlobal`'s). */
   readonly numRuns?: number | undefined
   /** Replays a failure: the seed and path its report gave. */
   readonly seed?: number | undefined
   readonly path?: string | undefined
 }
+
+/**
+ * What checking a hook that reads a typed run context (`Hook<C>`) needs besides the
+ * other options: the generator of that context (`arbitraries.runContext`), or the
+ * contexts themselves. Without it the laws would call the hook with a run context
+ * that is absent or any JSON value, which a `Hook<C>` does not accept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RunContextGiven<C> =
+  | { readonly arbitraries: Arbitraries.WithRunContext<C> }
+  | { readonly contexts: fc.Arbitrary<HookContext<C>> }
 
 /**
  * A law that does not hold: thrown by `check` and the law functions.
@@ -111,7 +125,7 @@ export const runLaw = <X>(law: Law<X>, hook: Hook, options: Options): Run => {
   const contexts = options.contexts ?? Arbitraries.hookContextOf(triggers, withRunContext(options.arbitraries))
   let exercised = law.exercised === undefined
   const prepare = (ctx: HookContext, extra: X) => (law.prepare === undefined ? ctx : law.prepare(ctx, extra))
-  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries }) : law.extra
+  const extras = typeof law.extra === "function" ? law.extra({ triggers, arbitraries: options.arbitraries, contexts: options.contexts }) : law.extra
   const property = fc.property(contexts, extras, (generated, extra) => {
     if (!law.appliesTo(generated.trigger)) return
     const ctx = prepare(generated, extra)
@@ -197,7 +211,10 @@ export const neverExercised = (
  * @since 0.1.0
  * @category running
  */
-export const verify = <X>(law: Law<X>, hook: Hook, options: Options = {}): LawFailed | undefined => {
+export const verify: {
+  <X, C>(law: Law<X>, hook: Hook<C>, options: Options<C> & RunContextGiven<C>): LawFailed | undefined
+  <X>(law: Law<X>, hook: Hook, options?: Options): LawFailed | undefined
+} = <X>(law: Law<X>, hook: Hook, options: Options = {}): LawFailed | undefined => {
   const run = runLaw(law, hook, options)
   if (run.failure !== undefined) return run.failure
   if (run.exercised || run.numRuns === 0) return undefined

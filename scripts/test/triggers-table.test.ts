@@ -23,7 +23,7 @@ const capabilities: Readonly<Record<string, () => AgentBuilder.Capability>> = {
   UseSummarization: () => Middleware.UseSummarization({ driver: driver(), maxTokens: 100 }),
   // Every place, so the row lists every trigger the hook can register at.
   UsePiiRedaction: () => Middleware.UsePiiRedaction({ on: Middleware.PiiRedaction.places }),
-  "Output.make": () => Middleware.Output.make(t.type({ a: t.string })).use,
+  UseOutput: () => Middleware.UseOutput(t.type({ a: t.string })),
   UseApproval: () => Middleware.UseApproval({ tools: ["deploy"] }),
   UseModelRetry: () => Middleware.UseModelRetry(),
   UseToolRetry: () => Middleware.UseToolRetry({ tools: ["fetch"] }),

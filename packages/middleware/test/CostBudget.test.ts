@@ -11,6 +11,10 @@ const keepGoing = UseHook(
   { triggers: HookTrigger.OnStop, name: "test:keep_going" },
 )
 
+// A run that goes on until a guard stops it: the steps limit, or the budget.
+const runBudget = (driver: ScriptedDriver, maxSteps: number, options: CostBudget.Options) =>
+  AgentBuilder.make(UseDriver(driver), UseGuards({ maxSteps, maxTokens: null }), keepGoing, UseCostBudget(options)).run("go")
+
 // Each answer costs 300,000 input and 100,000 output tokens of model-a: 0.3 + 0.2 = 0.5.
 const answer = (modelId = "model-a") => ScriptedDriver.text("ok", { usage: Usage.make(300_000, 100_000), modelId })
 
@@ -18,12 +22,7 @@ describe("CostBudget", () => {
   describe("use", () => {
     it("stops the run once its cost reaches the budget", async () => {
       const driver = ScriptedDriver.make([answer(), answer(), answer(), answer()])
-      const final = await AgentBuilder.make(
-        UseDriver(driver),
-        UseGuards({ maxSteps: 10, maxTokens: null }),
-        keepGoing,
-        UseCostBudget({ maxCost: 1, prices, currency: "USD" }),
-      ).run("go")
+      const final = await runBudget(driver, 10, { maxCost: 1, prices, currency: "USD" })
       expect(driver.requests).toHaveLength(2)
       expect(final.execution.status).toBe("stopped")
       expect(StopSignal.highest(final.execution.stopSignals)).toEqual(
@@ -78,13 +77,7 @@ describe("CostBudget", () => {
     it("prices a dated model id (as OpenAI and Anthropic answer) by its undated entry", async () => {
       const table = { "gpt-4o-mini": { input: 1, output: 2 }, "claude-3-5-sonnet": { input: 10, output: 20 } }
       for (const modelId of ["gpt-4o-mini-2024-07-18", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet@20240620"]) {
-        const driver = ScriptedDriver.make([answer(modelId), answer(modelId), answer(modelId)])
-        const final = await AgentBuilder.make(
-          UseDriver(driver),
-          UseGuards({ maxSteps: 3, maxTokens: null }),
-          keepGoing,
-          UseCostBudget({ maxCost: 1_000, prices: table }),
-        ).run("go")
+        const final = await runBudget(ScriptedDriver.make([answer(modelId), answer(modelId), answer(modelId)]), 3, { maxCost: 1_000, prices: table })
         // Priced, so the run goes on to the steps limit (no "no price for the model").
         expect(StopSignal.highest(final.execution.stopSignals)?.source).toBe("guard:steps_limit")
         expect(CostBudget.cost(final, table)).toBeGreaterThan(0)
@@ -105,32 +98,17 @@ describe("CostBudget", () => {
       const seen: Array<string> = []
       const prices = (modelId: string) => (seen.push(modelId), modelId.startsWith("model-") ? { input: 1, output: 2 } : undefined)
       const driver = ScriptedDriver.make([answer("model-a-v2"), answer("model-a-v2"), answer("model-a-v2"), answer("model-a-v2")])
-      const final = await AgentBuilder.make(
-        UseDriver(driver),
-        UseGuards({ maxSteps: 10, maxTokens: null }),
-        keepGoing,
-        UseCostBudget({ maxCost: 1, prices, currency: "USD" }),
-      ).run("go")
+      const final = await runBudget(driver, 10, { maxCost: 1, prices, currency: "USD" })
       expect(driver.requests).toHaveLength(2)
       expect(StopSignal.highest(final.execution.stopSignals)?.message).toBe("Cost budget reached: 1/1 USD")
       expect(CostBudget.cost(final, prices)).toBeCloseTo(1)
       expect(seen).toContain("model-a-v2")
-      const unpriced = await AgentBuilder.make(
-        UseDriver(ScriptedDriver.make([answer("other"), answer("other")])),
-        UseGuards({ maxSteps: 3, maxTokens: null }),
-        keepGoing,
-        UseCostBudget({ maxCost: 1, prices }),
-      ).run("go")
+      const unpriced = await runBudget(ScriptedDriver.make([answer("other"), answer("other")]), 3, { maxCost: 1, prices })
       expect(StopSignal.highest(unpriced.execution.stopSignals)?.message).toContain("no price for the model \"other\"")
     })
 
     it("fails the run with a typed error naming the model when the price function gives a bad price", async () => {
-      const final = await AgentBuilder.make(
-        UseDriver(ScriptedDriver.make([answer(), answer()])),
-        UseGuards({ maxSteps: 3, maxTokens: null }),
-        keepGoing,
-        UseCostBudget({ maxCost: 1, prices: () => ({ input: -1, output: 2 }) }),
-      ).run("go")
+      const final = await runBudget(ScriptedDriver.make([answer(), answer()]), 3, { maxCost: 1, prices: () => ({ input: -1, output: 2 }) })
       expect(final.execution.status).toBe("failed")
       expect(JSON.stringify(final.execution.errors)).toContain("options.prices(\\\"model-a\\\").input")
     })

@@ -278,15 +278,8 @@ describe("HookLaws and the run's context", () => {
     }
   })
 
-  interface Caller {
-    readonly role: "admin" | "viewer"
-  }
-  // Pure, and reads the caller's role: viewers may not run the shell. Typed: no cast.
-  const viewersNoShell: Hook<Caller> = (ctx) =>
-    ctx.toolCall?.name === "shell" && ctx.runContext.role === "viewer"
-      ? HookContext.withToolExecutionBlocked(ctx, "viewers may not run the shell")
-      : ctx
-  const runContext = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
+  const { viewersNoShell, callers: runContext } = H
+  type Caller = H.Caller
   const isCaller = (u: unknown): boolean =>
     typeof u === "object" && u !== null && ((u as { role?: unknown }).role === "admin" || (u as { role?: unknown }).role === "viewer")
 

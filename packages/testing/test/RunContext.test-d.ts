@@ -2,16 +2,9 @@ import fc from "fast-check"
 import { describe, expectTypeOf, it } from "vitest"
 import { Hook as Hooks, HookContext, type Hook } from "@hookline/core"
 import { Arbitraries, HookLaws } from "@hookline/testing"
+import { callers, viewersNoShell, type Caller } from "./hooks.js"
 
-interface Caller {
-  readonly role: "admin" | "viewer"
-}
-// Reads the typed run context: it does not accept `undefined`.
-const viewersNoShell: Hook<Caller> = (ctx) =>
-  ctx.toolCall?.name === "shell" && ctx.runContext.role === "viewer"
-    ? HookContext.withToolExecutionBlocked(ctx, "viewers may not run the shell")
-    : ctx
-const runContext = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
+const runContext = callers
 
 describe("the kit is generic in the run context", () => {
   it("checks a Hook<C> with its run context's generator, no cast", () => {

@@ -10,6 +10,7 @@ import {
   type Hook,
 } from "@hookline/core"
 import { HookLaws } from "@hookline/testing"
+import fc from "fast-check"
 import { expect } from "vitest"
 
 // ----- well-behaved --------------------------------------------------------------
@@ -18,6 +19,18 @@ export const denyShell: Hook = (ctx) =>
   ctx.toolCall?.name === "shell" ? HookContext.withToolExecutionBlocked(ctx, "shell is not allowed") : ctx
 
 export const tagTenant: Hook = (ctx) => HookContext.withMetadata(ctx, { tenant: "acme" })
+
+/** A caller's run context, and its generator. */
+export interface Caller {
+  readonly role: "admin" | "viewer"
+}
+export const callers = fc.record({ role: fc.constantFrom<Caller["role"]>("admin", "viewer") })
+
+/** Reads the typed run context (no undefined check): viewers may not run the shell. */
+export const viewersNoShell: Hook<Caller> = (ctx) =>
+  ctx.toolCall?.name === "shell" && ctx.runContext.role === "viewer"
+    ? HookContext.withToolExecutionBlocked(ctx, "viewers may not run the shell")
+    : ctx
 
 export const lastTwo: Hook = (ctx) =>
   ctx.request === undefined ? ctx : HookContext.withRequest(ctx, { ...ctx.request, messages: ctx.request.messages.slice(-2) })

@@ -10,7 +10,7 @@
  */
 import type { Tool } from "@hookline/agent"
 import { AgentError } from "@hookline/core"
-import { Duration, Effect, Option, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import * as McpSession from "./internal/McpSession.js"
 import * as ToolView from "./internal/ToolView.js"
 import { McpConnectionFailed } from "./McpError.js"
@@ -69,25 +69,6 @@ export const connectTimeoutMs = 30_000
 export const maxTools = McpSession.maxTools
 
 /**
- * A duration option in milliseconds, `undefined` when not given or not finite.
- *
- * @internal
- */
-export const timeoutMs = (timeout: Options["timeout"]): number | undefined => {
-  if (timeout === undefined) return undefined
-  const duration = Duration.fromInput(timeout)
-  return Option.isSome(duration) && Duration.isFinite(duration.value) ? Duration.toMillis(duration.value) : undefined
-}
-
-/**
- * The tools of `options` over `caller` (see `ToolView`).
- *
- * @internal
- */
-export const viewOf = (options: Options, caller: McpTool.Caller): ToolView.ToolView =>
-  ToolView.make(options.tools, { prefix: options.prefix ?? "", timeout: options.timeout, maxOutputLength: options.maxOutputLength }, caller)
-
-/**
  * Connects, lists the tools, and returns the connection. Rejects with
  * `McpConnectionFailed` naming the server; whatever was started is closed first. When
  * `signal` aborts before the connection is open, the handshake stops, a stdio server's
@@ -101,9 +82,9 @@ export const open = async (
   options: Options = {},
   signal?: AbortSignal | undefined,
 ): Promise<McpConnection> => {
-  const session = await McpSession.open(server, timeoutMs(options.connectTimeout) ?? connectTimeoutMs, signal)
-  const callMs = timeoutMs(options.timeout)
-  const view = viewOf(options, {
+  const session = await McpSession.open(server, ToolView.millisOf(options.connectTimeout) ?? connectTimeoutMs, signal)
+  const callMs = ToolView.millisOf(options.timeout)
+  const view = ToolView.fromOptions(options, {
     call: (name, args, call) => session.call(name, args, { ...call, timeoutMs: callMs }),
   })
   return Object.freeze({

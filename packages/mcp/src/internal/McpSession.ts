@@ -44,6 +44,12 @@ export interface Session {
   readonly isOpen: () => boolean
   /** Called once when the session ends by itself (not through `close`), with why. */
   readonly onEnded: (listener: (reason: string) => void) => void
+  /**
+   * Ends a session that is no longer healthy: as if its process had died (calls in
+   * flight fail with `McpServerExited` giving `reason`, `onEnded` listeners run), and
+   * its process group is killed at once.
+   */
+  readonly terminate: (reason: string) => Promise<void>
   /** Closes the session and ends the server's process group; never rejects; idempotent. */
   readonly close: () => Promise<void>
 }
@@ -169,13 +175,16 @@ export const open = async (
     aborted.dispose()
   }
 
+  const end = (reason: string): void => {
+    if (closed || ended !== undefined) return
+    ended = reason
+    for (const listener of listeners.splice(0)) listener(reason)
+  }
   // Set after the handshake: a server that dies while connecting is a connection failure.
   client.onclose = () => {
-    if (closed || ended !== undefined) return
-    ended = exitText(transport)
+    end(exitText(transport))
     // What is left of a wrapper's process group goes too.
     void transport.close().catch(() => undefined)
-    for (const listener of listeners.splice(0)) listener(ended)
   }
   const pid = transport instanceof StdioGroupTransport ? transport.pid : undefined
   const died = (): McpServerExited =>
@@ -213,6 +222,11 @@ export const open = async (
     onEnded: (listener) => {
       if (ended !== undefined) listener(ended)
       else if (!closed) listeners.push(listener)
+    },
+    terminate: async (reason) => {
+      end(reason)
+      if (transport instanceof StdioGroupTransport) transport.kill()
+      await close()
     },
     close,
   }

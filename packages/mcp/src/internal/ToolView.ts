@@ -6,6 +6,7 @@
  * @internal
  */
 import type { Tool } from "@hookline/agent"
+import { Duration, Option } from "effect"
 import * as McpTool from "../McpTool.js"
 
 /**
@@ -69,4 +70,32 @@ export const make = (filter: Filter | undefined, options: McpTool.Options, calle
     },
     skipped: () => skipped,
   }
+}
+
+/**
+ * A view made from a capability's options (`tools`, `prefix`, `timeout`, `maxOutputLength`).
+ *
+ * @internal
+ */
+export const fromOptions = (
+  options: {
+    readonly tools?: Filter | undefined
+    readonly prefix?: string | undefined
+    readonly timeout?: McpTool.Options["timeout"]
+    readonly maxOutputLength?: number | undefined
+  },
+  caller: McpTool.Caller,
+): ToolView =>
+  make(options.tools, { prefix: options.prefix ?? "", timeout: options.timeout, maxOutputLength: options.maxOutputLength }, caller)
+
+/**
+ * A duration option (checked when the capability was made) in milliseconds;
+ * `undefined` when not given or not finite.
+ *
+ * @internal
+ */
+export const millisOf = (timeout: McpTool.Options["timeout"]): number | undefined => {
+  if (timeout === undefined) return undefined
+  const duration = Duration.fromInput(timeout)
+  return Option.isSome(duration) && Duration.isFinite(duration.value) ? Duration.toMillis(duration.value) : undefined
 }

@@ -128,10 +128,10 @@ export const UseMcp = (server: McpServer.McpServer, options: Options = {}): McpC
 const pooled = (server: McpServer.McpServer, options: Options, pool: McpPool.McpPool): McpCapability => {
   const connectMs = ToolView.millisOf(options.connectTimeout) ?? McpConnection.connectTimeoutMs
   const callMs = ToolView.millisOf(options.timeout)
+  // Capabilities that make the same tools of a list share them (the filter picks after).
+  const memoKey = JSON.stringify([options.prefix ?? "", options.timeout === undefined ? null : callMs ?? "infinite", options.maxOutputLength ?? null, connectMs])
   let shared: PooledServer.PooledServer | undefined
-  const view = ToolView.fromOptions(options, {
-    call: (name, args, call) => shared!.call(name, args, { ...call, timeoutMs: callMs, connectMs }),
-  })
+  let view: ToolView.ToolView | undefined
   let opened: Resource.Opened | undefined
   const capability = UseResource(Resource.make({
     name: `mcp:${server.name}`,
@@ -143,8 +143,13 @@ const pooled = (server: McpServer.McpServer, options: Options, pool: McpPool.Mcp
         return Effect.fail(error)
       }
       if (from !== shared) {
-        shared = from
-        opened = Object.freeze({ tools: () => view.tools(from.listed()) })
+        const through = from
+        const made = ToolView.fromOptions(options, {
+          call: (name, args, call) => through.call(name, args, { ...call, timeoutMs: callMs, connectMs }),
+        }, through.memo(memoKey))
+        shared = through
+        view = made
+        opened = Object.freeze({ tools: () => made.tools(through.listed()) })
       }
       const ready = opened!
       if (from.current() !== undefined) return Effect.succeed(ready)
@@ -153,5 +158,5 @@ const pooled = (server: McpServer.McpServer, options: Options, pool: McpPool.Mcp
       })
     }),
   }))
-  return Object.freeze({ ...capability, skipped: () => view.skipped() })
+  return Object.freeze({ ...capability, skipped: () => view?.skipped() ?? Object.freeze([]) })
 }

@@ -12,6 +12,7 @@ import type * as McpServer from "../McpServer.js"
 import type * as McpTool from "../McpTool.js"
 import * as Backoff from "./Backoff.js"
 import * as McpSession from "./McpSession.js"
+import type * as ToolView from "./ToolView.js"
 
 /**
  * @internal
@@ -53,6 +54,12 @@ export interface PooledServer {
   readonly pid: () => number | undefined
   /** How many times a process of this server ended and was started again. */
   readonly restarts: () => number
+  /**
+   * The cache of tools made of this server's lists, for capabilities whose options
+   * give the same `key`: a listed tool is compiled once per list and key, however many
+   * agents are built.
+   */
+  readonly memo: (key: string) => ToolView.Memo
   /** Ends the process, stops any start under way; resolves once no process is left. */
   readonly close: () => Promise<void>
 }
@@ -116,6 +123,8 @@ export const make = (server: McpServer.McpServer, settings: Settings): PooledSer
   let closed = false
   let health: ReturnType<typeof setInterval> | undefined
   let pinging = false
+  // Made tools by listed entry (gone with its list), then by the options' key.
+  const made = new WeakMap<McpTool.Listed, Map<string, ToolView.Made>>()
   // Every session started and not yet gone, so that `close` waits for each process group.
   const live = new Set<McpSession.Session>()
 
@@ -215,6 +224,13 @@ export const make = (server: McpServer.McpServer, settings: Settings): PooledSer
       closed ? "closed" : session !== undefined && session.isOpen() ? "open" : connecting !== undefined ? "connecting" : "down",
     pid: () => (session !== undefined && session.isOpen() ? session.pid : undefined),
     restarts: () => restarts,
+    memo: (key) => (listed, make) => {
+      let byKey = made.get(listed)
+      if (byKey === undefined) made.set(listed, byKey = new Map())
+      let result = byKey.get(key)
+      if (result === undefined) byKey.set(key, result = make())
+      return result
+    },
     close: async () => {
       closed = true
       lifetime.abort()

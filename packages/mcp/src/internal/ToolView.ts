@@ -42,11 +42,26 @@ const selected = (filter: Filter | undefined, listed: McpTool.Listed): boolean =
 }
 
 /**
+ * What a listed tool becomes: a tool, or why it is skipped (`McpTool.make`).
+ *
+ * @internal
+ */
+export type Made = ReturnType<typeof McpTool.make>
+
+/**
+ * Where a view may find a listed tool already made with the same options (a pooled
+ * server's cache: an agent built for each run does not compile the same schemas again).
+ *
+ * @internal
+ */
+export type Memo = (listed: McpTool.Listed, make: () => Made) => Made
+
+/**
  * A view that calls through `caller`.
  *
  * @internal
  */
-export const make = (filter: Filter | undefined, options: McpTool.Options, caller: McpTool.Caller): ToolView => {
+export const make = (filter: Filter | undefined, options: McpTool.Options, caller: McpTool.Caller, memo?: Memo | undefined): ToolView => {
   let source: ReadonlyArray<McpTool.Listed> | undefined
   let tools: ReadonlyArray<Tool> = Object.freeze([])
   let skipped: ReadonlyArray<McpTool.Skipped> = Object.freeze([])
@@ -54,12 +69,13 @@ export const make = (filter: Filter | undefined, options: McpTool.Options, calle
     tools: (listed) => {
       if (listed === source) return tools
       // One ajv per list: its cache holds this list's schemas only, and goes with it.
-      const ajv = McpTool.newAjv()
+      let ajv: ReturnType<typeof McpTool.newAjv> | undefined
+      const makeOne = (entry: McpTool.Listed): Made => McpTool.make(entry, caller, options, (ajv ??= McpTool.newAjv()))
       const made: Array<Tool> = []
       const left: Array<McpTool.Skipped> = []
       for (const entry of listed) {
         if (!selected(filter, entry)) continue
-        const result = McpTool.make(entry, caller, options, ajv)
+        const result = memo === undefined ? makeOne(entry) : memo(entry, () => makeOne(entry))
         if ("tool" in result) made.push(result.tool)
         else left.push(result.skipped)
       }
@@ -85,8 +101,9 @@ export const fromOptions = (
     readonly maxOutputLength?: number | undefined
   },
   caller: McpTool.Caller,
+  memo?: Memo | undefined,
 ): ToolView =>
-  make(options.tools, { prefix: options.prefix ?? "", timeout: options.timeout, maxOutputLength: options.maxOutputLength }, caller)
+  make(options.tools, { prefix: options.prefix ?? "", timeout: options.timeout, maxOutputLength: options.maxOutputLength }, caller, memo)
 
 /**
  * A duration option (checked when the capability was made) in milliseconds;

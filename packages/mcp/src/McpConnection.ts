@@ -24,7 +24,9 @@ import type * as McpTool from "./McpTool.js"
  * @since 0.1.0
  * @category models
  */
-export type ToolFilter = ToolView.Filter
+export type ToolFilter =
+  | ReadonlyArray<string>
+  | ((tool: { readonly name: string; readonly description: string }) => boolean)
 
 /**
  * @since 0.1.0

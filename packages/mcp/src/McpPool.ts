@@ -28,7 +28,7 @@ import type * as McpServer from "./McpServer.js"
  * @since 0.1.0
  * @category models
  */
-export type Status = PooledServer.Status
+export type Status = "connecting" | "open" | "down" | "closed"
 
 /**
  * A server of the pool as it is now (`pool.servers()`).

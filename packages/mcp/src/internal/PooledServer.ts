@@ -24,12 +24,9 @@ export interface Settings {
 }
 
 /**
- * Where a pooled server is: `connecting` (a handshake is under way, or waits for its
- * backoff), `open`, `down` (its last start failed; the next use tries again once the
- * backoff allows), `closed` (its pool is closed).
+ * Where a pooled server is (`McpPool.Status`, which documents it).
  *
- * @since 0.1.0
- * @category models
+ * @internal
  */
 export type Status = "connecting" | "open" | "down" | "closed"
 

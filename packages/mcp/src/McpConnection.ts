@@ -12,6 +12,7 @@ import type { Tool } from "@hookline/agent"
 import { AgentError } from "@hookline/core"
 import { Effect, type Scope } from "effect"
 import * as McpSession from "./internal/McpSession.js"
+import * as Durations from "./internal/Durations.js"
 import * as ToolView from "./internal/ToolView.js"
 import { McpConnectionFailed } from "./McpError.js"
 import type * as McpServer from "./McpServer.js"
@@ -84,8 +85,8 @@ export const open = async (
   options: Options = {},
   signal?: AbortSignal | undefined,
 ): Promise<McpConnection> => {
-  const session = await McpSession.open(server, ToolView.millisOf(options.connectTimeout) ?? connectTimeoutMs, signal)
-  const callMs = ToolView.millisOf(options.timeout)
+  const session = await McpSession.open(server, Durations.millisOf(options.connectTimeout) ?? connectTimeoutMs, signal)
+  const callMs = Durations.millisOf(options.timeout)
   const view = ToolView.fromOptions(options, {
     call: (name, args, call) => session.call(name, args, { ...call, timeoutMs: callMs }),
   })

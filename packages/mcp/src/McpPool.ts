@@ -12,8 +12,9 @@
  * @since 0.1.0
  */
 import { AgentError } from "@hookline/core"
-import { Duration, Effect, Option, type Scope } from "effect"
+import { Duration, Effect, type Scope } from "effect"
 import * as Backoff from "./internal/Backoff.js"
+import * as Durations from "./internal/Durations.js"
 import * as LaunchKey from "./internal/LaunchKey.js"
 import * as PoolInternals from "./internal/PoolInternals.js"
 import * as PooledServer from "./internal/PooledServer.js"
@@ -93,16 +94,11 @@ const invalid = (path: string, detail: string): never => {
 
 const millis = (path: string, input: unknown, fallback: number): number => {
   if (input === undefined) return fallback
-  let duration: Option.Option<Duration.Duration>
-  try {
-    duration = Duration.fromInput(input as Duration.Input)
-  } catch {
-    duration = Option.none()
-  }
-  if (Option.isNone(duration) || !Duration.isPositive(duration.value) || !Duration.isFinite(duration.value)) {
+  const duration = Durations.decode(input)
+  if (duration === undefined || !Duration.isPositive(duration) || !Duration.isFinite(duration)) {
     return invalid(path, "expected a positive, finite duration such as \"30 seconds\" or a number of milliseconds")
   }
-  return Duration.toMillis(duration.value)
+  return Duration.toMillis(duration)
 }
 
 const object = (path: string, u: unknown, keys: ReadonlyArray<string>): Readonly<Record<string, unknown>> => {

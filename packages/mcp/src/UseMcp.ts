@@ -11,9 +11,10 @@
  */
 import { type AgentBuilder, Resource, Tool, UseResource } from "@hookline/agent"
 import { AgentError } from "@hookline/core"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect } from "effect"
 import * as PoolInternals from "./internal/PoolInternals.js"
 import type * as PooledServer from "./internal/PooledServer.js"
+import * as Durations from "./internal/Durations.js"
 import * as ToolView from "./internal/ToolView.js"
 import * as McpConnection from "./McpConnection.js"
 import * as McpPool from "./McpPool.js"
@@ -43,13 +44,8 @@ export interface Options extends McpConnection.Options {
 
 const checkDuration = (path: string, timeout: unknown): void => {
   if (timeout === undefined) return
-  let duration: Option.Option<Duration.Duration>
-  try {
-    duration = Duration.fromInput(timeout as Duration.Input)
-  } catch {
-    duration = Option.none()
-  }
-  if (Option.isNone(duration) || !Duration.isPositive(duration.value)) {
+  const duration = Durations.decode(timeout)
+  if (duration === undefined || !Duration.isPositive(duration)) {
     invalid(path, "expected a positive duration such as \"30 seconds\" or a number of milliseconds")
   }
 }
@@ -126,8 +122,8 @@ export const UseMcp = (server: McpServer.McpServer, options: Options = {}): McpC
 // made once per tool list, not per run), a wait for its start otherwise. The run's
 // abort, or its interruption, stops its own wait only: the start goes on for the others.
 const pooled = (server: McpServer.McpServer, options: Options, pool: McpPool.McpPool): McpCapability => {
-  const connectMs = ToolView.millisOf(options.connectTimeout) ?? McpConnection.connectTimeoutMs
-  const callMs = ToolView.millisOf(options.timeout)
+  const connectMs = Durations.millisOf(options.connectTimeout) ?? McpConnection.connectTimeoutMs
+  const callMs = Durations.millisOf(options.timeout)
   // Capabilities that make the same tools of a list share them (the filter picks after).
   const memoKey = JSON.stringify([options.prefix ?? "", options.timeout === undefined ? null : callMs ?? "infinite", options.maxOutputLength ?? null, connectMs])
   let shared: PooledServer.PooledServer | undefined

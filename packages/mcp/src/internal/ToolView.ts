@@ -6,7 +6,6 @@
  * @internal
  */
 import type { Tool } from "@hookline/agent"
-import { Duration, Option } from "effect"
 import * as McpTool from "../McpTool.js"
 
 /**
@@ -104,15 +103,3 @@ export const fromOptions = (
   memo?: Memo | undefined,
 ): ToolView =>
   make(options.tools, { prefix: options.prefix ?? "", timeout: options.timeout, maxOutputLength: options.maxOutputLength }, caller, memo)
-
-/**
- * A duration option (checked when the capability was made) in milliseconds;
- * `undefined` when not given or not finite.
- *
- * @internal
- */
-export const millisOf = (timeout: McpTool.Options["timeout"]): number | undefined => {
-  if (timeout === undefined) return undefined
-  const duration = Duration.fromInput(timeout)
-  return Option.isSome(duration) && Duration.isFinite(duration.value) ? Duration.toMillis(duration.value) : undefined
-}

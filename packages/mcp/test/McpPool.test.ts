@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { AgentBuilder, UseDriver } from "@hookline/agent"
 import type { AgentState, JsonObject } from "@hookline/core"
-import { McpConnectionFailed, McpPool, McpServer, UseMcp } from "@hookline/mcp"
+import { McpConnectionFailed, McpPool, McpServer, McpTool, UseMcp } from "@hookline/mcp"
 import { ScriptedDriver } from "@hookline/testing"
 import { isRunning, killLeft, until } from "./support/processes.js"
 
@@ -191,6 +191,32 @@ describe("McpPool", () => {
       expect((error as McpConnectionFailed).message).toContain("pool is closed")
       expect(driver.requests).toHaveLength(0)
       expect(pool.servers()).toEqual([])
+    })
+
+    it("keeps the guarantees of a run's own connection: the idempotency key in _meta, skipped() with reasons", async () => {
+      const pool = newPool()
+      const tools = McpServer.stdio({ name: "tools", command: process.execPath, args: [fileURLToPath(new URL("./support/toolServer.mjs", import.meta.url))] })
+      const driver = ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "meta", arguments: {} }]), ScriptedDriver.text("ok")])
+      const final = await AgentBuilder.make(UseDriver(driver), UseMcp(tools, { pool })).run("go")
+      const message = [...final.context.messages].find((m) => m.role === "tool")
+      expect(message?.role === "tool" && JSON.parse(message.content)).toEqual({
+        [McpTool.idempotencyKeyMeta]: `${final.id}:${message?.role === "tool" ? message.toolCallId : ""}`,
+      })
+
+      const hostile = McpServer.stdio({
+        name: "hostile",
+        command: process.execPath,
+        args: [fileURLToPath(new URL("./support/schemaServer.mjs", import.meta.url)), JSON.stringify([
+          { name: "plain", inputSchema: { type: "object" } },
+          { name: "self_ref", inputSchema: { type: "object", $ref: "#" } },
+        ])],
+      })
+      const mcp = UseMcp(hostile, { pool })
+      expect(mcp.skipped()).toEqual([])
+      const second = ScriptedDriver.make([ScriptedDriver.text("ok")])
+      await AgentBuilder.make(UseDriver(second), mcp).run("go")
+      expect(second.requests[0]?.tools.map((d) => d.name)).toEqual(["plain"])
+      expect(mcp.skipped()).toEqual([{ name: "self_ref", reason: expect.stringMatching(/cannot be checked safely: .*cycle/) }])
     })
 
     it("refuses bad options with InvalidConfiguration naming them", () => {

@@ -1,8 +1,9 @@
 /**
  * `pnpm bench`: the dispatch benchmark of @hookline/core, the agent-loop benchmark of
  * @hookline/agent, W3 (memory of every state of a run) and the comparison with other
- * frameworks (compare/), and the cost of checkpoints per step (store.ts). `pnpm bench dispatch`,
- * `pnpm bench loop`, `pnpm bench memory`, `pnpm bench store` or `pnpm bench compare` runs
+ * frameworks (compare/), the cost of checkpoints per step (store.ts), and a run's MCP
+ * overhead, pooled and not (mcp.ts). `pnpm bench dispatch`, `pnpm bench loop`,
+ * `pnpm bench memory`, `pnpm bench store`, `pnpm bench mcp` or `pnpm bench compare` runs
  * one of them.
  * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
  * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
@@ -15,11 +16,12 @@ import { compare } from "./compare/compare.js"
 import { modeFromEnv, systemsFromEnv } from "./compare/Plan.js"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
+import { mcpBench, mcpSettingsFromEnv } from "./mcp.js"
 import * as UserPath from "./UserPath.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
-const benches = ["dispatch", "loop", "memory", "store", "compare", "smoke"] as const
+const benches = ["dispatch", "loop", "memory", "store", "mcp", "compare", "smoke"] as const
 const args = process.argv.slice(2)
 for (const name of args) {
   if (!(benches as ReadonlyArray<string>).includes(name)) {
@@ -238,6 +240,12 @@ if (selected("store")) {
   const script = fileURLToPath(new URL("./store-report.ts", import.meta.url))
   const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: "inherit" })
   if (child.status !== 0) process.exit(child.status ?? 1)
+}
+
+// Real stdio MCP servers (child processes), started and ended by the bench.
+if (selected("mcp")) {
+  if (chosen.length !== 1) console.log("")
+  await mcpBench(mcpSettingsFromEnv(), progress)
 }
 
 // Every system in child processes of its own (compare/run.ts), one at a time.

@@ -9,15 +9,14 @@
  * @since 0.1.0
  */
 import type { Tool } from "@hookline/agent"
-import { AgentError, type JsonObject } from "@hookline/core"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, Option, type Scope } from "effect"
-import { StdioGroupTransport } from "./internal/StdioGroupTransport.js"
+import { AgentError } from "@hookline/core"
+import { Effect, type Scope } from "effect"
+import * as McpSession from "./internal/McpSession.js"
+import * as Durations from "./internal/Durations.js"
+import * as ToolView from "./internal/ToolView.js"
 import { McpConnectionFailed } from "./McpError.js"
-import * as McpServer from "./McpServer.js"
-import * as McpTool from "./McpTool.js"
+import type * as McpServer from "./McpServer.js"
+import type * as McpTool from "./McpTool.js"
 
 /**
  * Which of the server's tools the agent gets: a list of names, or a predicate on each
@@ -70,39 +69,7 @@ export interface McpConnection {
 export const connectTimeoutMs = 30_000
 
 /** The most tools taken from one server, and pages of `tools/list` read. */
-export const maxTools = 1_000
-const maxPages = 50
-
-const selected = (filter: ToolFilter | undefined, listed: McpTool.Listed): boolean => {
-  if (filter === undefined) return true
-  if (typeof filter === "function") {
-    try {
-      return filter({ name: listed.name, description: typeof listed.description === "string" ? listed.description : "" }) === true
-    } catch {
-      return false
-    }
-  }
-  return filter.includes(listed.name)
-}
-
-const timeoutMs = (timeout: Options["timeout"]): number | undefined => {
-  if (timeout === undefined) return undefined
-  const duration = Duration.fromInput(timeout)
-  return Option.isSome(duration) && Duration.isFinite(duration.value) ? Duration.toMillis(duration.value) : undefined
-}
-
-// Rejects once the signal aborts; never rejects unobserved.
-const abortion = (signal: AbortSignal | undefined): { readonly promise: Promise<never>; readonly dispose: () => void } => {
-  if (signal === undefined) return { promise: new Promise<never>(() => {}), dispose: () => {} }
-  let onAbort = () => {}
-  const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new Error("connecting was aborted"))
-  })
-  promise.catch(() => undefined)
-  if (signal.aborted) onAbort()
-  else signal.addEventListener("abort", onAbort, { once: true })
-  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) }
-}
+export const maxTools = McpSession.maxTools
 
 /**
  * Connects, lists the tools, and returns the connection. Rejects with
@@ -118,132 +85,17 @@ export const open = async (
   options: Options = {},
   signal?: AbortSignal | undefined,
 ): Promise<McpConnection> => {
-  let stderr = ""
-  const transport = server._tag === "Stdio"
-    ? new StdioGroupTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd })
-    : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } })
-  if (transport instanceof StdioGroupTransport) {
-    // Kept for the error message; read, so a chatty server never blocks on a full pipe.
-    transport.stderr.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-2_000)
-    })
-  }
-  const ajv = McpTool.newAjv()
-  // The SDK checks structured outputs against each tool's output schema: on the same safe ajv.
-  const client = new Client(
-    { name: "hookline", version: "0.1.0" },
-    { capabilities: {}, jsonSchemaValidator: McpTool.outputValidator(ajv) },
-  )
-  const toolOptions: McpTool.Options = {
-    prefix: options.prefix ?? "",
-    timeout: options.timeout,
-    maxOutputLength: options.maxOutputLength,
-  }
-  const connectMs = timeoutMs(options.connectTimeout) ?? connectTimeoutMs
-  let tools: ReadonlyArray<Tool> = Object.freeze([])
-  let skipped: ReadonlyArray<McpTool.Skipped> = Object.freeze([])
-  let pending: Promise<void> | undefined
-  let again = false
-  let closed = false
-
-  const listAll = async (): Promise<ReadonlyArray<McpTool.Listed>> => {
-    const all: Array<McpTool.Listed> = []
-    let cursor: string | undefined
-    for (let page = 0; page < maxPages && all.length < maxTools; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectMs })
-      all.push(...(result.tools as ReadonlyArray<McpTool.Listed>))
-      cursor = result.nextCursor
-      if (cursor === undefined) break
-    }
-    return all.slice(0, maxTools)
-  }
-  const caller: McpTool.Caller = {
-    call: async (name, args, call) => {
-      const ms = timeoutMs(options.timeout)
-      const result = await client.callTool(
-        { name, arguments: { ...args }, _meta: { [McpTool.idempotencyKeyMeta]: call.idempotencyKey } },
-        undefined,
-        { signal: call.signal, ...(ms === undefined ? {} : { timeout: ms }) },
-      )
-      // A call that changed the list (the server announced it before answering) gives
-      // its result once the new list is in, so the next step sees it.
-      if (pending !== undefined) await pending
-      return result as McpTool.CallResult
-    },
-  }
-  const apply = (listed: ReadonlyArray<McpTool.Listed>): void => {
-    const made: Array<Tool> = []
-    const left: Array<McpTool.Skipped> = []
-    for (const entry of listed) {
-      if (!selected(options.tools, entry)) continue
-      const result = McpTool.make(entry, caller, toolOptions, ajv)
-      if ("tool" in result) made.push(result.tool)
-      else left.push(result.skipped)
-    }
-    tools = Object.freeze(made)
-    skipped = Object.freeze(left)
-  }
-  const refresh = (): Promise<void> => {
-    if (pending !== undefined) {
-      again = true
-      return pending
-    }
-    pending = (async () => {
-      do {
-        again = false
-        apply(await listAll())
-      } while (again)
-    })()
-      // A failed refresh keeps the last list; the calls themselves will report a dead server.
-      .catch(() => undefined)
-      .finally(() => {
-        pending = undefined
-      })
-    return pending
-  }
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    void refresh()
+  const session = await McpSession.open(server, Durations.millisOf(options.connectTimeout) ?? connectTimeoutMs, signal)
+  const callMs = Durations.millisOf(options.timeout)
+  const view = ToolView.fromOptions(options, {
+    call: (name, args, call) => session.call(name, args, { ...call, timeoutMs: callMs }),
   })
-
-  const close = async (): Promise<void> => {
-    if (closed) return
-    closed = true
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
-      await transport.terminateSession().catch(() => undefined)
-    }
-    await client.close().catch(() => undefined)
-    // The SDK client closes its transport; this waits until a stdio server's group is gone.
-    await transport.close().catch(() => undefined)
-  }
-
-  const aborted = abortion(signal)
-  try {
-    const opening = (async () => {
-      await client.connect(transport, { timeout: connectMs, ...(signal === undefined ? {} : { signal }) })
-      apply(await listAll())
-    })()
-    opening.catch(() => undefined)
-    await Promise.race([opening, aborted.promise])
-  } catch (error) {
-    // Aborted: no grace for a server that may never answer.
-    if (signal?.aborted === true && transport instanceof StdioGroupTransport) transport.kill()
-    await close()
-    const tail = stderr.trim()
-    throw new McpConnectionFailed({
-      server: server.name,
-      message: `cannot connect to the MCP server "${server.name}" (${McpServer.describe(server)}): ${
-        signal?.aborted === true ? "aborted" : AgentError.messageOf(error)
-      }${tail === "" ? "" : `; its stderr ends with: ${tail.slice(-500)}`}`,
-    })
-  } finally {
-    aborted.dispose()
-  }
   return Object.freeze({
     server,
-    tools: () => tools,
-    skipped: () => skipped,
-    pid: transport instanceof StdioGroupTransport ? transport.pid : undefined,
-    close,
+    tools: () => view.tools(session.listed()),
+    skipped: () => (view.tools(session.listed()), view.skipped()),
+    pid: session.pid,
+    close: session.close,
   })
 }
 

@@ -18,3 +18,19 @@ export class McpConnectionFailed extends Data.TaggedError("McpConnectionFailed")
   readonly server: string
   readonly message: string
 }> {}
+
+/**
+ * A tool call whose server went away before it answered: its process exited or was
+ * killed (a pooled server's failed health check included), or its connection closed.
+ * The run gets it as a tool error (`ToolFailed`, whose message carries this one) and
+ * goes on; a pooled server is started again for the runs that come after.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpServerExited extends Data.TaggedError("McpServerExited")<{
+  readonly server: string
+  /** The process that went away (a stdio server). */
+  readonly pid: number | undefined
+  readonly message: string
+}> {}

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { AgentError } from "@hookline/core"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 /**
  * A server started as a child process (`node server.mjs`), spoken to over stdio.
@@ -19,7 +20,10 @@ export interface Stdio {
   readonly name: string
   readonly command: string
   readonly args: ReadonlyArray<string>
-  /** The child's environment; default: the SDK's safe subset of this process's. */
+  /**
+   * Variables added to the child's environment, on top of `defaultEnv()` (a variable
+   * given here wins). Nothing else of this process's environment is passed on.
+   */
   readonly env: Readonly<Record<string, string>> | undefined
   readonly cwd: string | undefined
 }
@@ -70,7 +74,28 @@ const known = (options: object, keys: ReadonlyArray<string>): void => {
 }
 
 /**
+ * The environment every stdio server starts with: the variables of this process that
+ * are safe to pass on, as the MCP SDK chooses them (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
+ * `TERM`, `USER` on POSIX; `APPDATA`, `PATH`, `SystemRoot`, `TEMP` and the like on
+ * Windows), leaving out values that look like shell functions. Secrets in this
+ * process's environment (`OPENAI_API_KEY`...) are not among them: a server that needs
+ * one gets it by name in `env`, which is added on top of this.
+ *
+ * @example
+ * ```ts
+ * McpServer.defaultEnv().PATH // this process's PATH
+ * McpServer.stdio({ name: "github", command: "github-mcp", env: { GITHUB_TOKEN: process.env.GITHUB_TOKEN ?? "" } })
+ * ```
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const defaultEnv = (): Readonly<Record<string, string>> => Object.freeze({ ...getDefaultEnvironment() })
+
+/**
  * A server run as a child process. Throws `InvalidConfiguration` naming the bad field.
+ * Its environment is `defaultEnv()` with `env` added on top, never this process's
+ * whole environment.
  *
  * @example
  * ```ts

@@ -1,16 +1,23 @@
 /**
- * `UseMcp(server, { tools, prefix })`: the capability that gives an agent the tools of
- * an MCP server. The connection is a resource of each run: opened before the run
- * starts (a server that cannot be reached rejects `agent.run` with
- * `McpConnectionFailed`, naming it), closed when the run ends, whatever the outcome.
+ * `UseMcp(server, { tools, prefix, pool })`: the capability that gives an agent the
+ * tools of an MCP server. Without a pool the connection is a resource of each run:
+ * opened before the run starts (a server that cannot be reached rejects `agent.run`
+ * with `McpConnectionFailed`, naming it), closed when the run ends, whatever the
+ * outcome. With a pool (`McpPool.make()`) the run uses the pool's process for that
+ * server, started by the first run that needs it and kept until the pool closes.
  * Its tools are ordinary tools to the loop: every hook, permission and guard applies.
  *
  * @since 0.1.0
  */
 import { type AgentBuilder, Resource, Tool, UseResource } from "@hookline/agent"
 import { AgentError } from "@hookline/core"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect } from "effect"
+import * as PoolInternals from "./internal/PoolInternals.js"
+import type * as PooledServer from "./internal/PooledServer.js"
+import * as Durations from "./internal/Durations.js"
+import * as ToolView from "./internal/ToolView.js"
 import * as McpConnection from "./McpConnection.js"
+import * as McpPool from "./McpPool.js"
 import type * as McpServer from "./McpServer.js"
 import type * as McpTool from "./McpTool.js"
 
@@ -18,27 +25,37 @@ const invalid = (path: string, detail: string): never => {
   throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
 }
 
-const optionKeys = ["tools", "prefix", "timeout", "maxOutputLength", "connectTimeout"]
+const optionKeys = ["tools", "prefix", "timeout", "maxOutputLength", "connectTimeout", "pool"]
+
+/**
+ * The options of `UseMcp`: those of a connection, and the pool to take the server's
+ * process from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends McpConnection.Options {
+  /**
+   * Share the server's process with every run and agent that uses this pool (see
+   * `McpPool`); without it each run starts its own and ends it when the run ends.
+   */
+  readonly pool?: McpPool.McpPool | undefined
+}
 
 const checkDuration = (path: string, timeout: unknown): void => {
   if (timeout === undefined) return
-  let duration: Option.Option<Duration.Duration>
-  try {
-    duration = Duration.fromInput(timeout as Duration.Input)
-  } catch {
-    duration = Option.none()
-  }
-  if (Option.isNone(duration) || !Duration.isPositive(duration.value)) {
+  const duration = Durations.decode(timeout)
+  if (duration === undefined || !Duration.isPositive(duration)) {
     invalid(path, "expected a positive duration such as \"30 seconds\" or a number of milliseconds")
   }
 }
 
-const checkOptions = (options: unknown): McpConnection.Options => {
+const checkOptions = (options: unknown): Options => {
   if (typeof options !== "object" || options === null || Array.isArray(options)) return invalid("options", "expected an object")
   for (const key of Object.keys(options)) {
     if (!optionKeys.includes(key)) invalid(`options.${key}`, `unknown option ${JSON.stringify(key)}: expected one of ${optionKeys.join(", ")}`)
   }
-  const { tools, prefix, timeout, maxOutputLength, connectTimeout } = options as McpConnection.Options
+  const { tools, prefix, timeout, maxOutputLength, connectTimeout, pool } = options as Options
   if (
     tools !== undefined && typeof tools !== "function"
     && !(Array.isArray(tools) && tools.every((name) => typeof name === "string"))
@@ -51,7 +68,8 @@ const checkOptions = (options: unknown): McpConnection.Options => {
   checkDuration("options.timeout", timeout)
   checkDuration("options.connectTimeout", connectTimeout)
   Tool.maxOutputLengthOf(maxOutputLength, "options.maxOutputLength")
-  return Object.freeze({ tools, prefix, timeout, maxOutputLength, connectTimeout })
+  if (pool !== undefined && !McpPool.isMcpPool(pool)) invalid("options.pool", "expected a pool made with McpPool.make")
+  return Object.freeze({ tools, prefix, timeout, maxOutputLength, connectTimeout, pool })
 }
 
 /**
@@ -83,11 +101,12 @@ export type McpCapability = AgentBuilder.Capability & {
  * @since 0.1.0
  * @category capabilities
  */
-export const UseMcp = (server: McpServer.McpServer, options: McpConnection.Options = {}): McpCapability => {
+export const UseMcp = (server: McpServer.McpServer, options: Options = {}): McpCapability => {
   if (typeof server !== "object" || server === null || (server._tag !== "Stdio" && server._tag !== "Http")) {
     return invalid("server", "expected a server made with McpServer.stdio or McpServer.http")
   }
   const checked = checkOptions(options)
+  if (checked.pool !== undefined) return pooled(server, checked, checked.pool)
   let latest: McpConnection.McpConnection | undefined
   const capability = UseResource(Resource.make({
     name: `mcp:${server.name}`,
@@ -97,4 +116,43 @@ export const UseMcp = (server: McpServer.McpServer, options: McpConnection.Optio
     }),
   }))
   return Object.freeze({ ...capability, skipped: () => latest?.skipped() ?? Object.freeze([]) })
+}
+
+// A run over a pooled server: nothing to open when its process is up (the tools are
+// made once per tool list, not per run), a wait for its start otherwise. The run's
+// abort, or its interruption, stops its own wait only: the start goes on for the others.
+const pooled = (server: McpServer.McpServer, options: Options, pool: McpPool.McpPool): McpCapability => {
+  const connectMs = Durations.millisOf(options.connectTimeout) ?? McpConnection.connectTimeoutMs
+  const callMs = Durations.millisOf(options.timeout)
+  // Capabilities that make the same tools of a list share them (the filter picks after).
+  const memoKey = JSON.stringify([options.prefix ?? "", options.timeout === undefined ? null : callMs ?? "infinite", options.maxOutputLength ?? null, connectMs])
+  let shared: PooledServer.PooledServer | undefined
+  let view: ToolView.ToolView | undefined
+  let opened: Resource.Opened | undefined
+  const capability = UseResource(Resource.make({
+    name: `mcp:${server.name}`,
+    open: Effect.suspend(() => {
+      let from: PooledServer.PooledServer
+      try {
+        from = PoolInternals.serverOf(pool, server)
+      } catch (error) {
+        return Effect.fail(error)
+      }
+      if (from !== shared) {
+        const through = from
+        const made = ToolView.fromOptions(options, {
+          call: (name, args, call) => through.call(name, args, { ...call, timeoutMs: callMs, connectMs }),
+        }, through.memo(memoKey))
+        shared = through
+        view = made
+        opened = Object.freeze({ tools: () => made.tools(through.listed()) })
+      }
+      const ready = opened!
+      if (from.current() !== undefined) return Effect.succeed(ready)
+      return Effect.callback<Resource.Opened, unknown>((resume) => {
+        from.acquire(connectMs).then(() => resume(Effect.succeed(ready)), (error: unknown) => resume(Effect.fail(error)))
+      })
+    }),
+  }))
+  return Object.freeze({ ...capability, skipped: () => view?.skipped() ?? Object.freeze([]) })
 }

@@ -11,5 +11,8 @@ export { McpConnection_ as McpConnection }
 export type McpConnection = McpConnection_.McpConnection
 import * as McpTool_ from "./McpTool.js"
 export { McpTool_ as McpTool }
-export { McpConnectionFailed } from "./McpError.js"
-export { type McpCapability, UseMcp } from "./UseMcp.js"
+import * as McpPool_ from "./McpPool.js"
+export { McpPool_ as McpPool }
+export type McpPool = McpPool_.McpPool
+export { McpConnectionFailed, McpServerExited } from "./McpError.js"
+export { type McpCapability, type Options as UseMcpOptions, UseMcp } from "./UseMcp.js"

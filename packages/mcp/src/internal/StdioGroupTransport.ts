@@ -86,6 +86,9 @@ export class StdioGroupTransport implements Transport {
   /** The server's pid (its group's id), once started. */
   pid: number | undefined
 
+  /** How the server's process ended, once it has: its exit code or the signal that ended it. */
+  exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
+
   start(): Promise<void> {
     if (this.child !== undefined) return Promise.reject(new Error("the stdio transport is already started"))
     return new Promise((resolve, reject) => {
@@ -106,7 +109,8 @@ export class StdioGroupTransport implements Transport {
         this.pid = child.pid
         resolve()
       })
-      child.on("close", () => {
+      child.on("close", (code, signal) => {
+        this.exit = Object.freeze({ code, signal })
         this.child = undefined
         this.onclose?.()
       })

@@ -34,7 +34,8 @@ import * as DerivedStream from "./derivedStream.js"
 import type { Decision } from "../Decision.js"
 import * as Tools from "../Tools.js"
 import * as KeptDecisions from "./keptDecisions.js"
-import * as Subagent from "./subagent.js"
+import type { Observer } from "./observer.js"
+import * as Subagent from "../subagent/host.js"
 
 /** How one run is carried out. */
 export interface EngineConfig<R> {
@@ -91,17 +92,6 @@ export interface RunOptions<C = unknown> {
    * the state, so never persisted or encoded: give it again on every run.
    */
   readonly context?: C | undefined
-}
-
-/** Where the run's events go (streaming), and whether the model is streamed. */
-export interface Observer {
-  readonly emit: (event: AgentEvent) => void
-  readonly streaming: boolean
-  /**
-   * Holds until the consumer has taken every event emitted so far: the loop waits on
-   * it before tools run, so what a consumer sees follows what happened.
-   */
-  readonly settled?: Effect.Effect<void> | undefined
 }
 
 /** The source name of the loop's own stop signals. */

@@ -39,20 +39,38 @@ function* sequential<R>(
 ) {
   for (const call of calls) {
     if (abortSeen(cell)) return
-    const p = yield* prepare(env, cell, call, approved, answered)
-    if (p === undefined) continue
-    let execution = p.execution
+    // prepare, inlined on this hot path (no generator or record per call).
+    let toolCall = call
+    let given = answered?.get(call.id)
+    let before: Dispatched | undefined
+    if (given === undefined) {
+      before = yield* dispatch(env, cell, Records.point("BeforeToolUse", cell.state, cell.at(), undefined, undefined, call))
+      if (waits(cell, call, approved, before.toolExecution !== undefined)) continue
+      toolCall = before.toolCall ?? call
+      given = before.toolExecution
+    }
+    let execution = given
     if (execution === undefined) {
       if (env.settled !== undefined) yield* env.settled
-      execution = yield* execute(env, cell, p.toolCall, p.before)
+      const started = execute(env, cell, toolCall, before)
+      if (Effect.isEffect(started)) {
+        execution = yield* started
+        cell.stale = true
+      } else {
+        // A synchronous tool's end is the last reading.
+        execution = started
+        cell.lastReading = started.completedAt
+      }
       cell.ran.push(execution)
     }
-    const claimed = claim(env, p.toolCall, p.execution === undefined)
-    if (claimed.parked !== undefined) {
-      park(cell, p.toolCall, execution, claimed.parked, claimed.usage)
+    // claim: the host, asked once for this call.
+    const parked = given === undefined ? env.host.takeParked(toolCall.id) : undefined
+    const usage = env.host.takeUsage(toolCall.id)
+    if (parked !== undefined) {
+      park(cell, toolCall, execution, parked, usage)
       continue
     }
-    executions.push(yield* after(env, cell, p.toolCall, execution, claimed.usage, index))
+    executions.push(yield* after(env, cell, toolCall, execution, usage, index))
   }
 }
 
@@ -85,12 +103,14 @@ function* concurrent<R>(
   for (let i = 0; i < prepared.length; i++) {
     const p = prepared[i] as Prepared
     const execution = results[i] as ToolExecution
-    const claimed = claim(env, p.toolCall, p.execution === undefined)
-    if (claimed.parked !== undefined) {
-      park(cell, p.toolCall, execution, claimed.parked, claimed.usage)
+    // claim: the host, asked once for this call.
+    const parked = p.execution === undefined ? env.host.takeParked(p.toolCall.id) : undefined
+    const usage = env.host.takeUsage(p.toolCall.id)
+    if (parked !== undefined) {
+      park(cell, p.toolCall, execution, parked, usage)
       continue
     }
-    executions.push(yield* after(env, cell, p.toolCall, execution, claimed.usage, index))
+    executions.push(yield* after(env, cell, p.toolCall, execution, usage, index))
   }
 }
 
@@ -102,7 +122,8 @@ interface Prepared {
 }
 
 // BeforeToolUse, unless a person's answer replaces the call; `undefined` when the call
-// waits for a decision (and so does not run).
+// waits for a decision (and so does not run). The concurrent path's; the sequential one
+// has it inlined.
 function* prepare<R>(env: RunEnv<R>, cell: RunCell, call: ToolCall, approved: boolean, answered: ReadonlyMap<string, ToolExecution> | undefined) {
   const answer = answered?.get(call.id)
   if (answer !== undefined) return { toolCall: call, execution: answer, before: undefined } as Prepared
@@ -123,22 +144,12 @@ const waits = (cell: RunCell, call: ToolCall, approved: boolean, answered: boole
   return false
 }
 
-// The tool, in call order (sequential): a synchronous tool's end is the last reading.
-function* execute<R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: Dispatched | undefined) {
-  if (hasToolWraps(env)) {
-    const execution = yield* wrappedTool(env, cell, env.config.wraps!, before, toolCall, cell.state, cell.open!)
-    cell.stale = true
-    return execution
-  }
-  const started = Tools.start(env.config.tools, toolCall, cell.state, env.now, cell.at(), env.runContext)
-  if (Effect.isEffect(started)) {
-    const execution = yield* started
-    cell.stale = true
-    return execution
-  }
-  cell.lastReading = started.completedAt
-  return started
-}
+// The tool, in call order (sequential): a synchronous tool's execution at once, else an
+// Effect (WrapToolUse hooks around it, or a tool that takes time).
+const execute = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: Dispatched | undefined): ToolExecution | Effect.Effect<ToolExecution, AgentError.HookFailed, R> =>
+  hasToolWraps(env)
+    ? wrappedTool(env, cell, env.config.wraps!, before, toolCall, cell.state, cell.open!)
+    : Tools.start(env.config.tools, toolCall, cell.state, env.now, cell.at(), env.runContext)
 
 // The tool as an Effect on the state the calls were prepared in (concurrent).
 const executeIn = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: Dispatched | undefined, state: AgentState) =>
@@ -147,12 +158,6 @@ const executeIn = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before:
     : Tools.execute(env.config.tools, toolCall, { state, runContext: env.runContext })
 
 const hasToolWraps = <R>(env: RunEnv<R>): boolean => env.config.wraps !== undefined && HookStack.hasWraps(env.config.wraps, WrapHook.WrapToolUse)
-
-/** What the host holds for a call, taken once: what its subagent spent, and whether it parked (a call that ran). */
-const claim = <R>(env: RunEnv<R>, toolCall: ToolCall, ran: boolean) => {
-  const parked = ran ? env.host.takeParked(toolCall.id) : undefined
-  return { parked, usage: env.host.takeUsage(toolCall.id) }
-}
 
 // A subagent's tool whose child run ended suspended: the call waits too, with the
 // child's pending calls and state in its payload, and its result is not committed.

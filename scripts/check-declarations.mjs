@@ -6,7 +6,7 @@
 //   node scripts/check-declarations.mjs --update   rewrite the copies; `git diff` then shows the change
 //
 // Not a diff of the files: the redesign moves declarations between files, and a public type
-// can live in an internal file (AgentLoop.RunOptions in internal/engine.ts). The script reads
+// can live in an internal file (AgentLoop.RunOptions in run/types.ts). The script reads
 // each package's dist/types/index.d.ts with the TypeScript compiler, walks what it exports
 // (into each namespace, following re-exports to the declaration), and writes, per public
 // name, the declaration as emitted with its JSDoc. So a type moved unchanged gives the same

@@ -8,9 +8,11 @@ import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type Inf
 import { Channel, Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
-import { runEngine, type EngineConfig, type Observer, type RunOptions } from "./internal/engine.js"
+import { runEngine } from "./run/loop.js"
+import type { EngineConfig, RunOptions } from "./run/types.js"
+import type { Observer } from "./internal/observer.js"
 import * as EventFeed from "./internal/eventFeed.js"
-import * as Subagent from "./internal/subagent.js"
+import * as Subagent from "./subagent/host.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
 

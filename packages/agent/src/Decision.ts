@@ -8,7 +8,7 @@
 import { AgentState, Codecs, Json } from "@hookline/core"
 import { Data, Result } from "effect"
 import * as t from "io-ts"
-import { resolve } from "./internal/subagent.js"
+import { resolve } from "./internal/subagentPayload.js"
 import { bounds } from "./internal/toolArguments.js"
 
 /**

@@ -11,40 +11,8 @@ import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
 import * as DerivedStream from "./internal/derivedStream.js"
 import * as DriverAnswer from "./internal/driverAnswer.js"
 
-/**
- * What a driver gets besides the request: the signal that aborts the call.
- *
- * @since 0.1.0
- * @category models
- */
-export interface CallOptions {
-  readonly signal: AbortSignal
-}
-
-/**
- * One part of a streamed answer. A stream ends at its first `Finish`, which carries
- * the whole response (the same response `generate` would give); parts after it are
- * not read. The text deltas, joined, must be the response's text.
- *
- * @since 0.1.0
- * @category models
- */
-export type StreamPart =
-  | { readonly _tag: "TextDelta"; readonly text: string }
-  | { readonly _tag: "ToolCall"; readonly toolCall: ToolCall }
-  | { readonly _tag: "Finish"; readonly response: InferenceResponse }
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface DriverShape {
-  readonly generate: (
-    request: InferenceRequest,
-    options: CallOptions,
-  ) => Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
-  readonly stream: (request: InferenceRequest, options: CallOptions) => Stream.Stream<StreamPart, AgentError.InferenceFailed>
-}
+export type { CallOptions, DriverShape, StreamPart } from "./internal/driverContract.js"
+import type { CallOptions, DriverShape, StreamPart } from "./internal/driverContract.js"
 
 /**
  * The driver service: the Effect `Context` key under which the loop finds the model

@@ -20,9 +20,8 @@ import {
 import { Duration, Effect, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import * as t from "io-ts"
-import type { Agent } from "./Agent.js"
 import { fromCodec as schemaFromCodec } from "./internal/jsonSchema.js"
-import * as Subagent from "./internal/subagent.js"
+import * as Subagent from "./subagent/child.js"
 import { fromCodec as validatorFromCodec, fromStandardSchema, type ArgumentsError } from "./internal/toolArguments.js"
 
 /**
@@ -398,7 +397,26 @@ export interface FromAgentOptions<A> {
 
 const defaultInput = t.type({ prompt: t.string })
 
-const isAgent = (u: unknown): u is Agent<any> =>
+/**
+ * What `fromAgent` needs of an agent (an `Agent.Agent<C>` is one): its tag, the run
+ * context its loop reads (the phantom `C` is inferred from), and its Effect forms of
+ * `run` and `resume`. Structural, so a tool does not import the agent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentLike<C = unknown> {
+  readonly _tag: "Agent"
+  readonly loop: { readonly "~runContext"?: ((context: C) => void) | undefined }
+  readonly runEffect: (input: AgentState, options: never) => Effect.Effect<AgentState>
+  readonly resumeEffect: (
+    run: AgentState,
+    decisions: never,
+    options: never,
+  ) => Effect.Effect<AgentState, { readonly _tag: string; readonly message: string }>
+}
+
+const isAgent = (u: unknown): u is AgentLike<any> =>
   typeof u === "object" && u !== null && "_tag" in u && u._tag === "Agent"
   && "runEffect" in u && typeof u.runEffect === "function" && "resumeEffect" in u && typeof u.resumeEffect === "function"
 
@@ -424,11 +442,11 @@ const isAgent = (u: unknown): u is Agent<any> =>
  * @category constructors
  */
 export const fromAgent: {
-  <A = { readonly prompt: string }>(options: FromAgentOptions<A>): <C>(agent: Agent<C>) => Tool<A, C>
-  <C, A = { readonly prompt: string }>(agent: Agent<C>, options: FromAgentOptions<A>): Tool<A, C>
+  <A = { readonly prompt: string }>(options: FromAgentOptions<A>): <C>(agent: AgentLike<C>) => Tool<A, C>
+  <C, A = { readonly prompt: string }>(agent: AgentLike<C>, options: FromAgentOptions<A>): Tool<A, C>
 } = dual(
   (args) => isAgent(args[0]),
-  <C, A>(agent: Agent<C>, options: FromAgentOptions<A>): Tool<A, C> => {
+  <C, A>(agent: AgentLike<C>, options: FromAgentOptions<A>): Tool<A, C> => {
     if (!isObject(options)) return invalid("", "expected the options of a subagent tool")
     const { prompt = Subagent.defaultPrompt, output = Subagent.defaultOutput } = options
     if (!isFunction(prompt)) invalid("prompt", "expected a function from the input to the child's message")

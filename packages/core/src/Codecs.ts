@@ -14,7 +14,7 @@ import * as AgentError_ from "./AgentError.js"
 import type * as AgentState_ from "./AgentState.js"
 import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
-import { pathOf } from "./internal/decode.js"
+import { pathOf } from "./codecs/decode.js"
 
 import { defaultLimits, rootContext, type Limits } from "./codecs/combinators.js"
 export { appendLog, type Codec, defaultLimits, type EncodedFields, type Limits } from "./codecs/combinators.js"

@@ -16,7 +16,7 @@ import * as HookTriggers from "./HookTriggers.js"
 import { finishReasons as knownFinishReasons, type FinishReason } from "./InferenceResponse.js"
 import * as StopReason from "./StopReason.js"
 import * as StopSignal from "./StopSignal.js"
-import { decodeOptions } from "./internal/decode.js"
+import { decodeOptions } from "./codecs/decode.js"
 import { finiteDuration } from "./internal/duration.js"
 import { finite } from "./internal/finite.js"
 

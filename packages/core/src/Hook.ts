@@ -11,7 +11,7 @@ import type { Monoid as M } from "fp-ts/lib/Monoid.js"
 import { concatAll } from "fp-ts/lib/Monoid.js"
 import { HooklineError, invalidConfiguration } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
-import { disarm } from "./internal/dispatch.js"
+import { disarm } from "./internal/thenable.js"
 
 /**
  * A pure hook: no I/O, no clock, no randomness; expected conditions are returned as

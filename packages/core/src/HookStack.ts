@@ -20,15 +20,14 @@ import { CurrentEventSink, type EventSink } from "./HookExecuted.js"
 import * as HookTrigger from "./HookTrigger.js"
 import * as HookTriggers from "./HookTriggers.js"
 import * as WrapHook from "./WrapHook.js"
-import { decodeOptions } from "./internal/decode.js"
+import { decodeOptions } from "./codecs/decode.js"
 import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
-import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./internal/wrapChain.js"
+import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./stack/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
-import { LoopWraps, lostWraps } from "./internal/loopWraps.js"
+import { LoopWraps, lostWraps } from "./stack/loopWraps.js"
 import {
   contextAtFailure as contextAtFailure_,
-  disarm,
   dispatchPure,
   emit,
   endedWith,
@@ -37,7 +36,8 @@ import {
   runsToTheEnd,
   settle,
   type DispatchEnv,
-} from "./internal/dispatch.js"
+} from "./stack/dispatch.js"
+import { disarm } from "./internal/thenable.js"
 
 /**
  * What to do when a hook throws: fail the dispatch with `HookFailed`, or report it
@@ -200,7 +200,7 @@ const fromRegistrations = <R>(
     return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
   }
   // A stack with wrap hooks checks that a loop calling it through a custom interceptor
-  // runs its wraps (internal/loopWraps.ts); a stack without them has nothing to lose.
+  // runs its wraps (stack/loopWraps.ts); a stack without them has nothing to lose.
   const names = frozenWraps.map((w) => w.name)
   const stack: HookStack<R> = Object.freeze({
     _tag: "HookStack",

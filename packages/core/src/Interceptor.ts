@@ -7,8 +7,8 @@
 import { Effect } from "effect"
 import { HooklineError, type HookFailed } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
-import type { DispatchEnv } from "./internal/dispatch.js"
-import { LoopWraps } from "./internal/loopWraps.js"
+import type { DispatchEnv } from "./stack/dispatch.js"
+import { LoopWraps } from "./stack/loopWraps.js"
 import type { HookStack } from "./HookStack.js"
 
 /**

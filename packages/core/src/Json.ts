@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as limits from "./internal/limits.js"
+import type { JsonValue, Metadata } from "./internal/jsonValue.js"
 import { isSealed as isSealedValue, seal } from "./internal/sealed.js"
 
 /**
@@ -25,31 +26,7 @@ export const maxDepth: number = limits.maxDepth
  */
 export const maxValues: number = limits.maxValues
 
-/**
- * @since 0.1.0
- * @category models
- */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | ReadonlyArray<JsonValue>
-  | { readonly [key: string]: JsonValue }
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type JsonObject = { readonly [key: string]: JsonValue }
-
-/**
- * Free-form, JSON-serializable data attached to states and contexts.
- *
- * @since 0.1.0
- * @category models
- */
-export type Metadata = { readonly [key: string]: JsonValue }
+export type { JsonObject, JsonValue, Metadata } from "./internal/jsonValue.js"
 
 /**
  * The empty metadata object (frozen, shared).

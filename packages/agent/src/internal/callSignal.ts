@@ -10,7 +10,7 @@
 //   directly): its signal, made on first read, follows the given signal and aborts when
 //   the call is interrupted; the listener it adds to the given signal is removed when
 //   the call ends.
-import type { CallOptions } from "../Driver.js"
+import type { CallOptions } from "./driverContract.js"
 import { LazySignal } from "./lazySignal.js"
 
 export class RunCallOptions extends LazySignal implements CallOptions {

@@ -2,7 +2,7 @@
 // Such a stream is one call of `generate`, then its text as one delta, its tool calls
 // and a Finish; a streaming run that knows this calls `generate` itself and emits the
 // same delta, without building a stream per model call.
-import type { DriverShape } from "../Driver.js"
+import type { DriverShape } from "./driverContract.js"
 
 const derived = new WeakMap<DriverShape["stream"], DriverShape["generate"]>()
 

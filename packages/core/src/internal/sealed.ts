@@ -4,7 +4,7 @@
 // so a boundary that must check what a driver answered (the agent's driverAnswer.ts)
 // skips the check and the copy for them. Anything else, a hand-built, mutated or
 // proxied answer included, is checked there as before.
-import type { JsonValue } from "../Json.js"
+import type { JsonValue } from "./jsonValue.js"
 import { maxDepth, maxValues } from "./limits.js"
 
 const sealed = new WeakSet<object>()

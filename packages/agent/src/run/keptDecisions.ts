@@ -4,7 +4,7 @@
 // a resume after a crash carries them out without asking the person again.
 import { AgentState, Codecs, ToolCall } from "@hookline/core"
 import { Codec, type Decision } from "../Decision.js"
-import { bounds } from "./toolArguments.js"
+import { bounds } from "../internal/toolArguments.js"
 
 // Plain objects: `withPendingCalls` freezes them whole (edited arguments included).
 const kept = (decision: Decision): AgentState.PendingDecision =>

@@ -19,7 +19,7 @@ import { Metadata } from "../codecs/json.js"
 import { ExecutionStatus } from "../codecs/literals.js"
 import { Message } from "../codecs/messages.js"
 import { PendingCall, Step, StopSignal, ToolExecution } from "../codecs/state.js"
-import { decodeWith } from "./decode.js"
+import { decodeWith } from "../codecs/decode.js"
 import { describeSplit, splitOf } from "./toolRounds.js"
 
 type Problem = string | undefined

@@ -4,9 +4,10 @@ import type { Hook } from "../Hook.js"
 import * as HookContext from "../HookContext.js"
 import * as HookExecuted from "../HookExecuted.js"
 import type { HookTrigger } from "../HookTrigger.js"
-import type { WrapPoint } from "./wrapPoint.js"
+import type { WrapPoint } from "../internal/wrapPoint.js"
 import { problemOf } from "./contextCheck.js"
-import { deepFreeze } from "./immer.js"
+import { deepFreeze } from "../internal/immer.js"
+import { disarm } from "../internal/thenable.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
 // their state changes persist (DESIGN.md), so the loop commits it. Kept beside the
@@ -80,26 +81,6 @@ export const settle = (input: HookContext.HookContext, output: unknown): HookCon
     ? HookContext.keepBlock(input, frozen)
     : frozen
   return problemOf(input, kept) ?? kept
-}
-
-const ignore = (): void => {}
-
-/**
- * Handles the rejection of a thenable a pure hook returned or threw (an async function
- * registered as a pure hook): nobody awaits it, and an unhandled rejection kills a Node
- * process in its default mode. True when `value` was a thenable.
- */
-export const disarm = (value: unknown): boolean => {
-  if ((typeof value !== "object" || value === null) && typeof value !== "function") return false
-  try {
-    const then = (value as { readonly then?: unknown }).then
-    if (typeof then !== "function") return false
-    then.call(value, undefined, ignore)
-    return true
-  } catch {
-    // A throwing `then` getter or call: nothing was left pending by us.
-    return false
-  }
 }
 
 const emit = (

@@ -1,0 +1,40 @@
+// The driver's contract, as a types-only leaf: the call signal (callSignal.ts) and the
+// derived stream (derivedStream.ts) name these types without importing Driver.ts, which
+// imports them. Driver.ts is the public face and re-exports them.
+import type { AgentError, InferenceRequest, InferenceResponse, ToolCall } from "@hookline/core"
+import type { Effect, Stream } from "effect"
+
+/**
+ * What a driver gets besides the request: the signal that aborts the call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  readonly signal: AbortSignal
+}
+
+/**
+ * One part of a streamed answer. A stream ends at its first `Finish`, which carries
+ * the whole response (the same response `generate` would give); parts after it are
+ * not read. The text deltas, joined, must be the response's text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StreamPart =
+  | { readonly _tag: "TextDelta"; readonly text: string }
+  | { readonly _tag: "ToolCall"; readonly toolCall: ToolCall }
+  | { readonly _tag: "Finish"; readonly response: InferenceResponse }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface DriverShape {
+  readonly generate: (
+    request: InferenceRequest,
+    options: CallOptions,
+  ) => Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
+  readonly stream: (request: InferenceRequest, options: CallOptions) => Stream.Stream<StreamPart, AgentError.InferenceFailed>
+}

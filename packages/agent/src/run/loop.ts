@@ -1,0 +1,290 @@
+// The agent loop: one run, from BeforeExecution to AfterExecution. DESIGN.md "The
+// loop" is the specification; docs/loop.md explains it for users; docs/architecture.md
+// maps the modules of run/.
+//
+// Hot-path rules (DESIGN.md "The hot path"): a trigger whose hooks are all pure runs
+// through the interceptor's synchronous path, without entering the Effect runtime;
+// the loop's own transitions copy only the changed path (AgentState functions, no
+// immer); the history is an AppendLog, so nothing here walks it. The phases are
+// module-level generator functions, each wrapped in an Effect once per run.
+import { AgentError, AgentState, HookExecuted, HookStack, Interceptor } from "@hookline/core"
+import { Cause, Clock, Effect, Exit } from "effect"
+import { Driver } from "../Driver.js"
+import { RunCallOptions } from "../internal/callSignal.js"
+import type { Observer } from "../internal/observer.js"
+import * as Subagent from "../subagent/host.js"
+import { abortSeen, RunCell } from "./cell.js"
+import * as Conclude from "./conclude.js"
+import { dispatch, reportHookFailure } from "./dispatch.js"
+import * as KeptDecisions from "./keptDecisions.js"
+import * as Records from "./records.js"
+import { decidedStep, shouldStop, step, stepsLimitReached } from "./step.js"
+import * as Stop from "./stop.js"
+import type { EngineConfig, OpenStep, Outcome, RunEnv, RunOptions } from "./types.js"
+
+export { startingState } from "./conclude.js"
+
+const combineSinks = (
+  sinks: ReadonlyArray<HookExecuted.EventSink | undefined>,
+): HookExecuted.EventSink | undefined => {
+  const present = sinks.filter((s): s is HookExecuted.EventSink => s !== undefined)
+  if (present.length <= 1) return present[0]
+  return (event) => {
+    for (const sink of present) sink(event)
+  }
+}
+
+export const runEngine = <R>(
+  config: EngineConfig<R>,
+  initial: AgentState,
+  options: RunOptions = {},
+  observer?: Observer,
+): Effect.Effect<AgentState, never, R | Driver> => Effect.gen(() => runEngineGen(config, initial, options, observer))
+
+function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options: RunOptions, observer: Observer | undefined) {
+  const driver = yield* Driver
+  const clock = yield* Clock.Clock
+  const contextSink = yield* HookExecuted.CurrentEventSink
+  const now = (): number => clock.currentTimeMillisUnsafe()
+  // A subagent's run (Tool.fromAgent) reports its events to its parent's stream.
+  const current = yield* Subagent.Current
+  if (observer === undefined && current instanceof Subagent.Link) observer = current.observer
+  const emit = observer?.emit
+  const sink = combineSinks([
+    contextSink,
+    options.sink,
+    emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
+  ])
+  const started = Conclude.startingState(initial)
+  // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
+  const routed = Subagent.route(started, KeptDecisions.wellFormed(options.decisions))
+  // Kept in the state from the first hook on (see keptDecisions.ts).
+  const state = KeptDecisions.record(started, routed.decisions, routed.resumptions === undefined ? undefined : new Set(routed.resumptions.keys()))
+  const host = new Subagent.Host(observer, routed.resumptions)
+  const hooks = { sink, now }
+  const interceptor = config.interceptor
+  const stack = HookStack.isHookStack(interceptor)
+  const env: RunEnv<R> = {
+    config,
+    driver,
+    now,
+    hooks,
+    interceptEnv: stack ? hooks : { sink, now, loopWraps: interceptor.wrapsFrom ?? null },
+    intercept: stack ? interceptor.intercept : (ctx) => Interceptor.underLoop(interceptor, interceptor.intercept(ctx)),
+    emit,
+    streaming: observer?.streaming ?? false,
+    runContext: options.context,
+    decisions: routed.decisions,
+    host,
+    callOptions: new RunCallOptions(),
+    settled: observer?.settled,
+  }
+  const cell = new RunCell(state, now)
+  return yield* execute(env, cell, options.signal).pipe(
+    // Effect hooks and `intercept` read the sink from the context.
+    Effect.provideService(HookExecuted.CurrentEventSink, sink),
+    // The tools of this run (a subagent's tool) read the host; a link was for this run only.
+    Effect.provideService(Subagent.Current, host),
+  )
+}
+
+const execute = <R>(env: RunEnv<R>, cell: RunCell, signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> => {
+  // AfterExecution runs exactly once, whatever happened.
+  let finished = false
+  const finish = (outcome: Outcome): Effect.Effect<AgentState, never, R> => {
+    if (finished) return Effect.succeed(cell.state)
+    finished = true
+    return Effect.gen(() => finishGen(env, cell, outcome)).pipe(Effect.uninterruptible)
+  }
+  return Effect.gen(() => executeGen(env, cell, signal, finish)).pipe(
+    // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
+    // still fires, on what was committed.
+    Effect.onInterrupt(() => Effect.asVoid(finish(Conclude.aborted))),
+  )
+}
+
+function* executeGen<R>(env: RunEnv<R>, cell: RunCell, signal: AbortSignal | undefined, finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>) {
+  cell.state = AgentState.withStatus(cell.state, "running", cell.read())
+  cell.stepIndex = cell.state.execution.steps.length
+  env.emit?.({ _tag: "RunStarted", state: cell.state })
+  const check = env.config.textCheck
+  if (env.streaming && check !== undefined) env.emit?.({ _tag: "TextChecked", ...check })
+  const steps = Effect.gen(() => body(env, cell)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
+  // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
+  // call or hook is interrupted when it passes.
+  const limit = env.config.timeLimit
+  const raced = limit === undefined
+    ? steps
+    : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, timedFrom(cell) + limit - cell.lastReading)), Conclude.timedOut))
+  cell.signal = signal
+  const outcome: Outcome = signal === undefined
+    ? yield* raced
+    : signal.aborted
+    ? Conclude.aborted
+    : yield* Effect.raceFirst(raced, abortedBy(signal))
+  // A body that did not yield after the signal fired (a model or tool that aborted
+  // and answered or failed at once) wins the race: the abort still counts. Errors
+  // met on the way stay recorded.
+  return yield* finish(signal?.aborted === true ? Conclude.aborted : outcome)
+}
+
+const abortCalls = <R>(env: RunEnv<R>, cell: RunCell): void => {
+  cell.interrupted = true
+  env.callOptions.abort()
+}
+
+// Where the time limit counts from: this call of run or resume (docs/decisions.md,
+// "Resumes"), as the time guard reads it.
+const timedFrom = (cell: RunCell): number => cell.state.execution.runningSince ?? cell.state.execution.startedAt ?? cell.lastReading
+
+const abortedBy = (signal: AbortSignal): Effect.Effect<Outcome> =>
+  Effect.callback<Outcome>((resume) => {
+    if (signal.aborted) return resume(Effect.succeed(Conclude.aborted))
+    const onAbort = () => resume(Effect.succeed(Conclude.aborted))
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
+// Returns true when the run should stop before any model call.
+function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {
+  yield* dispatch(env, cell, Records.point("BeforeExecution", cell.state, cell.at()))
+  return yield* shouldStop(env, cell)
+}
+
+// BeforeExecution, then steps until a stop, a suspension or an error nobody handled.
+function* body<R>(env: RunEnv<R>, cell: RunCell) {
+  const first = yield* Effect.result(Effect.gen(() => beforeExecution(env, cell)))
+  if (first._tag === "Failure") {
+    if (abortSeen(cell)) return Conclude.aborted
+    const outcome = yield* onError(env, cell, [first.failure])
+    if (outcome !== undefined) return outcome
+    if (yield* shouldStop(env, cell)) return Conclude.done
+  } else if (first.success) {
+    return Conclude.done
+  }
+  const next = Effect.gen(() => step(env, cell))
+  // A suspended run first finishes the step it was suspended in, with the decisions:
+  // this resume's, or those a resume that did not finish kept in the state.
+  const decisions = env.decisions ?? KeptDecisions.of(cell.state)
+  let decided = cell.state.execution.pendingCalls !== undefined && decisions !== undefined
+    ? Effect.gen(() => decidedStep(env, cell, decisions))
+    : undefined
+  while (true) {
+    cell.open = undefined
+    if (abortSeen(cell)) return Conclude.aborted
+    const result = yield* Effect.result(decided ?? next)
+    decided = undefined
+    if (result._tag === "Success") {
+      const end = result.success
+      if (end._tag === "Continue") continue
+      return end._tag === "Stop" ? Conclude.done : Conclude.suspended
+    }
+    recordFailedStep(env, cell, false, `its step failed before it ran (${result.failure._tag})`)
+    cell.inBeforeStep = false
+    if (abortSeen(cell)) return Conclude.aborted
+    const outcome = yield* onError(env, cell, [result.failure])
+    if (outcome !== undefined) return outcome
+    // Handled: the stop check comes first, as after any BeforeStep (a guard may have
+    // fired in the dispatch that failed).
+    cell.state = Stop.holdStepsLimit(cell.state, env.config.stepsLimit)
+    if (yield* shouldStop(env, cell)) return Conclude.done
+  }
+}
+
+// The calls of the last assistant message settled (Records.settle): what ran and was
+// not committed is recorded, in its step too, the rest cancelled. The host is asked
+// for what a call spent as it is recorded.
+const settleTools = <R>(env: RunEnv<R>, cell: RunCell, why: string, keepPending = false): void => {
+  const { state, recorded } = Records.settle(cell.state, cell.ran, why, keepPending, (id) => env.host.takeUsage(id))
+  cell.ran.length = 0
+  cell.state = state
+  for (const execution of recorded) {
+    cell.open?.executions.push(execution)
+    env.emit?.({ _tag: "ToolResult", step: cell.stepIndex, execution })
+  }
+}
+
+// A step that an error ended still leaves its record (so the steps guard counts
+// retries), unless it never started (Records.failedStep).
+const recordFailedStep = <R>(env: RunEnv<R>, cell: RunCell, aborting: boolean, why: string): void => {
+  settleTools(env, cell, why)
+  const open = cell.open
+  if (open === undefined) return
+  cell.open = undefined
+  const ends = Records.failedStep({
+    open: true,
+    resumed: open === cell.resumed,
+    suspendedStep: cell.state.execution.suspendedStep !== undefined,
+    inBeforeStep: cell.inBeforeStep,
+    aborting,
+    stopSignals: cell.state.execution.stopSignals.length > 0,
+    stepsLimitReached: stepsLimitReached(env, cell),
+  })
+  if (ends === "CloseOpen") return closeOpenStep(cell, open)
+  if (ends === "None") return
+  const completedAt = cell.read()
+  cell.state = Records.appendFailed(cell.state, open, cell.stepIndex, completedAt, cell.read())
+  cell.stepIndex++
+}
+
+// The open step a suspension left in the state, ended as a failed step (Records.closeOpenStep).
+const closeOpenStep = (cell: RunCell, open: OpenStep | undefined): void => {
+  if (cell.state.execution.suspendedStep === undefined) return
+  cell.state = Records.closeOpenStep(cell.state, open, cell.stepIndex, cell.read())
+  cell.stepIndex++
+}
+
+// OnError with the errors; `undefined` when a hook handled them (the loop goes on),
+// else the run's failure. The errors are recorded either way: they are in the state
+// before the hooks run, so a hook that handles them can also scrub the record
+// (redaction); errors the hooks transform but do not handle replace their record,
+// unless the hooks rewrote the record themselves.
+const onError = <R>(env: RunEnv<R>, cell: RunCell, errors: ReadonlyArray<AgentError.AgentError>): Effect.Effect<Outcome | undefined, never, R> =>
+  Effect.gen(() => onErrorGen(env, cell, errors))
+
+function* onErrorGen<R>(env: RunEnv<R>, cell: RunCell, errors: ReadonlyArray<AgentError.AgentError>) {
+  const recorded = errors.reduce(AgentState.addError, cell.state)
+  const raised = Object.freeze([...errors])
+  const input = Records.point("OnError", recorded, cell.read(), undefined, undefined, undefined, undefined, raised)
+  const result = yield* Effect.result(Effect.gen(() => dispatch(env, cell, input)))
+  if (result._tag === "Failure") {
+    cell.state = recorded
+    reportHookFailure(env, cell, result.failure)
+    return { _tag: "Failed" as const, errors } as Outcome
+  }
+  const { state } = result.success
+  const remaining = result.success.errors ?? raised
+  cell.state = remaining.length === 0 || remaining === raised ? state : Records.rerecord(state, raised, remaining)
+  return remaining.length === 0 ? undefined : { _tag: "Failed" as const, errors: remaining } as Outcome
+}
+
+// Settle, conclude (Conclude.conclude), then AfterExecution and the last events.
+function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
+  const keepPending = Conclude.keepsPending(outcome, cell.state)
+  const why = Conclude.settleReason(outcome)
+  settleTools(env, cell, why, keepPending)
+  if (outcome._tag === "Aborted" || outcome._tag === "TimedOut") recordFailedStep(env, cell, true, why)
+  // Only a run that ends suspended keeps an open step: one that suspended but does not
+  // end suspended (an abort, a hard stop), or a resumed run that ended before it
+  // finished its open step (BeforeExecution failed or stopped it), records it with what
+  // ran; its usage already counts in the run's (found by the fuzzer, issue 13).
+  if (!keepPending) closeOpenStep(cell, undefined)
+  cell.state = Conclude.conclude(cell.state, outcome, { timeLimit: env.config.timeLimit, timedFrom: () => timedFrom(cell), read: () => cell.read() })
+  const exit = yield* Effect.exit(
+    Effect.gen(() => dispatch(env, cell, Records.point("AfterExecution", cell.state, cell.read()))),
+  )
+  if (Exit.isFailure(exit)) {
+    const failure = exit.cause.reasons.find(Cause.isFailReason)
+    // Every AfterExecution hook ran; each failure is reported.
+    if (failure !== undefined) for (const error of HookStack.failuresOf(failure.error)) reportHookFailure(env, cell, error)
+    else if (!Cause.hasInterruptsOnly(exit.cause)) {
+      reportHookFailure(env, cell, AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
+    }
+  }
+  const pendingCalls = cell.state.execution.pendingCalls
+  if (cell.state.execution.status === "suspended" && pendingCalls !== undefined) {
+    env.emit?.({ _tag: "Suspended", pendingCalls, state: cell.state })
+  }
+  env.emit?.({ _tag: "RunEnded", state: cell.state })
+  return cell.state
+}

@@ -13,7 +13,9 @@ type InstructionsKey = "instructions" extends keyof CallArguments ? "instruction
 type TelemetryKey = "telemetry" extends keyof CallArguments ? "telemetry" : "experimental_telemetry"
 
 /** The AI SDK's telemetry settings, as the installed major types them. */
-export type TelemetrySettings = NonNullable<CallArguments[TelemetryKey]>
+export type TelemetrySettings = NonNullable<
+  CallArguments extends { readonly telemetry?: infer T } ? T : CallArguments extends { readonly experimental_telemetry?: infer T } ? T : never
+>
 
 /** The `ai` major installed beside the driver. */
 export const major: 6 | 7 = "registerTelemetry" in Ai ? 7 : 6

@@ -1,4 +1,5 @@
 import { Effect, Stream } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { AgentError, InferenceRequest, Message } from "@hookline/core"
 import { AiSdkDriver } from "@hookline/ai-sdk"
@@ -60,6 +61,26 @@ describe(`AiSdkDriver model specification versions (ai ${aiMajor})`, () => {
       expect(error).toBeInstanceOf(AgentError.HooklineError)
       expect((error as AgentError.HooklineError).error).toMatchObject({ _tag: "InvalidConfiguration", path: "model" })
     }
+  })
+
+  it("refuses any other version, or a getter that throws, with InvalidConfiguration and a bounded message, never calling the model", () => {
+    const version = fc.oneof(fc.string({ maxLength: 200 }), fc.constant(undefined), fc.integer(), fc.constant(null), fc.object())
+      .filter((v) => !(typeof v === "string" && sdkAccepts.includes(v)))
+    fc.assert(fc.property(version, fc.boolean(), (v, throwing) => {
+      const model = specModel("v3")
+      const hostile = Object.defineProperty({ ...model }, "specificationVersion", {
+        get: () => {
+          if (throwing) throw new Error("no version for you")
+          return v
+        },
+      })
+      const error = refusal(() => AiSdkDriver.make(asModel(hostile)))
+      expect(error).toBeInstanceOf(AgentError.HooklineError)
+      const reason = (error as AgentError.HooklineError).error
+      expect(reason).toMatchObject({ _tag: "InvalidConfiguration", path: "model" })
+      expect(reason.message.length).toBeLessThan(500)
+      expect(model.calls).toEqual({ generate: 0, stream: 0 })
+    }))
   })
 
   it("accepts a model id (a string): the AI SDK resolves it through its global provider at call time", () => {

@@ -17,11 +17,22 @@ const shown = (version: unknown): string => {
   return `specification version ${JSON.stringify(version.length > 40 ? `${version.slice(0, 40)}…` : version)}`
 }
 
+// The model's own getter may throw (a proxy, a half-built object): that is its answer too.
+const versionOf = (model: object): { readonly version: unknown } | { readonly threw: string } => {
+  try {
+    return { version: (model as { readonly specificationVersion?: unknown }).specificationVersion }
+  } catch (error) {
+    return { threw: AgentError.messageOf(error).slice(0, 200) }
+  }
+}
+
 /** What is wrong with `model`, or `undefined` when the installed `ai` can drive it. */
 export const problemOf = (model: unknown): string | undefined => {
   if (typeof model === "string") return undefined // a model id: the SDK's global provider resolves it
   if (typeof model !== "object" || model === null) return `a model must be an AI SDK LanguageModel object or a model id, got ${model === null ? "null" : typeof model}`
-  const version: unknown = (model as { readonly specificationVersion?: unknown }).specificationVersion
+  const read = versionOf(model)
+  if ("threw" in read) return `reading the model's specification version threw: ${read.threw}`
+  const { version } = read
   if (typeof version === "string" && modelVersions.includes(version)) return undefined
   const fix = major === 6 && version === "v4"
     ? " A v4 model comes from an AI SDK 7 provider (@ai-sdk/* 4.x): install ai@7 (Node >= 22), or a provider of AI SDK 6 (@ai-sdk/* 3.x)."

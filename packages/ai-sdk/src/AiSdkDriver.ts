@@ -1,8 +1,9 @@
 /**
- * A hookline driver over the Vercel AI SDK (ai 6): any AI SDK `LanguageModel`
+ * A hookline driver over the Vercel AI SDK (ai 6 or 7): any AI SDK `LanguageModel`
  * (OpenAI, Anthropic, a gateway, a local OpenAI-compatible server…) becomes a
  * hookline model. The SDK only calls the model: tools are sent without `execute`, so
  * the SDK returns the tool calls and the hookline loop (and its hooks) runs them.
+ * Models of specification v2 and v3 run on ai 6; v2, v3 and v4 on ai 7.
  *
  * @since 0.1.0
  */
@@ -26,17 +27,18 @@ import {
   tool,
   type FinishReason as SdkFinishReason,
   type LanguageModel,
-  type LanguageModelUsage,
   type ModelMessage,
   type ToolSet,
   wrapLanguageModel,
 } from "ai"
 import { heldArguments, holdBack } from "./internal/deepToolInput.js"
+import * as ModelVersion from "./internal/modelVersion.js"
+import * as Sdk from "./internal/sdk.js"
 
 /** The AI SDK's provider options: per provider, a JSON object. */
 type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]["providerOptions"]>
-/** The AI SDK's telemetry settings (OpenTelemetry spans of each call). */
-type TelemetrySettings = NonNullable<Parameters<typeof generateText>[0]["experimental_telemetry"]>
+/** The AI SDK's telemetry settings, as the installed major types them. */
+type TelemetrySettings = Sdk.TelemetrySettings
 
 /**
  * @since 0.1.0
@@ -55,33 +57,52 @@ export interface AiSdkDriverOptions {
   readonly maxRetries?: number | undefined
   /** HTTP headers sent with every call, as the AI SDK's `headers` call setting. */
   readonly headers?: Readonly<Record<string, string | undefined>> | undefined
-  /** The AI SDK's telemetry settings (`experimental_telemetry`), passed through as given. */
+  /**
+   * The AI SDK's telemetry settings, passed through as given (as `telemetry` on ai 7,
+   * `experimental_telemetry` on ai 6). On ai 7 they emit nothing unless a telemetry
+   * integration is registered (`registerTelemetry`, or `integrations` here).
+   */
   readonly telemetry?: TelemetrySettings | undefined
 }
 
 
 /**
- * The driver for a model.
+ * The model specification versions the driver drives with the installed `ai`:
+ * `["v2", "v3"]` on ai 6, `["v2", "v3", "v4"]` on ai 7.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const supportedModelVersions: ReadonlyArray<string> = Sdk.modelVersions
+
+/**
+ * The driver for a model. Throws `HooklineError(InvalidConfiguration)` at `model`, before
+ * any call, for a model whose specification version the installed `ai` does not drive
+ * (see `supportedModelVersions`), naming that version and the supported ones.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } =>
+export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } => {
+  ModelVersion.check(model)
   // The model's id, so a failed attempt of a fallback names the model that failed.
-  Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+  return Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+}
 
 const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>
   Driver.fromPromise({
     generate: async (request, { signal }) => {
       const held = new Map<string, string>()
       const result = await callSafely(() => generateText({ ...callArguments(guarded(model, held), request, signal, options) }))
+      // The step's own response and metadata (the result's copies are deprecated on ai 7).
+      const step = result.steps.at(-1)
       return InferenceResponse.make({
         text: result.text,
         toolCalls: result.toolCalls.map((call) => toolCallOf(call.toolCallId, call.toolName, call.input, held)),
-        usage: usageOf(result.usage),
+        usage: usageOf(Sdk.callUsageOf(result)),
         finishReason: finishReasonOf(result.finishReason),
-        modelId: result.response.modelId,
-        metadata: metadataOf(result.response.id, result.providerMetadata),
+        modelId: step?.response.modelId ?? modelIdOf(model),
+        metadata: metadataOf(step?.response.id, step?.providerMetadata),
       })
     },
     stream: (request, { signal }) => streamParts(model, request, signal, options),
@@ -103,12 +124,12 @@ async function* streamParts(
   const toolCalls: Array<ToolCall> = []
   let usage: Usage.Usage = Usage.empty
   let finishReason: InferenceResponse.FinishReason = "other"
-  let modelId = typeof model === "string" ? model : model.modelId
+  let modelId = modelIdOf(model)
   let responseId: string | undefined
   let providerMetadata: unknown
   let finished = false
   try {
-    for await (const part of result.fullStream) {
+    for await (const part of Sdk.partsOf(result)) {
       switch (part.type) {
         case "text-delta":
           if (part.text !== "") {
@@ -157,10 +178,15 @@ async function* streamParts(
   }
 }
 
+const modelIdOf = (model: LanguageModel): string => (typeof model === "string" ? model : model.modelId)
+
 // The model behind a middleware that keeps inputs too deep for the SDK away from it
-// (deepToolInput.ts). A model given by its id (a string) is resolved by the SDK itself.
+// (deepToolInput.ts). ai 7 wraps a model of any version it drives, ai 6 a v3 model only
+// (its v2 adapter is internal). A model given by its id (a string) is resolved by the SDK.
 const guarded = (model: LanguageModel, held: Map<string, string>): LanguageModel =>
-  typeof model === "object" && model.specificationVersion === "v3" ? wrapLanguageModel({ model, middleware: holdBack(held) }) : model
+  typeof model === "object" && (Sdk.major === 7 || model.specificationVersion === "v3")
+    ? wrapLanguageModel({ model: model as Parameters<typeof wrapLanguageModel>[0]["model"], middleware: holdBack(held) })
+    : model
 
 // A held-back input goes to the loop as the model sent it: the loop's boundary answers
 // it with ToolArgumentsInvalid.
@@ -177,7 +203,7 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
   const format = request.responseFormat
   return {
     model,
-    system: request.systemPrompt === "" ? undefined : request.systemPrompt,
+    ...(request.systemPrompt === "" ? {} : Sdk.instructionsArgument(request.systemPrompt)),
     messages: toModelMessages(request.messages),
     // hookline's own system messages (context config, hooks) are trusted input.
     allowSystemInMessages: true,
@@ -192,7 +218,7 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
     ...(providerOptions === undefined ? {} : { providerOptions }),
     maxRetries: options.maxRetries ?? 0,
     ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-    ...(options.telemetry === undefined ? {} : { experimental_telemetry: options.telemetry }),
+    ...(options.telemetry === undefined ? {} : Sdk.telemetryArgument(options.telemetry)),
     abortSignal: signal,
   }
 }
@@ -301,16 +327,34 @@ export const toModelMessages = (messages: Iterable<Message>): Array<ModelMessage
 const countOf = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0)
 
 /**
- * The AI SDK's usage as hookline's: input and output tokens, the input tokens read
- * from the provider's cache (`inputTokenDetails.cacheReadTokens`, or the deprecated
- * `cachedInputTokens`) and the reasoning tokens (`outputTokenDetails.reasoningTokens`,
- * or the deprecated `reasoningTokens`). Details are parts of the totals, so they are
- * capped by them.
+ * The usage fields the driver reads, as both majors give them: ai 7's
+ * `LanguageModelUsage` has the details only; ai 6's also the deprecated flat fields.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SdkUsage {
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+  readonly inputTokenDetails?: { readonly cacheReadTokens?: number | undefined } | undefined
+  readonly outputTokenDetails?: { readonly reasoningTokens?: number | undefined } | undefined
+  /** ai 6 only (deprecated there): `inputTokenDetails.cacheReadTokens`. */
+  readonly cachedInputTokens?: number | undefined
+  /** ai 6 only (deprecated there): `outputTokenDetails.reasoningTokens`. */
+  readonly reasoningTokens?: number | undefined
+}
+
+/**
+ * The AI SDK's usage (ai 6 or 7) as hookline's: input and output tokens, the input
+ * tokens read from the provider's cache (`inputTokenDetails.cacheReadTokens`, or ai 6's
+ * deprecated `cachedInputTokens`) and the reasoning tokens
+ * (`outputTokenDetails.reasoningTokens`, or ai 6's deprecated `reasoningTokens`). Details
+ * are parts of the totals, so they are capped by them.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const usageOf = (usage: LanguageModelUsage | undefined): Usage.Usage => {
+export const usageOf = (usage: SdkUsage | undefined): Usage.Usage => {
   if (usage === undefined) return Usage.empty
   const input = countOf(usage.inputTokens)
   const output = countOf(usage.outputTokens)

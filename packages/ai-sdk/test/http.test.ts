@@ -1,10 +1,13 @@
 import { createOpenAI } from "@ai-sdk/openai"
+import * as Ai from "ai"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { HookContext, StopSignal, type AgentState, type HookTrigger } from "@hookline/core"
 import { Agent, AgentBuilder, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
 import { AiSdkDriver } from "@hookline/ai-sdk"
+import { Output } from "@hookline/middleware"
 import { reply, start, type OpenAiServer } from "./support/openaiServer.js"
+import { aiMajor } from "./support/specModels.js"
 
 const apiKey = "sk-test-secret"
 
@@ -28,6 +31,21 @@ const add = Tool.make({
 })
 
 const driver = () => AiSdkDriver.make(createOpenAI({ baseURL: server.baseURL, apiKey }).chat("gpt-4o-mini"))
+
+// An OpenTelemetry tracer that records the names of the spans it starts (ai 6's `tracer` setting).
+const tracer = (spans: Array<string>) => {
+  const span: Record<string, unknown> = {
+    spanContext: () => ({ traceId: "0".repeat(32), spanId: "0".repeat(16), traceFlags: 0 }),
+    isRecording: () => true,
+    end: () => {},
+    recordException: () => {},
+  }
+  for (const method of ["setAttribute", "setAttributes", "addEvent", "addLink", "addLinks", "setStatus", "updateName"]) span[method] = () => span
+  return {
+    startSpan: (name: string) => (spans.push(name), span),
+    startActiveSpan: (name: string, ...rest: Array<unknown>) => (spans.push(name), (rest.at(-1) as (s: unknown) => unknown)(span)),
+  }
+}
 
 const on = (trigger: HookTrigger, name: string) => ({ triggers: trigger, name })
 
@@ -102,23 +120,16 @@ describe.each([
 
   it("passes the AI SDK call settings through: headers, provider options, telemetry", async () => {
     server.script(reply.text("hi"))
+    // A telemetry integration given with the call: both majors send it the call's start.
+    const starts: Array<unknown> = []
+    const integration = { onStart: (event: { readonly functionId?: string | undefined }) => void starts.push(event.functionId) }
     const spans: Array<string> = []
-    const span: Record<string, unknown> = {
-      spanContext: () => ({ traceId: "0".repeat(32), spanId: "0".repeat(16), traceFlags: 0 }),
-      isRecording: () => true,
-      end: () => {},
-      recordException: () => {},
-    }
-    for (const method of ["setAttribute", "setAttributes", "addEvent", "addLink", "addLinks", "setStatus", "updateName"]) span[method] = () => span
-    const tracer = {
-      startSpan: (name: string) => (spans.push(name), span),
-      startActiveSpan: (name: string, ...rest: Array<unknown>) => (spans.push(name), (rest.at(-1) as (s: unknown) => unknown)(span)),
-    }
     const model = createOpenAI({ baseURL: server.baseURL, apiKey }).chat("gpt-4o-mini")
     const settings = AiSdkDriver.make(model, {
       headers: { "x-tenant": "acme", "x-request-source": "hookline-test" },
       providerOptions: { openai: { user: "user-42" } },
-      telemetry: { isEnabled: true, functionId: "support-agent", tracer: tracer as never },
+      // ai 6 also makes OpenTelemetry spans with a given tracer; ai 7 has no tracer setting.
+      telemetry: { isEnabled: true, functionId: "support-agent", integrations: [integration], ...(aiMajor === 6 ? { tracer: tracer(spans) } : {}) } as never,
     })
     const final = await run(AgentBuilder.make(UseDriver(settings)), "hello")
     expect(final.execution.status).toBe("completed")
@@ -126,7 +137,37 @@ describe.each([
     expect(seen.headers["x-tenant"]).toBe("acme")
     expect(seen.headers["x-request-source"]).toBe("hookline-test")
     expect(seen.body.user).toBe("user-42")
-    expect(spans).toContain(mode === "generate" ? "ai.generateText" : "ai.streamText")
+    expect(starts).toEqual(["support-agent"])
+    if (aiMajor === 6) expect(spans).toContain(mode === "generate" ? "ai.generateText" : "ai.streamText")
+  })
+
+  // ai 7 only (the CI leg of AI SDK 7 runs it): its telemetry goes to registered integrations.
+  if (aiMajor === 7) it("ai 7: telemetry settings reach an integration registered with registerTelemetry", async () => {
+    server.script(reply.text("hi"))
+    const starts: Array<unknown> = []
+    const register = (Ai as unknown as { registerTelemetry: (...integrations: ReadonlyArray<unknown>) => void }).registerTelemetry
+    register({ onStart: (event: { readonly functionId?: string }) => void starts.push(event.functionId) })
+    try {
+      const model = createOpenAI({ baseURL: server.baseURL, apiKey }).chat("gpt-4o-mini")
+      const final = await run(AgentBuilder.make(UseDriver(AiSdkDriver.make(model, { telemetry: { functionId: "support-agent" } }))), "hello")
+      expect(final.execution.status).toBe("completed")
+      expect(starts).toEqual(["support-agent"])
+    } finally {
+      // The registry is global: leave none behind for the other tests.
+      ;(globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown }).AI_SDK_TELEMETRY_INTEGRATIONS = undefined
+    }
+  })
+
+  it("structured output: the schema goes as response_format json_schema, the JSON answer decodes", async () => {
+    const answer = Output.make(z.object({ city: z.string(), population: z.number() }), { retries: 1 })
+    server.script(reply.text("{\"city\":\"Tokyo\",\"population\":\"many\"}"), reply.text("{\"city\":\"Tokyo\",\"population\":37400068}"))
+    const final = await run(AgentBuilder.make(UseDriver(driver()), answer.use), "Largest city?")
+    expect(final.execution.status).toBe("completed")
+    expect(await answer.value(final)).toEqual({ city: "Tokyo", population: 37400068 })
+    expect(server.requests).toHaveLength(2) // the first answer did not decode: fed back once
+    const format = server.requests[0]!.body.response_format
+    expect(format).toMatchObject({ type: "json_schema", json_schema: { schema: { type: "object", properties: { city: expect.anything(), population: expect.anything() } } } })
+    expect(server.requests[1]!.body.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining("population") })
   })
 
   it("fires hooks: a BeforeToolUse block reaches the model as a tool message", async () => {

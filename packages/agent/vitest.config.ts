@@ -9,6 +9,8 @@ export default defineProject({
   test: {
     name: "agent",
     include: ["test/**/*.test.ts"],
+    // Property runs: seconds on a loaded 2-core machine, not the default 5.
+    testTimeout: 30_000,
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "../../tsconfig.json" },
   },
 })

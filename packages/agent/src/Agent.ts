@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, StopSignal, type AgentState } from "@hookline/core"
+import { AgentError, type AgentState } from "@hookline/core"
 import { Effect, Result, type Scope } from "effect"
 import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
@@ -12,6 +12,7 @@ import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
 import * as FiberIterable from "./internal/fiberIterable.js"
 import type * as Resource from "./Resource.js"
+import * as Conclude from "./run/conclude.js"
 import * as Tools from "./Tools.js"
 
 /**
@@ -119,12 +120,7 @@ const missingDriver = (): AgentError.HooklineError =>
  * @since 0.1.0
  * @category getters
  */
-export const failure = (state: AgentState): AgentError.AgentError | undefined => {
-  if (state.execution.status !== "failed") return undefined
-  const errors = state.execution.errors
-  const reason = StopSignal.highest(state.execution.stopSignals)?.message
-  return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
-}
+export const failure: (state: AgentState) => AgentError.AgentError | undefined = Conclude.failureOf
 
 const pushEvent = (event: AgentEvent, push: (event: AgentEvent) => void): void => push(event)
 // The state after each step, then the final state.
@@ -170,6 +166,7 @@ const openAll = (
         textDeltas: loop.textDeltas,
         maxExecutionTime: loop.maxExecutionTime,
         maxSteps: loop.maxSteps,
+        runContext: loop.runContext,
       }),
   )
 

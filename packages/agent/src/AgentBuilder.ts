@@ -24,6 +24,7 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import * as RunContext from "./internal/runContext.js"
 import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
 import * as Tool from "./Tool.js"
@@ -50,6 +51,7 @@ type CapabilityData =
   | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
   | { readonly _tag: "UseLoader"; readonly load: Agent.Loader; readonly settle?: Agent.Settle | undefined }
   | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
+  | { readonly _tag: "UseRunContext"; readonly schema: RunContext.Schema<unknown> }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -157,6 +159,20 @@ export const UseLoader = (load: Agent.Loader, settle?: Agent.Settle): Capability
  * @category capabilities
  */
 export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
+/**
+ * Declares the per-run context the agent's hooks and tools read, with an io-ts codec or
+ * a Standard Schema (`UseRunContext(t.type({ role: t.string }))`): the agent's type
+ * takes `C` from it, and each run's context is decoded before BeforeExecution. A run
+ * given none (a JavaScript caller who forgot `{ context }`), or one that does not
+ * decode, fails there with `InvalidConfiguration` at `context` (`context.role`...),
+ * before any hook reads it. Without it the loop cannot tell a forgotten context, since
+ * types are erased: a hook then meets `undefined`.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseRunContext = <C>(schema: RunContext.Schema<C>): Capability<C> =>
+  Object.freeze({ _tag: "UseRunContext", schema: schema as RunContext.Schema<unknown> })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -256,7 +272,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseRunContext"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -301,10 +317,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let loader: Agent.Loader | undefined
   let settle: Agent.Settle | undefined
   const resources: Array<Resource.Resource> = []
+  let runContext: RunContext.Schema<unknown> | undefined
 
   flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseRunContext, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -381,6 +398,13 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
+      case "UseRunContext": {
+        if (runContext !== undefined) return invalid(at, "UseRunContext is given twice")
+        const problem = RunContext.problemOf(capability.schema)
+        if (problem !== undefined) return invalid(`${at}.schema`, problem)
+        runContext = capability.schema
+        return
+      }
       case "UseResource":
         if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
         resources.push(capability.resource)
@@ -431,6 +455,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       // A custom interceptor has no guards: no time limit either.
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
       maxSteps: interceptor === undefined ? maxSteps : undefined,
+      runContext,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader, settle)
 }

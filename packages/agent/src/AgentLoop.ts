@@ -9,6 +9,7 @@ import { Channel, Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine } from "./run/loop.js"
+import * as RunContext from "./internal/runContext.js"
 import type { EngineConfig, RunOptions } from "./run/types.js"
 import type { Observer } from "./internal/observer.js"
 import * as EventFeed from "./internal/eventFeed.js"
@@ -48,6 +49,12 @@ export interface AgentLoop<R = never, C = unknown> {
   readonly textDeltas: TextDeltas
   /** Type only: the per-run context its hooks and tools read (`RunOptions.context`). */
   readonly "~runContext"?: ((context: C) => void) | undefined
+  /**
+   * The run context it declares (`UseRunContext`): each run's context is decoded with it
+   * before BeforeExecution, and a run without one, or with one that does not decode,
+   * fails there with `InvalidConfiguration` at `context` (`context.role`...).
+   */
+  readonly runContext?: RunContext.Schema<C> | undefined
   /**
    * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
    * work in flight (a model call, a tool, a hook) is interrupted and the run ends
@@ -117,6 +124,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly textDeltas?: TextDeltas | undefined
   readonly maxExecutionTime?: Duration.Input | null | undefined
   readonly maxSteps?: number | null | undefined
+  readonly runContext?: RunContext.Schema<C> | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -140,7 +148,15 @@ export const make = <R = never, C = unknown>(options: {
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
+    runContext: runContextOf(options.runContext),
   })
+}
+
+const runContextOf = <C>(schema: RunContext.Schema<C> | undefined): RunContext.Schema<C> | undefined => {
+  if (schema === undefined) return undefined
+  const problem = RunContext.problemOf(schema)
+  if (problem !== undefined) throw new AgentError.HooklineError(AgentError.invalidConfiguration("runContext", problem))
+  return schema
 }
 
 // A finite duration >= 0 in ms; null or undefined: no bound.
@@ -198,6 +214,7 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   wraps: wrapsOf(loop.interceptor),
   timeLimit: loop.maxExecutionTime,
   stepsLimit: loop.maxSteps,
+  checkContext: loop.runContext === undefined ? undefined : RunContext.checkOf(loop.runContext as RunContext.Schema<unknown>),
 })
 
 // The stack whose wrap hooks the loop runs: the interceptor itself, or the one a custom

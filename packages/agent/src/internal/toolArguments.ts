@@ -48,7 +48,7 @@ const isBranch = (type: t.Decoder<unknown, unknown>): boolean => {
   return tag === "UnionType" || tag === "IntersectionType"
 }
 
-const ioTsError = (errors: t.Errors): ArgumentsError => {
+export const ioTsError = (errors: t.Errors): ArgumentsError => {
   // The deepest error is the most specific; ties go to the first reported.
   let best = errors[0]
   for (const error of errors) if (best === undefined || error.context.length > best.context.length) best = error
@@ -91,7 +91,7 @@ export const formatPath = (segments: ReadonlyArray<Segment> | undefined): string
   return path
 }
 
-const fromResult = <A>(result: StandardSchemaV1.Result<A>): Effect.Effect<A, ArgumentsError> => {
+export const fromResult = <A>(result: StandardSchemaV1.Result<A>): Effect.Effect<A, ArgumentsError> => {
   if (!result.issues) return Effect.succeed(result.value)
   const issue = result.issues[0]
   return Effect.fail(issue === undefined ? { path: "", message: "invalid arguments" } : {
@@ -100,7 +100,7 @@ const fromResult = <A>(result: StandardSchemaV1.Result<A>): Effect.Effect<A, Arg
   })
 }
 
-const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+export const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { readonly then?: unknown }).then === "function"
 
 /**

@@ -1,7 +1,7 @@
 // How a run ends, pure: the state a run starts from, the outcomes of its steps, and the
 // final state they conclude in (the stop signal the outcome raises, the status, the stop
 // reason) before AfterExecution runs.
-import { AgentState, Guards, StopReason, StopSignal } from "@hookline/core"
+import { type AgentError, AgentState, Guards, StopReason, StopSignal } from "@hookline/core"
 import type { Outcome } from "./types.js"
 
 /** The source name of the loop's own stop signals. */
@@ -75,4 +75,19 @@ export const conclude = (state: AgentState, outcome: Outcome, facts: Facts): Age
   const status = statusOf(outcome, state)
   state = AgentState.withStopReason(state, StopSignal.highest(state.execution.stopSignals)?.reason)
   return AgentState.withContinuationRequested(AgentState.withStatus(state, status, facts.read()), false)
+}
+
+/** The error that ended a failed run (the one its stop signal names, else the last); `undefined` unless it failed. */
+export const failureOf = (state: AgentState): AgentError.AgentError | undefined => {
+  if (state.execution.status !== "failed") return undefined
+  const errors = state.execution.errors
+  const reason = StopSignal.highest(state.execution.stopSignals)?.message
+  return errors.find((e) => e.message === reason) ?? errors[errors.length - 1]
+}
+
+/** The warning a failed run writes: its id and the error that ended it, bounded. */
+export const failureLine = (state: AgentState): string => {
+  const error = failureOf(state)
+  const what = error === undefined ? "no error recorded" : `${error._tag}: ${error.message.length > 300 ? `${error.message.slice(0, 299)}…` : error.message}`
+  return `hookline: run ${JSON.stringify(state.id)} failed: ${what}`
 }

@@ -55,6 +55,8 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     options.sink,
     emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
   ])
+  // The run context the agent declares, decoded before any hook reads it.
+  const checked = config.checkContext === undefined ? undefined : yield* Effect.result(config.checkContext(options.context))
   const started = Conclude.startingState(initial)
   // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
   const routed = Subagent.route(started, KeptDecisions.wellFormed(options.decisions))
@@ -73,14 +75,14 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     intercept: stack ? interceptor.intercept : (ctx) => Interceptor.underLoop(interceptor, interceptor.intercept(ctx)),
     emit,
     streaming: observer?.streaming ?? false,
-    runContext: options.context,
+    runContext: checked?._tag === "Success" ? checked.success : options.context,
     decisions: routed.decisions,
     host,
     callOptions: new RunCallOptions(),
     settled: observer?.settled,
   }
   const cell = new RunCell(state, now)
-  return yield* execute(env, cell, options.signal).pipe(
+  return yield* execute(env, cell, options.signal, checked?._tag === "Failure" ? checked.failure : undefined).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
     // The tools of this run (a subagent's tool) read the host; a link was for this run only.
@@ -88,7 +90,12 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   )
 }
 
-const execute = <R>(env: RunEnv<R>, cell: RunCell, signal: AbortSignal | undefined): Effect.Effect<AgentState, never, R> => {
+const execute = <R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  signal: AbortSignal | undefined,
+  refused: AgentError.InvalidConfiguration | undefined,
+): Effect.Effect<AgentState, never, R> => {
   // AfterExecution runs exactly once, whatever happened.
   let finished = false
   const finish = (outcome: Outcome): Effect.Effect<AgentState, never, R> => {
@@ -96,19 +103,31 @@ const execute = <R>(env: RunEnv<R>, cell: RunCell, signal: AbortSignal | undefin
     finished = true
     return Effect.gen(() => finishGen(env, cell, outcome)).pipe(Effect.uninterruptible)
   }
-  return Effect.gen(() => executeGen(env, cell, signal, finish)).pipe(
+  return Effect.gen(() => executeGen(env, cell, signal, refused, finish)).pipe(
     // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
     // still fires, on what was committed.
     Effect.onInterrupt(() => Effect.asVoid(finish(Conclude.aborted))),
   )
 }
 
-function* executeGen<R>(env: RunEnv<R>, cell: RunCell, signal: AbortSignal | undefined, finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>) {
+function* executeGen<R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  signal: AbortSignal | undefined,
+  refused: AgentError.InvalidConfiguration | undefined,
+  finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>,
+) {
   cell.state = AgentState.withStatus(cell.state, "running", cell.read())
   cell.stepIndex = cell.state.execution.steps.length
   env.emit?.({ _tag: "RunStarted", state: cell.state })
   const check = env.config.textCheck
   if (env.streaming && check !== undefined) env.emit?.({ _tag: "TextChecked", ...check })
+  // A declared run context that is missing or does not decode: the run fails before
+  // BeforeExecution (no hook reads it), and AfterExecution still fires once.
+  if (refused !== undefined) {
+    cell.state = AgentState.addError(cell.state, refused)
+    return yield* finish({ _tag: "Failed", errors: [refused] })
+  }
   const steps = Effect.gen(() => body(env, cell)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
   // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
   // call or hook is interrupted when it passes.
@@ -285,6 +304,8 @@ function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
   if (cell.state.execution.status === "suspended" && pendingCalls !== undefined) {
     env.emit?.({ _tag: "Suspended", pendingCalls, state: cell.state })
   }
+  // A failed run is never silent: one warning through Effect's logger (docs/loop.md, "A failed run").
+  if (cell.state.execution.status === "failed") yield* Effect.logWarning(Conclude.failureLine(cell.state))
   env.emit?.({ _tag: "RunEnded", state: cell.state })
   return cell.state
 }

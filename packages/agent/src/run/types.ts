@@ -6,6 +6,7 @@ import type { AgentError, HookContext, HookExecuted, HookStack, HookTrigger, Inf
 import type { Effect } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { DriverShape } from "../internal/driverContract.js"
+import type * as RunContext from "../internal/runContext.js"
 import type { RunCallOptions } from "../internal/callSignal.js"
 import type { Host } from "../subagent/host.js"
 import type { Decision } from "../Decision.js"
@@ -27,6 +28,8 @@ export interface EngineConfig<R> {
   readonly timeLimit?: number | undefined
   /** The steps guard's limit, which the loop also holds after a failed step (`undefined`: none). */
   readonly stepsLimit?: number | undefined
+  /** Decodes the run context the agent declares (`UseRunContext`), before BeforeExecution. */
+  readonly checkContext?: RunContext.Check | undefined
 }
 
 /**

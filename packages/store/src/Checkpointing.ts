@@ -48,6 +48,7 @@ import {
   ToolExecution,
 } from "@hookline/core"
 import { Clock, Duration, Effect, Fiber, Result } from "effect"
+import * as JournalEntry from "./internal/journalEntry.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -143,15 +144,6 @@ interface Tracked {
 const inferenceKey = (state: AgentState): string =>
   `inference:${state.execution.startedAt ?? 0}:${state.execution.steps.length}`
 const toolKey = (state: AgentState, toolCallId: string): string => `tool:${state.execution.startedAt ?? 0}:${toolCallId}`
-
-const decodeEntry = <A>(runId: string, key: string, codec: Parameters<typeof Codecs.fromJson<A>>[0], body: string) => {
-  const decoded = Codecs.fromJson(codec, body)
-  if (Result.isFailure(decoded)) {
-    const { path, message } = decoded.failure
-    return Effect.fail(StoreError.decodeFailed(runId, path === "" ? `journal[${key}]` : `journal[${key}].${path}`, message.replace(/^cannot decode [^:]+: /, "")))
-  }
-  return Effect.succeed(decoded.success)
-}
 
 /**
  * The hooks and the loader, for a store.
@@ -334,6 +326,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
+  // An entry the bounds refused fails the hook (and the run) before the store sees it.
+  const journalPut = (runId: string, key: string, body: Result.Result<string, StoreError.JournalRefused>, ctx: HookContext) =>
+    Result.isFailure(body) ? Effect.fail(body.failure) : Effect.as(store.journalPut(runId, key, body.success), ctx)
+
   const replayInference = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
       if (!entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
@@ -346,7 +342,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         }
         entry.replayed.add(key)
         // Marked, so hooks tell an answer given back from a model call made in this run.
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.InferenceResponse, body), (response) =>
+        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.InferenceResponse, body), (response) =>
           HookContext.withResponse(ctx, InferenceResponse.asReplayed(response)))
       })
     })
@@ -356,7 +352,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     withRecord(ctx, ctx, (entry) => {
       const key = inferenceKey(ctx.state)
       if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
-      return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.InferenceResponse, ctx.response)), ctx)
+      return journalPut(ctx.state.id, key, JournalEntry.encode(ctx.state.id, key, Codecs.InferenceResponse, ctx.response), ctx)
     })
   )
 
@@ -371,7 +367,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         if (body === undefined) return Effect.succeed(ctx)
         entry.replayed.add(key)
         // Marked, so hooks (an audit log) tell a result given back from a call that ran.
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
+        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
           HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)))
       })
     })
@@ -384,7 +380,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       if (call === undefined || execution === undefined) return Effect.succeed(ctx)
       const key = toolKey(ctx.state, call.id)
       if (entry.replayed.has(key)) return Effect.succeed(ctx)
-      return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.ToolExecution, execution)), ctx)
+      return journalPut(ctx.state.id, key, JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution), ctx)
     })
   )
 

@@ -26,7 +26,7 @@ const restore = async (store: RunStore.RunStore) => {
     for (const { key, body } of run.journal) await Effect.runPromise(store.journalPut(run.runId, key, body))
     for (const { seq, body } of run.rows) {
       const commit = { runId: run.runId, seq, status: run.status, at: 1_000 + seq, body }
-      await Effect.runPromise(seq === 1 ? store.create(commit, false) : store.commit(commit))
+      await (seq === 1 ? Effect.runPromise(store.create(commit, false)) : Effect.runPromise(store.commit(commit)))
     }
   }
 }

@@ -13,6 +13,7 @@ import { AgentError } from "@hookline/core"
 import type { InferenceRequest, Usage } from "@hookline/core"
 import { Result } from "effect"
 import * as t from "io-ts"
+import * as Envelope from "./Envelope.js"
 import { detailOf } from "./internal/decodeDetail.js"
 import { isPlainWithin } from "./internal/plainJson.js"
 import * as StoreError from "./StoreError.js"
@@ -23,7 +24,16 @@ import * as StoreError from "./StoreError.js"
  * @since 0.1.0
  * @category constants
  */
-export const version = 1
+export const version = 2
+
+/**
+ * The format versions this library reads: version 1 (written by 0.1.0 before the
+ * envelope) is migrated to version 2 as it loads (`migrate`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const versions: ReadonlyArray<number> = Object.freeze([1, 2])
 
 /**
  * The bounds of one checkpoint, in one place: `rebuild` refuses a stored row past them
@@ -78,6 +88,18 @@ export interface Delta {
   readonly errors?: Tail<AgentError.AgentError> | undefined
   readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
   readonly suspendedStep?: Step | null | undefined
+  /** The run's envelope (format version 2), whole, when it changed. */
+  readonly envelope?: Envelope.Envelope | undefined
+}
+
+/**
+ * A delta of format version 1: a version 2 delta without the envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeltaV1 extends Omit<Delta, "v" | "envelope"> {
+  readonly v: 1
 }
 
 const tail = <A, O>(item: t.Type<A, O, unknown>) =>
@@ -95,8 +117,30 @@ const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null
 
 const finite = t.refinement(t.number, Number.isFinite, "finite number")
 
+const deltaFields = {
+  parentId: nullable(t.string),
+  systemPrompt: t.string,
+  responseFormat: nullable(Codecs.ResponseFormat),
+  contextMetadata: Codecs.Metadata,
+  metadata: Codecs.Metadata,
+  messages: tail(Codecs.Message),
+  steps: tail(Codecs.Step),
+  status: Codecs.ExecutionStatus,
+  startedAt: nullable(finite),
+  runningSince: nullable(finite),
+  completedAt: nullable(finite),
+  stopSignals: t.readonlyArray(Codecs.StopSignal),
+  continuationRequested: t.boolean,
+  stopReason: nullable(t.string),
+  executionMetadata: Codecs.Metadata,
+  usage: Codecs.Usage,
+  errors: tail(Codecs.AgentError),
+  pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
+  suspendedStep: nullable(Codecs.Step),
+}
+
 /**
- * The codec of a delta, version 1 (without the version check, which comes first).
+ * The codec of a delta, version 2 (without the version check, which comes first).
  *
  * @since 0.1.0
  * @category codecs
@@ -104,28 +148,29 @@ const finite = t.refinement(t.number, Number.isFinite, "finite number")
 // Annotated: the declaration build cannot name the inferred io-ts type.
 export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
   t.type({ v: t.literal(version), id: t.string }),
-  t.partial({
-    parentId: nullable(t.string),
-    systemPrompt: t.string,
-    responseFormat: nullable(Codecs.ResponseFormat),
-    contextMetadata: Codecs.Metadata,
-    metadata: Codecs.Metadata,
-    messages: tail(Codecs.Message),
-    steps: tail(Codecs.Step),
-    status: Codecs.ExecutionStatus,
-    startedAt: nullable(finite),
-    runningSince: nullable(finite),
-    completedAt: nullable(finite),
-    stopSignals: t.readonlyArray(Codecs.StopSignal),
-    continuationRequested: t.boolean,
-    stopReason: nullable(t.string),
-    executionMetadata: Codecs.Metadata,
-    usage: Codecs.Usage,
-    errors: tail(Codecs.AgentError),
-    pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
-    suspendedStep: nullable(Codecs.Step),
-  }),
+  t.partial({ ...deltaFields, envelope: Envelope.EnvelopeCodec }),
 ]) as unknown as t.Type<Delta, unknown, unknown>
+
+/**
+ * The codec of a delta, version 1, as 0.1.0 wrote it (read only: `migrate` makes it a
+ * version 2 delta).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const DeltaV1Codec: t.Type<DeltaV1, unknown, unknown> = t.intersection([
+  t.type({ v: t.literal(1), id: t.string }),
+  t.partial(deltaFields),
+]) as unknown as t.Type<DeltaV1, unknown, unknown>
+
+/**
+ * The one migration: a version 1 delta as version 2 (no envelope: the run's envelope
+ * is empty until a version 2 checkpoint writes one).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const migrate = (delta: DeltaV1): Delta => ({ ...delta, v: version })
 
 // The items of `next` after those of `prev`, when `next` extends `prev`; else all of
 // `next`. Items are frozen and shared between snapshots, so the same reference at the
@@ -157,7 +202,11 @@ const orNull = <A>(a: A | undefined): A | null => (a === undefined ? null : a)
  * @since 0.1.0
  * @category constructors
  */
-export const diff = (prev: AgentState | undefined, next: AgentState): Delta | undefined => {
+export const diff = (
+  prev: AgentState | undefined,
+  next: AgentState,
+  envelopes?: { readonly prev?: Envelope.Envelope | undefined; readonly next?: Envelope.Envelope | undefined },
+): Delta | undefined => {
   const delta: { -readonly [K in keyof Delta]: Delta[K] } = { v: version, id: next.id }
   let changed = prev === undefined
   const c0 = prev?.context
@@ -216,6 +265,9 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.suspendedStep = orNull(e1.suspendedStep)
     changed = true
   }
+  const n0 = envelopes?.prev
+  const n1 = envelopes?.next
+  if (n1 !== undefined && n1 !== n0 && !Envelope.equals(n0 ?? Envelope.empty, n1)) (delta.envelope = n1), (changed = true)
   return changed ? delta : undefined
 }
 
@@ -260,6 +312,7 @@ interface Acc {
   errors: Array<AgentError.AgentError>
   pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
   suspendedStep: Step | undefined
+  envelope: Envelope.Envelope
 }
 
 const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
@@ -291,13 +344,15 @@ const decodeBody = (runId: string, body: string): Result.Result<Delta, Bad> => {
     return Result.fail({ path: "", detail: "expected a checkpoint object" })
   }
   const v = (parsed as { v?: unknown }).v
-  if (v !== version) {
-    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads version ${version}` })
+  if (v !== version && v !== 1) {
+    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads versions ${versions.join(" and ")}` })
   }
-  const decoded = Codecs.decode(DeltaCodec, parsed, limits)
+  const decoded = v === 1
+    ? Result.map(Codecs.decode(DeltaV1Codec, parsed, limits), migrate)
+    : Codecs.decode(DeltaCodec, parsed, limits)
   if (Result.isFailure(decoded)) return Result.fail({ path: decoded.failure.path, detail: detailOf(decoded.failure) })
   if (decoded.success.id !== runId) return Result.fail({ path: "id", detail: `the checkpoint is of run ${decoded.success.id}` })
-  return Result.succeed(decoded.success as Delta)
+  return Result.succeed(decoded.success)
 }
 
 const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, StoreError.DecodeFailed> => {
@@ -378,7 +433,27 @@ const isDelta = (delta: Delta): boolean => {
  * @since 0.1.0
  * @category decoding
  */
-export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<AgentState | undefined, StoreError.DecodeFailed> => {
+export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<AgentState | undefined, StoreError.DecodeFailed> =>
+  Result.map(restore(runId, rows), (restored) => restored?.state)
+
+/**
+ * A run as its checkpoints describe it: its state and its envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Restored {
+  readonly state: AgentState
+  readonly envelope: Envelope.Envelope
+}
+
+/**
+ * `rebuild`, with the run's envelope (empty for a run stored before format version 2).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const restore = (runId: string, rows: ReadonlyArray<Row>): Result.Result<Restored | undefined, StoreError.DecodeFailed> => {
   if (rows.length === 0) return Result.succeed(undefined)
   const acc: Acc = {
     id: runId,
@@ -401,6 +476,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     executionMetadata: AgentState.emptyExecution.metadata,
     pendingCalls: undefined,
     suspendedStep: undefined,
+    envelope: Envelope.empty,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
@@ -432,6 +508,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.usage !== undefined) acc.usage = d.usage
     if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
     if (d.suspendedStep !== undefined) acc.suspendedStep = d.suspendedStep ?? undefined
+    if (d.envelope !== undefined) acc.envelope = d.envelope
   }
   const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
   const state = AgentState.withExecution(
@@ -457,5 +534,5 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       ...(acc.suspendedStep === undefined ? {} : { suspendedStep: acc.suspendedStep }),
     },
   )
-  return Result.succeed(state)
+  return Result.succeed({ state, envelope: acc.envelope })
 }

@@ -48,6 +48,7 @@ import {
   ToolExecution,
 } from "@hookline/core"
 import { Clock, Duration, Effect, Fiber, Result } from "effect"
+import * as Envelope from "./Envelope.js"
 import * as JournalEntry from "./internal/journalEntry.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -78,6 +79,13 @@ export interface Options {
    * first checkpoint written in their place, in one transaction.
    */
   readonly ifExists?: "refuse" | "replace" | undefined
+  /**
+   * Fields the run's checkpoints keep beside its state (`Envelope`: the agent's name, its
+   * tool set, the trace context to link a resumed run to), never in `state.metadata`. A
+   * function is asked at each checkpoint; the fields it leaves out are kept as stored.
+   * Read them back with `RunStore.load(store, runId)` (`saved.envelope`).
+   */
+  readonly envelope?: Envelope.Envelope | ((state: AgentState) => Envelope.Envelope | undefined) | undefined
 }
 
 /** The hooks run around everything else: replay first is not needed, saving last is. */
@@ -145,6 +153,21 @@ const inferenceKey = (state: AgentState): string =>
   `inference:${state.execution.startedAt ?? 0}:${state.execution.steps.length}`
 const toolKey = (state: AgentState, toolCallId: string): string => `tool:${state.execution.startedAt ?? 0}:${toolCallId}`
 
+// The envelope of each checkpoint: a fixed one is checked when the agent is built.
+const envelopeSource = (
+  source: Options["envelope"],
+): (state: AgentState) => Envelope.Envelope | undefined => {
+  if (source === undefined) return () => undefined
+  if (typeof source === "function") return source
+  const decoded = Codecs.decode(Envelope.EnvelopeCodec, source)
+  if (Result.isFailure(decoded)) {
+    const path = decoded.failure.path
+    throw new AgentError.HooklineError(AgentError.invalidConfiguration(path === "" ? "envelope" : `envelope.${path}`, decoded.failure.message))
+  }
+  const envelope = decoded.success
+  return () => envelope
+}
+
 /**
  * The hooks and the loader, for a store.
  *
@@ -167,6 +190,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // The refusals, by their stop signal, for `settle` to fail the resume with.
   const refusals = new WeakMap<StopSignal.StopSignal, StoreError.RunLeased | StoreError.RunExists>()
   const replace = (options.ifExists ?? "refuse") === "replace"
+  const envelopeOf = envelopeSource(options.envelope)
   if (options.ifExists !== undefined && options.ifExists !== "refuse" && options.ifExists !== "replace") {
     throw new AgentError.HooklineError(
       AgentError.invalidConfiguration("ifExists", `expected "refuse" or "replace", got ${JSON.stringify(options.ifExists) ?? typeof options.ifExists}`),
@@ -190,7 +214,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
   const checkpoint = (ctx: HookContext, entry: Tracked) =>
     entry.lost ? Effect.succeed(ctx) : Effect.map(
-      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
+      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
         })),
@@ -240,7 +264,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         loads.delete(ctx.state.context)
       } else {
         // A new run. Its lease goes again at once unless the run goes on.
-        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace }))
+        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace, envelope: envelopeOf(ctx.state) }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))
           if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)

@@ -31,6 +31,17 @@ const restore = async (store: RunStore.RunStore) => {
   }
 }
 
+// One run of the fixture under another id (its rows name their run).
+const restoreAs = async (store: RunStore.RunStore, from: string, to: string) => {
+  const run = fixture.runs.find((r) => r.runId === from)
+  if (run === undefined) throw new Error(`no run ${from} in the fixture`)
+  for (const { key, body } of run.journal) await Effect.runPromise(store.journalPut(to, key, body))
+  for (const { seq, body } of run.rows) {
+    const commit = { runId: to, seq, status: run.status, at: 1_000 + seq, body: body.replace(`"id":"${from}"`, `"id":"${to}"`) }
+    await (seq === 1 ? Effect.runPromise(store.create(commit, false)) : Effect.runPromise(store.commit(commit)))
+  }
+}
+
 const cases = (open: () => RunStore.RunStore) => {
   it("loads a completed run and gives it back as it is, running nothing", async () => {
     const store = open()
@@ -61,6 +72,22 @@ const cases = (open: () => RunStore.RunStore) => {
     const final = await agent.resume("v1-suspended", [Decision.approve("call-1-1")])
     expect(final.execution.status).toBe("completed")
     expect(log.map((c) => c.toolCallId)).toEqual(["call-1-1", "call-2-0", "call-2-1"])
+  })
+
+  it("goes on at format version 2 after its version 1 checkpoints, with the envelope the resuming agent gives", async () => {
+    const store = open()
+    await restoreAs(store, "v1-crashed", "v1-crashed-again")
+    expect((await RunStore.load(store, "v1-crashed-again"))?.envelope).toEqual({})
+    const { agent, log } = fixtureAgent(store, { envelope: { agent: "charger" } })
+    const final = await agent.resume("v1-crashed-again")
+    expect(final.execution.status).toBe("completed")
+    expect(log.map((c) => c.toolCallId)).toEqual(["call-1-1", "call-2-0", "call-2-1"])
+    const versions = (await Effect.runPromise(store.rows("v1-crashed-again"))).map((row) => JSON.parse(row.body).v as number)
+    expect(versions.slice(0, 2)).toEqual([1, 1])
+    expect(versions.slice(2).every((v) => v === 2) && versions.length > 2).toBe(true)
+    const saved = await RunStore.load(store, "v1-crashed-again")
+    expect(saved?.envelope).toEqual({ agent: "charger" })
+    expect(saved?.state).toEqual(final)
   })
 }
 

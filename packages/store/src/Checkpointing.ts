@@ -147,6 +147,10 @@ interface Tracked {
   replaying: boolean
   // Keys answered from the journal (not written again).
   readonly replayed: Set<string>
+  // Journal entries not written yet: each goes to the store before any tool of the run
+  // starts (BeforeToolUse), or is dropped once the step's checkpoint, which holds it,
+  // committed (AfterStep); AfterExecution writes what is left before its checkpoint.
+  readonly deferred: Array<{ readonly key: string; readonly body: string }>
 }
 
 const inferenceKey = (state: AgentState): string =>
@@ -211,7 +215,21 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return Effect.succeed(saved.state)
     })
 
+  // Writes the run's deferred journal entries, oldest first (each is taken off the list
+  // once the store acknowledged it).
+  const flush = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> =>
+    Effect.suspend(() => {
+      const next = entry.deferred[0]
+      if (next === undefined) return Effect.void
+      return Effect.flatMap(store.journalPut(runId, next.key, next.body), () => {
+        entry.deferred.shift()
+        return flush(runId, entry)
+      })
+    })
+
   // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
+  // A checkpoint holds the entries deferred before it (the step's answer and results are
+  // in its state), so they are dropped once it committed.
   const checkpoint = (ctx: HookContext, entry: Tracked) =>
     entry.lost ? Effect.succeed(ctx) : Effect.map(
       Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
@@ -220,6 +238,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         })),
       (saved) => {
         entry.saved = saved
+        entry.deferred.length = 0
         return ctx
       },
     )
@@ -280,6 +299,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         conflict: undefined,
         replaying: journaling && loaded,
         replayed: new Set(),
+        deferred: [],
       }
       runs.set(key, entry)
       // Detached: the hook's fiber ends with the hook; AfterExecution (which fires on
@@ -296,7 +316,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       const entry = runs.get(key)
       if (entry === undefined) return Effect.succeed(ctx)
       return Effect.ensuring(
-        checkpoint(ctx, entry),
+        // Entries of a step that ended without its checkpoint (a failure, a suspension, an
+        // abort) are written first: the state may not hold them.
+        Effect.andThen(flush(ctx.state.id, entry), checkpoint(ctx, entry)),
         Effect.suspend(() => {
           runs.delete(key)
           if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
@@ -350,10 +372,6 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
-  // An entry the bounds refused fails the hook (and the run) before the store sees it.
-  const journalPut = (runId: string, key: string, body: Result.Result<string, StoreError.JournalRefused>, ctx: HookContext) =>
-    Result.isFailure(body) ? Effect.fail(body.failure) : Effect.as(store.journalPut(runId, key, body.success), ctx)
-
   const replayInference = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
       if (!entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
@@ -376,7 +394,13 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     withRecord(ctx, ctx, (entry) => {
       const key = inferenceKey(ctx.state)
       if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
-      return journalPut(ctx.state.id, key, JournalEntry.encode(ctx.state.id, key, Codecs.InferenceResponse, ctx.response), ctx)
+      const body = JournalEntry.encode(ctx.state.id, key, Codecs.InferenceResponse, ctx.response)
+      if (Result.isFailure(body)) return Effect.fail(body.failure)
+      // An answer with tool calls is durable before its tools run, so a resumed run replays
+      // the same calls (ids, idempotency keys); one without waits for the step's checkpoint
+      // (a crash before it asks the model again, and nothing ran on that answer).
+      entry.deferred.push({ key, body: body.success })
+      return ctx.response.toolCalls.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
     })
   )
 
@@ -404,11 +428,20 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       if (call === undefined || execution === undefined) return Effect.succeed(ctx)
       const key = toolKey(ctx.state, call.id)
       if (entry.replayed.has(key)) return Effect.succeed(ctx)
-      return journalPut(ctx.state.id, key, JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution), ctx)
+      const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
+      if (Result.isFailure(body)) return Effect.fail(body.failure)
+      // Written before the next tool of the run starts, else with the step's checkpoint.
+      entry.deferred.push({ key, body: body.success })
+      return Effect.succeed(ctx)
     })
   )
 
   const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
+
+  // No tool starts while a result of its run is not durable: the deferred entries go first.
+  const flushBeforeTool = Hook.effect((ctx: HookContext) =>
+    withRecord(ctx, ctx, (entry) => (entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)))
+  )
 
   const hook = (h: Hook.EffectHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })
@@ -422,6 +455,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         hook(replayInference, HookTriggers.beforeInference, "store:replay_inference"),
         hook(journalInference, HookTriggers.afterInference, "store:journal_inference"),
         hook(replayTool, HookTriggers.beforeToolUse, "store:replay_tool"),
+        hook(flushBeforeTool, HookTriggers.beforeToolUse, "store:journal_flush"),
         hook(journalTool, HookTriggers.afterToolUse, "store:journal_tool"),
       ]
       : []),

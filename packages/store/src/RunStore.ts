@@ -44,7 +44,21 @@ export interface RunSummary {
 }
 
 /**
- * Which runs `list` gives, newest first.
+ * Where a page of `list` ends: its last run's `updatedAt` and `runId` (pass the last
+ * summary of a page as `after` to get the next one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Cursor {
+  readonly updatedAt: number
+  readonly runId: string
+}
+
+/**
+ * Which runs `list` gives, in a stable order: newest update first, then by run id (in
+ * UTF-16 code unit order for ids of the Basic Multilingual Plane, as the SQL stores'
+ * `COLLATE "C"`), so pages never skip or repeat a run that did not change meanwhile.
  *
  * @since 0.1.0
  * @category models
@@ -55,7 +69,10 @@ export interface ListQuery {
   readonly updatedSince?: number | undefined
   /** Only runs updated before this time (epoch ms). */
   readonly updatedBefore?: number | undefined
+  /** The most runs to give (a page's size). */
   readonly limit?: number | undefined
+  /** Only runs after this one in the order: the next page after a page ending there. */
+  readonly after?: Cursor | undefined
 }
 
 /**
@@ -345,3 +362,7 @@ export const close = (store: RunStore): Promise<void> => Effect.runPromise(store
 /** @internal the statuses of a query as a list, or undefined for all. */
 export const statusesOf = (query: ListQuery): ReadonlyArray<AgentState.ExecutionStatus> | undefined =>
   query.status === undefined ? undefined : typeof query.status === "string" ? [query.status] : query.status
+
+/** @internal whether a run comes after the cursor in `list`'s order. */
+export const isAfter = (run: Cursor, cursor: Cursor | undefined): boolean =>
+  cursor === undefined || run.updatedAt < cursor.updatedAt || (run.updatedAt === cursor.updatedAt && run.runId > cursor.runId)

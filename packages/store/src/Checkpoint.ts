@@ -8,11 +8,14 @@
  *
  * @since 0.1.0
  */
-import { AgentState, AppendLog, Codecs, type Json, type Message, type Step, type StopSignal } from "@hookline/core"
+import { AgentState, AppendLog, Codecs, Json, type Message, type Step, type StopSignal } from "@hookline/core"
 import { AgentError } from "@hookline/core"
 import type { InferenceRequest, Usage } from "@hookline/core"
 import { Result } from "effect"
 import * as t from "io-ts"
+import * as Envelope from "./Envelope.js"
+import { detailOf } from "./internal/decodeDetail.js"
+import { isPlainWithin } from "./internal/plainJson.js"
 import * as StoreError from "./StoreError.js"
 
 /**
@@ -21,7 +24,16 @@ import * as StoreError from "./StoreError.js"
  * @since 0.1.0
  * @category constants
  */
-export const version = 1
+export const version = 2
+
+/**
+ * The format versions this library reads: version 1 (written by 0.1.0 before the
+ * envelope) is migrated to version 2 as it loads (`migrate`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const versions: ReadonlyArray<number> = Object.freeze([1, 2])
 
 /**
  * The bounds of one checkpoint, in one place: `rebuild` refuses a stored row past them
@@ -76,6 +88,18 @@ export interface Delta {
   readonly errors?: Tail<AgentError.AgentError> | undefined
   readonly pendingCalls?: ReadonlyArray<AgentState.PendingCall> | null | undefined
   readonly suspendedStep?: Step | null | undefined
+  /** The run's envelope (format version 2), whole, when it changed. */
+  readonly envelope?: Envelope.Envelope | undefined
+}
+
+/**
+ * A delta of format version 1: a version 2 delta without the envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeltaV1 extends Omit<Delta, "v" | "envelope"> {
+  readonly v: 1
 }
 
 const tail = <A, O>(item: t.Type<A, O, unknown>) =>
@@ -93,8 +117,30 @@ const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null
 
 const finite = t.refinement(t.number, Number.isFinite, "finite number")
 
+const deltaFields = {
+  parentId: nullable(t.string),
+  systemPrompt: t.string,
+  responseFormat: nullable(Codecs.ResponseFormat),
+  contextMetadata: Codecs.Metadata,
+  metadata: Codecs.Metadata,
+  messages: tail(Codecs.Message),
+  steps: tail(Codecs.Step),
+  status: Codecs.ExecutionStatus,
+  startedAt: nullable(finite),
+  runningSince: nullable(finite),
+  completedAt: nullable(finite),
+  stopSignals: t.readonlyArray(Codecs.StopSignal),
+  continuationRequested: t.boolean,
+  stopReason: nullable(t.string),
+  executionMetadata: Codecs.Metadata,
+  usage: Codecs.Usage,
+  errors: tail(Codecs.AgentError),
+  pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
+  suspendedStep: nullable(Codecs.Step),
+}
+
 /**
- * The codec of a delta, version 1 (without the version check, which comes first).
+ * The codec of a delta, version 2 (without the version check, which comes first).
  *
  * @since 0.1.0
  * @category codecs
@@ -102,28 +148,29 @@ const finite = t.refinement(t.number, Number.isFinite, "finite number")
 // Annotated: the declaration build cannot name the inferred io-ts type.
 export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
   t.type({ v: t.literal(version), id: t.string }),
-  t.partial({
-    parentId: nullable(t.string),
-    systemPrompt: t.string,
-    responseFormat: nullable(Codecs.ResponseFormat),
-    contextMetadata: Codecs.Metadata,
-    metadata: Codecs.Metadata,
-    messages: tail(Codecs.Message),
-    steps: tail(Codecs.Step),
-    status: Codecs.ExecutionStatus,
-    startedAt: nullable(finite),
-    runningSince: nullable(finite),
-    completedAt: nullable(finite),
-    stopSignals: t.readonlyArray(Codecs.StopSignal),
-    continuationRequested: t.boolean,
-    stopReason: nullable(t.string),
-    executionMetadata: Codecs.Metadata,
-    usage: Codecs.Usage,
-    errors: tail(Codecs.AgentError),
-    pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
-    suspendedStep: nullable(Codecs.Step),
-  }),
+  t.partial({ ...deltaFields, envelope: Envelope.EnvelopeCodec }),
 ]) as unknown as t.Type<Delta, unknown, unknown>
+
+/**
+ * The codec of a delta, version 1, as 0.1.0 wrote it (read only: `migrate` makes it a
+ * version 2 delta).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const DeltaV1Codec: t.Type<DeltaV1, unknown, unknown> = t.intersection([
+  t.type({ v: t.literal(1), id: t.string }),
+  t.partial(deltaFields),
+]) as unknown as t.Type<DeltaV1, unknown, unknown>
+
+/**
+ * The one migration: a version 1 delta as version 2 (no envelope: the run's envelope
+ * is empty until a version 2 checkpoint writes one).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const migrate = (delta: DeltaV1): Delta => ({ ...delta, v: version })
 
 // The items of `next` after those of `prev`, when `next` extends `prev`; else all of
 // `next`. Items are frozen and shared between snapshots, so the same reference at the
@@ -155,7 +202,11 @@ const orNull = <A>(a: A | undefined): A | null => (a === undefined ? null : a)
  * @since 0.1.0
  * @category constructors
  */
-export const diff = (prev: AgentState | undefined, next: AgentState): Delta | undefined => {
+export const diff = (
+  prev: AgentState | undefined,
+  next: AgentState,
+  envelopes?: { readonly prev?: Envelope.Envelope | undefined; readonly next?: Envelope.Envelope | undefined },
+): Delta | undefined => {
   const delta: { -readonly [K in keyof Delta]: Delta[K] } = { v: version, id: next.id }
   let changed = prev === undefined
   const c0 = prev?.context
@@ -214,6 +265,9 @@ export const diff = (prev: AgentState | undefined, next: AgentState): Delta | un
     delta.suspendedStep = orNull(e1.suspendedStep)
     changed = true
   }
+  const n0 = envelopes?.prev
+  const n1 = envelopes?.next
+  if (n1 !== undefined && n1 !== n0 && !Envelope.equals(n0 ?? Envelope.empty, n1)) (delta.envelope = n1), (changed = true)
   return changed ? delta : undefined
 }
 
@@ -258,6 +312,7 @@ interface Acc {
   errors: Array<AgentError.AgentError>
   pendingCalls: ReadonlyArray<AgentState.PendingCall> | undefined
   suspendedStep: Step | undefined
+  envelope: Envelope.Envelope
 }
 
 const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, at: string): Result.Result<void, StoreError.DecodeFailed> => {
@@ -268,12 +323,6 @@ const applyTail = <A>(list: Array<A>, tail: Tail<A> | undefined, runId: string, 
   list.length = tail.from
   for (const item of tail.items) list.push(item)
   return Result.void
-}
-
-// The detail of a codec's failure, without its "cannot decode <path>: " prefix.
-const detailOf = (failure: AgentError.DecodeFailed): string => {
-  const prefix = `cannot decode ${failure.path === "" ? "the root" : failure.path}: `
-  return failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message
 }
 
 interface Bad {
@@ -295,13 +344,15 @@ const decodeBody = (runId: string, body: string): Result.Result<Delta, Bad> => {
     return Result.fail({ path: "", detail: "expected a checkpoint object" })
   }
   const v = (parsed as { v?: unknown }).v
-  if (v !== version) {
-    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads version ${version}` })
+  if (v !== version && v !== 1) {
+    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads versions ${versions.join(" and ")}` })
   }
-  const decoded = Codecs.decode(DeltaCodec, parsed, limits)
+  const decoded = v === 1
+    ? Result.map(Codecs.decode(DeltaV1Codec, parsed, limits), migrate)
+    : Codecs.decode(DeltaCodec, parsed, limits)
   if (Result.isFailure(decoded)) return Result.fail({ path: decoded.failure.path, detail: detailOf(decoded.failure) })
   if (decoded.success.id !== runId) return Result.fail({ path: "id", detail: `the checkpoint is of run ${decoded.success.id}` })
-  return Result.succeed(decoded.success as Delta)
+  return Result.succeed(decoded.success)
 }
 
 const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, StoreError.DecodeFailed> => {
@@ -310,27 +361,68 @@ const decodeRow = (runId: string, row: Row, i: number): Result.Result<Delta, Sto
 }
 
 /**
- * A delta as JSON text, checked the way a store's row is checked when it is loaded:
- * text that would not load back (past a bound of `limits`, or too long for a string at
- * all) is a `CheckpointRefused` naming the path and the bound, so nothing unreadable is
- * ever written. `seq` is the checkpoint's sequence number, for the error.
+ * Checks a checkpoint's JSON text the way a store's row is checked when it is loaded
+ * (parsed, then decoded within `limits`): text that would not load back is a
+ * `CheckpointRefused` naming the path and the bound. `seq` is the checkpoint's sequence
+ * number, for the error. `encodeChecked` runs this only for a delta its fast check
+ * cannot vouch for; a store written by hand may run it on text it was handed.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const checkBody = (runId: string, seq: number, body: string): Result.Result<string, StoreError.CheckpointRefused> => {
+  const checked = decodeBody(runId, body)
+  return Result.isFailure(checked)
+    ? Result.fail(StoreError.checkpointRefused(runId, seq, checked.failure.path, checked.failure.detail))
+    : Result.succeed(body)
+}
+
+const encodeFailed = (runId: string, seq: number, cause: unknown): StoreError.CheckpointRefused => {
+  // JSON.stringify throws past the longest string the engine makes.
+  const detail = cause instanceof RangeError ? `too long for one string (${cause.message})` : AgentError.messageOf(cause)
+  return StoreError.checkpointRefused(runId, seq, "", `${detail}; at most ${limits.maxBytes} bytes load back (the maxBytes limit)`)
+}
+
+const maxItems = limits.maxItems as number
+const maxBytes = limits.maxBytes as number
+
+/**
+ * A delta as JSON text, checked so that nothing unreadable is ever written: text that
+ * would not load back (past a bound of `limits`, or too long for a string at all) is a
+ * `CheckpointRefused` naming the path and the bound, as loading it would name them. `seq`
+ * is the checkpoint's sequence number, for the error.
+ *
+ * On the write path, so it does not parse what it just wrote: a delta the codec vouches
+ * for (`DeltaCodec.is`), of this run and version, whose encoded form is plain JSON data
+ * within the bounds (a counting walk that copies nothing) and whose text is short enough
+ * to be within `maxBytes` however it is counted, loads back equal. Anything else is
+ * checked the slow way (`checkBody`), which answers exactly as loading would.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encodeChecked = (runId: string, seq: number, delta: Delta): Result.Result<string, StoreError.CheckpointRefused> => {
   let body: string
+  let encoded: unknown
   try {
-    body = toJson(delta)
+    encoded = DeltaCodec.encode(delta as t.TypeOf<typeof DeltaCodec>)
+    body = JSON.stringify(encoded)
   } catch (cause) {
-    // JSON.stringify throws past the longest string the engine makes.
-    const detail = cause instanceof RangeError ? `too long for one string (${cause.message})` : AgentError.messageOf(cause)
-    return Result.fail(StoreError.checkpointRefused(runId, seq, "", `${detail}; at most ${limits.maxBytes} bytes load back (the maxBytes limit)`))
+    return Result.fail(encodeFailed(runId, seq, cause))
   }
-  const checked = decodeBody(runId, body)
-  return Result.isFailure(checked)
-    ? Result.fail(StoreError.checkpointRefused(runId, seq, checked.failure.path, checked.failure.detail))
-    : Result.succeed(body)
+  if (typeof body !== "string") return checkBody(runId, seq, body)
+  const vouched = body.length * 3 <= maxBytes && delta.v === version && delta.id === runId && isPlainWithin(encoded, maxItems, Json.maxDepth) &&
+    isDelta(delta)
+  return vouched ? Result.succeed(body) : checkBody(runId, seq, body)
+}
+
+// The codec's guard, which reads (and may throw on) a hostile value: false then.
+const isDelta = (delta: Delta): boolean => {
+  try {
+    return DeltaCodec.is(delta)
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -341,7 +433,27 @@ export const encodeChecked = (runId: string, seq: number, delta: Delta): Result.
  * @since 0.1.0
  * @category decoding
  */
-export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<AgentState | undefined, StoreError.DecodeFailed> => {
+export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<AgentState | undefined, StoreError.DecodeFailed> =>
+  Result.map(restore(runId, rows), (restored) => restored?.state)
+
+/**
+ * A run as its checkpoints describe it: its state and its envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Restored {
+  readonly state: AgentState
+  readonly envelope: Envelope.Envelope
+}
+
+/**
+ * `rebuild`, with the run's envelope (empty for a run stored before format version 2).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const restore = (runId: string, rows: ReadonlyArray<Row>): Result.Result<Restored | undefined, StoreError.DecodeFailed> => {
   if (rows.length === 0) return Result.succeed(undefined)
   const acc: Acc = {
     id: runId,
@@ -364,6 +476,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     executionMetadata: AgentState.emptyExecution.metadata,
     pendingCalls: undefined,
     suspendedStep: undefined,
+    envelope: Envelope.empty,
   }
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
@@ -395,6 +508,7 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
     if (d.usage !== undefined) acc.usage = d.usage
     if (d.pendingCalls !== undefined) acc.pendingCalls = d.pendingCalls ?? undefined
     if (d.suspendedStep !== undefined) acc.suspendedStep = d.suspendedStep ?? undefined
+    if (d.envelope !== undefined) acc.envelope = d.envelope
   }
   const base = AgentState.make({ id: acc.id, parentId: acc.parentId, metadata: acc.metadata })
   const state = AgentState.withExecution(
@@ -420,5 +534,5 @@ export const rebuild = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       ...(acc.suspendedStep === undefined ? {} : { suspendedStep: acc.suspendedStep }),
     },
   )
-  return Result.succeed(state)
+  return Result.succeed({ state, envelope: acc.envelope })
 }

@@ -48,6 +48,8 @@ import {
   ToolExecution,
 } from "@hookline/core"
 import { Clock, Duration, Effect, Fiber, Result } from "effect"
+import * as Envelope from "./Envelope.js"
+import * as JournalEntry from "./internal/journalEntry.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -77,6 +79,13 @@ export interface Options {
    * first checkpoint written in their place, in one transaction.
    */
   readonly ifExists?: "refuse" | "replace" | undefined
+  /**
+   * Fields the run's checkpoints keep beside its state (`Envelope`: the agent's name, its
+   * tool set, the trace context to link a resumed run to), never in `state.metadata`. A
+   * function is asked at each checkpoint; the fields it leaves out are kept as stored.
+   * Read them back with `RunStore.load(store, runId)` (`saved.envelope`).
+   */
+  readonly envelope?: Envelope.Envelope | ((state: AgentState) => Envelope.Envelope | undefined) | undefined
 }
 
 /** The hooks run around everything else: replay first is not needed, saving last is. */
@@ -138,19 +147,29 @@ interface Tracked {
   replaying: boolean
   // Keys answered from the journal (not written again).
   readonly replayed: Set<string>
+  // Journal entries not written yet: each goes to the store before any tool of the run
+  // starts (BeforeToolUse), or is dropped once the step's checkpoint, which holds it,
+  // committed (AfterStep); AfterExecution writes what is left before its checkpoint.
+  readonly deferred: Array<{ readonly key: string; readonly body: string }>
 }
 
 const inferenceKey = (state: AgentState): string =>
   `inference:${state.execution.startedAt ?? 0}:${state.execution.steps.length}`
 const toolKey = (state: AgentState, toolCallId: string): string => `tool:${state.execution.startedAt ?? 0}:${toolCallId}`
 
-const decodeEntry = <A>(runId: string, key: string, codec: Parameters<typeof Codecs.fromJson<A>>[0], body: string) => {
-  const decoded = Codecs.fromJson(codec, body)
+// The envelope of each checkpoint: a fixed one is checked when the agent is built.
+const envelopeSource = (
+  source: Options["envelope"],
+): (state: AgentState) => Envelope.Envelope | undefined => {
+  if (source === undefined) return () => undefined
+  if (typeof source === "function") return source
+  const decoded = Codecs.decode(Envelope.EnvelopeCodec, source)
   if (Result.isFailure(decoded)) {
-    const { path, message } = decoded.failure
-    return Effect.fail(StoreError.decodeFailed(runId, path === "" ? `journal[${key}]` : `journal[${key}].${path}`, message.replace(/^cannot decode [^:]+: /, "")))
+    const path = decoded.failure.path
+    throw new AgentError.HooklineError(AgentError.invalidConfiguration(path === "" ? "envelope" : `envelope.${path}`, decoded.failure.message))
   }
-  return Effect.succeed(decoded.success)
+  const envelope = decoded.success
+  return () => envelope
 }
 
 /**
@@ -175,6 +194,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // The refusals, by their stop signal, for `settle` to fail the resume with.
   const refusals = new WeakMap<StopSignal.StopSignal, StoreError.RunLeased | StoreError.RunExists>()
   const replace = (options.ifExists ?? "refuse") === "replace"
+  const envelopeOf = envelopeSource(options.envelope)
   if (options.ifExists !== undefined && options.ifExists !== "refuse" && options.ifExists !== "replace") {
     throw new AgentError.HooklineError(
       AgentError.invalidConfiguration("ifExists", `expected "refuse" or "replace", got ${JSON.stringify(options.ifExists) ?? typeof options.ifExists}`),
@@ -195,15 +215,30 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return Effect.succeed(saved.state)
     })
 
+  // Writes the run's deferred journal entries, oldest first (each is taken off the list
+  // once the store acknowledged it).
+  const flush = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> =>
+    Effect.suspend(() => {
+      const next = entry.deferred[0]
+      if (next === undefined) return Effect.void
+      return Effect.flatMap(store.journalPut(runId, next.key, next.body), () => {
+        entry.deferred.shift()
+        return flush(runId, entry)
+      })
+    })
+
   // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
+  // A checkpoint holds the entries deferred before it (the step's answer and results are
+  // in its state), so they are dropped once it committed.
   const checkpoint = (ctx: HookContext, entry: Tracked) =>
     entry.lost ? Effect.succeed(ctx) : Effect.map(
-      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved), (error) =>
+      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
         })),
       (saved) => {
         entry.saved = saved
+        entry.deferred.length = 0
         return ctx
       },
     )
@@ -248,7 +283,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         loads.delete(ctx.state.context)
       } else {
         // A new run. Its lease goes again at once unless the run goes on.
-        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace }))
+        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace, envelope: envelopeOf(ctx.state) }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))
           if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)
@@ -264,6 +299,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         conflict: undefined,
         replaying: journaling && loaded,
         replayed: new Set(),
+        deferred: [],
       }
       runs.set(key, entry)
       // Detached: the hook's fiber ends with the hook; AfterExecution (which fires on
@@ -280,7 +316,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       const entry = runs.get(key)
       if (entry === undefined) return Effect.succeed(ctx)
       return Effect.ensuring(
-        checkpoint(ctx, entry),
+        // Entries of a step that ended without its checkpoint (a failure, a suspension, an
+        // abort) are written first: the state may not hold them.
+        Effect.andThen(flush(ctx.state.id, entry), checkpoint(ctx, entry)),
         Effect.suspend(() => {
           runs.delete(key)
           if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
@@ -346,7 +384,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         }
         entry.replayed.add(key)
         // Marked, so hooks tell an answer given back from a model call made in this run.
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.InferenceResponse, body), (response) =>
+        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.InferenceResponse, body), (response) =>
           HookContext.withResponse(ctx, InferenceResponse.asReplayed(response)))
       })
     })
@@ -356,7 +394,13 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     withRecord(ctx, ctx, (entry) => {
       const key = inferenceKey(ctx.state)
       if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
-      return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.InferenceResponse, ctx.response)), ctx)
+      const body = JournalEntry.encode(ctx.state.id, key, Codecs.InferenceResponse, ctx.response)
+      if (Result.isFailure(body)) return Effect.fail(body.failure)
+      // An answer with tool calls is durable before its tools run, so a resumed run replays
+      // the same calls (ids, idempotency keys); one without waits for the step's checkpoint
+      // (a crash before it asks the model again, and nothing ran on that answer).
+      entry.deferred.push({ key, body: body.success })
+      return ctx.response.toolCalls.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
     })
   )
 
@@ -371,7 +415,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         if (body === undefined) return Effect.succeed(ctx)
         entry.replayed.add(key)
         // Marked, so hooks (an audit log) tell a result given back from a call that ran.
-        return Effect.map(decodeEntry(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
+        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
           HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)))
       })
     })
@@ -384,11 +428,20 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       if (call === undefined || execution === undefined) return Effect.succeed(ctx)
       const key = toolKey(ctx.state, call.id)
       if (entry.replayed.has(key)) return Effect.succeed(ctx)
-      return Effect.as(store.journalPut(ctx.state.id, key, Codecs.toJson(Codecs.ToolExecution, execution)), ctx)
+      const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
+      if (Result.isFailure(body)) return Effect.fail(body.failure)
+      // Written before the next tool of the run starts, else with the step's checkpoint.
+      entry.deferred.push({ key, body: body.success })
+      return Effect.succeed(ctx)
     })
   )
 
   const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
+
+  // No tool starts while a result of its run is not durable: the deferred entries go first.
+  const flushBeforeTool = Hook.effect((ctx: HookContext) =>
+    withRecord(ctx, ctx, (entry) => (entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)))
+  )
 
   const hook = (h: Hook.EffectHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })
@@ -402,6 +455,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         hook(replayInference, HookTriggers.beforeInference, "store:replay_inference"),
         hook(journalInference, HookTriggers.afterInference, "store:journal_inference"),
         hook(replayTool, HookTriggers.beforeToolUse, "store:replay_tool"),
+        hook(flushBeforeTool, HookTriggers.beforeToolUse, "store:journal_flush"),
         hook(journalTool, HookTriggers.afterToolUse, "store:journal_tool"),
       ]
       : []),

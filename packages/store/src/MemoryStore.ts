@@ -105,6 +105,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
           if (statuses !== undefined && !statuses.includes(run.status)) continue
           if (query.updatedSince !== undefined && run.updatedAt < query.updatedSince) continue
           if (query.updatedBefore !== undefined && run.updatedAt >= query.updatedBefore) continue
+          if (!RunStore.isAfter({ updatedAt: run.updatedAt, runId }, query.after)) continue
           found.push(Object.freeze({ runId, seq: run.head, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt }))
         }
         found.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))

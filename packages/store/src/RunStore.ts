@@ -10,6 +10,7 @@
 import type { AgentState } from "@hookline/core"
 import { Effect, Result } from "effect"
 import * as Checkpoint from "./Checkpoint.js"
+import * as Envelope from "./Envelope.js"
 import * as StoreError from "./StoreError.js"
 
 /**
@@ -43,7 +44,21 @@ export interface RunSummary {
 }
 
 /**
- * Which runs `list` gives, newest first.
+ * Where a page of `list` ends: its last run's `updatedAt` and `runId` (pass the last
+ * summary of a page as `after` to get the next one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Cursor {
+  readonly updatedAt: number
+  readonly runId: string
+}
+
+/**
+ * Which runs `list` gives, in a stable order: newest update first, then by run id (in
+ * UTF-16 code unit order for ids of the Basic Multilingual Plane, as the SQL stores'
+ * `COLLATE "C"`), so pages never skip or repeat a run that did not change meanwhile.
  *
  * @since 0.1.0
  * @category models
@@ -54,7 +69,10 @@ export interface ListQuery {
   readonly updatedSince?: number | undefined
   /** Only runs updated before this time (epoch ms). */
   readonly updatedBefore?: number | undefined
+  /** The most runs to give (a page's size). */
   readonly limit?: number | undefined
+  /** Only runs after this one in the order: the next page after a page ending there. */
+  readonly after?: Cursor | undefined
 }
 
 /**
@@ -189,21 +207,27 @@ export interface Saved {
   readonly runId: string
   readonly seq: number
   readonly state: AgentState
+  /** The run's envelope as stored (absent: empty). */
+  readonly envelope?: Envelope.Envelope | undefined
 }
 
-// The commit of `state` after `previous`, its body checked against the bounds it is
-// loaded with (`Checkpoint.check`); undefined when nothing changed since `previous`.
+// The commit of `state` (with `envelope`) after `previous`, its body checked against the
+// bounds it is loaded with (`Checkpoint.encodeChecked`); undefined when nothing changed.
 const commitOf = (
   state: AgentState,
   previous: Saved | undefined,
   at: number,
+  envelope: Envelope.Envelope | undefined,
 ): Result.Result<Commit | undefined, StoreError.CheckpointRefused> => {
-  const delta = Checkpoint.diff(previous?.state, state)
+  const delta = Checkpoint.diff(previous?.state, state, { prev: previous?.envelope, next: envelope })
   if (delta === undefined && previous !== undefined) return Result.succeed(undefined)
   const seq = (previous?.seq ?? 0) + 1
   const body = Checkpoint.encodeChecked(state.id, seq, delta ?? { v: Checkpoint.version, id: state.id })
   return Result.map(body, (body) => ({ runId: state.id, seq, status: state.execution.status, at, body }))
 }
+
+const savedOf = (state: AgentState, seq: number, envelope: Envelope.Envelope | undefined): Saved =>
+  envelope === undefined ? { runId: state.id, seq, state } : { runId: state.id, seq, state, envelope }
 
 /**
  * Writes the delta from `previous` (what this writer last saved or loaded) to `state`.
@@ -220,12 +244,14 @@ export const saveEffect = (
   state: AgentState,
   previous?: Saved | undefined,
   at: number = Date.now(),
+  envelope?: Envelope.Envelope | undefined,
 ): Effect.Effect<Saved, StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
-  if (previous === undefined) return startEffect(store, state, { at })
-  const commit = commitOf(state, previous, at)
+  if (previous === undefined) return startEffect(store, state, { at, envelope })
+  const next = Envelope.merge(previous.envelope, envelope)
+  const commit = commitOf(state, previous, at, next)
   if (Result.isFailure(commit)) return Effect.fail(commit.failure)
   const ready = commit.success
-  return ready === undefined ? Effect.succeed(previous) : Effect.as(store.commit(ready), { runId: state.id, seq: ready.seq, state })
+  return ready === undefined ? Effect.succeed(previous) : Effect.as(store.commit(ready), savedOf(state, ready.seq, previous.envelope === undefined && next === Envelope.empty ? undefined : next))
 }
 
 /**
@@ -239,6 +265,8 @@ export interface StartOptions {
   readonly replace?: boolean | undefined
   /** Epoch ms of the checkpoint (default: now). */
   readonly at?: number | undefined
+  /** The run's envelope, stored with its first checkpoint. */
+  readonly envelope?: Envelope.Envelope | undefined
 }
 
 /**
@@ -253,10 +281,10 @@ export const startEffect = (
   state: AgentState,
   options: StartOptions = {},
 ): Effect.Effect<Saved, StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
-  const commit = commitOf(state, undefined, options.at ?? Date.now())
+  const commit = commitOf(state, undefined, options.at ?? Date.now(), options.envelope)
   if (Result.isFailure(commit)) return Effect.fail(commit.failure)
   const ready = commit.success as Commit
-  return Effect.as(store.create(ready, options.replace === true), { runId: state.id, seq: 1, state })
+  return Effect.as(store.create(ready, options.replace === true), savedOf(state, 1, options.envelope))
 }
 
 /**
@@ -289,10 +317,10 @@ export const loadEffect = (
       if (head === 0) return Effect.fail(StoreError.checkpointMissing(runId, 1, 0))
       if (missing !== -1) return Effect.fail(StoreError.checkpointMissing(runId, missing + 1, head))
       if (upToHead.length < head) return Effect.fail(StoreError.checkpointMissing(runId, upToHead.length + 1, head))
-      const rebuilt = Checkpoint.rebuild(runId, upToHead)
-      if (Result.isFailure(rebuilt)) return Effect.fail(rebuilt.failure)
-      const state = rebuilt.success
-      return Effect.succeed(state === undefined ? undefined : { runId, seq: head, state })
+      const restored = Checkpoint.restore(runId, upToHead)
+      if (Result.isFailure(restored)) return Effect.fail(restored.failure)
+      const run = restored.success
+      return Effect.succeed(run === undefined ? undefined : { runId, seq: head, state: run.state, envelope: run.envelope })
     }))
 
 /**
@@ -334,3 +362,7 @@ export const close = (store: RunStore): Promise<void> => Effect.runPromise(store
 /** @internal the statuses of a query as a list, or undefined for all. */
 export const statusesOf = (query: ListQuery): ReadonlyArray<AgentState.ExecutionStatus> | undefined =>
   query.status === undefined ? undefined : typeof query.status === "string" ? [query.status] : query.status
+
+/** @internal whether a run comes after the cursor in `list`'s order. */
+export const isAfter = (run: Cursor, cursor: Cursor | undefined): boolean =>
+  cursor === undefined || run.updatedAt < cursor.updatedAt || (run.updatedAt === cursor.updatedAt && run.runId > cursor.runId)

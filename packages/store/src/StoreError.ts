@@ -143,10 +143,36 @@ export class CheckpointRefused extends Data.TaggedError("CheckpointRefused")<{
 }> {}
 
 /**
+ * A journal entry (a model answer or a tool result) that would not load back was refused
+ * before it was written: it passes a bound of `Checkpoint.limits`, named with its path
+ * (`text`, `output`). Nothing was written; the run fails as it would on a refused
+ * checkpoint, and what it committed before stays as it was.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class JournalRefused extends Data.TaggedError("JournalRefused")<{
+  readonly runId: string
+  /** The entry's journal key. */
+  readonly key: string
+  /** The first value past the bound (`""`: the entry as a whole). */
+  readonly path: string
+  readonly message: string
+}> {}
+
+/**
  * @since 0.1.0
  * @category models
  */
-export type StoreError = CheckpointConflict | DecodeFailed | StoreFailed | RunLeased | RunExists | CheckpointMissing | CheckpointRefused
+export type StoreError =
+  | CheckpointConflict
+  | DecodeFailed
+  | StoreFailed
+  | RunLeased
+  | RunExists
+  | CheckpointMissing
+  | CheckpointRefused
+  | JournalRefused
 
 /**
  * @since 0.1.0
@@ -253,4 +279,16 @@ export const checkpointRefused = (runId: string, seq: number, path: string, deta
     seq,
     path,
     message: `checkpoint ${seq} of run ${runId} was not written, it would not load back: at ${path === "" ? "the checkpoint as a whole" : path}, ${detail}`,
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const journalRefused = (runId: string, key: string, path: string, detail: string): JournalRefused =>
+  new JournalRefused({
+    runId,
+    key,
+    path,
+    message: `journal entry ${key} of run ${runId} was not written, it would not load back: at ${path === "" ? "the entry as a whole" : path}, ${detail}`,
   })

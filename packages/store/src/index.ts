@@ -6,6 +6,8 @@
  */
 import * as Checkpoint_ from "./Checkpoint.js"
 export { Checkpoint_ as Checkpoint }
+import * as Envelope_ from "./Envelope.js"
+export { Envelope_ as Envelope }
 import * as MemoryStore_ from "./MemoryStore.js"
 export { MemoryStore_ as MemoryStore }
 import * as RunStore_ from "./RunStore.js"

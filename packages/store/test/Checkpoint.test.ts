@@ -156,7 +156,7 @@ describe("Checkpoint", () => {
       const corrupt = JSON.stringify({ v: 1, id: "run-1", messages: { from: 1, items: [{ role: "robot", content: "x" }] } })
       const bad = rowsOf([{ seq: 1, body: good }, { seq: 2, body: corrupt }])
       expect(bad).toMatchObject({ _tag: "Failure", failure: { _tag: "DecodeFailed", path: "checkpoints[1].messages.items[0].role" } })
-      const future = rowsOf([{ seq: 1, body: JSON.stringify({ v: 2, id: "run-1" }) }])
+      const future = rowsOf([{ seq: 1, body: JSON.stringify({ v: 3, id: "run-1" }) }])
       expect(future).toMatchObject({ _tag: "Failure", failure: { _tag: "DecodeFailed", path: "checkpoints[0].v" } })
       expect(rowsOf([{ seq: 1, body: "{not json" }])).toMatchObject({ failure: { _tag: "DecodeFailed", path: "checkpoints[0]" } })
       expect(rowsOf([{ seq: 1, body: good }, { seq: 3, body: good }])).toMatchObject({ failure: { path: "checkpoints[1].seq" } })

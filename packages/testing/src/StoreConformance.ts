@@ -322,6 +322,27 @@ export const cases = (make: () => Promise<RunStore.RunStore>, options: Options =
       sameState(await Effect.runPromise(agent().resumeEffect(runId)), final)
       assert.equal(runs, 1)
     }),
+    using("lists runs in pages, in a stable order (newest first, then by run id), none skipped or repeated", async (store) => {
+      const tag = runIdOf("pages")
+      const at = 5_000_000
+      // Two runs per update time: the order between them is the run id's.
+      const ids = ["e", "c", "a", "d", "b"].map((s) => `${tag}-${s}`)
+      for (const [i, runId] of ids.entries()) {
+        await RunStore.startEffect(store, AgentState.make({ id: runId }), { at: at + Math.floor(i / 2) }).pipe(Effect.runPromise)
+      }
+      const window = { updatedSince: at, updatedBefore: at + 10 }
+      const all = (await RunStore.list(store, window)).filter((r) => r.runId.startsWith(tag)).map((r) => r.runId)
+      assert.deepStrictEqual(all, [`${tag}-b`, `${tag}-a`, `${tag}-d`, `${tag}-c`, `${tag}-e`])
+      const paged: Array<string> = []
+      let after: RunStore.Cursor | undefined
+      for (let page = 0; page < 10; page++) {
+        const found = await RunStore.list(store, { ...window, limit: 2, after })
+        if (found.length === 0) break
+        paged.push(...found.filter((r) => r.runId.startsWith(tag)).map((r) => r.runId))
+        after = found[found.length - 1]
+      }
+      assert.deepStrictEqual(paged, all)
+    }),
     using("lists runs by status and time, newest first", async (store) => {
       const tag = runIdOf("list")
       const at = 2_000_000_000_000 + (caseNumber() % 1_000) * 1_000_000

@@ -186,10 +186,14 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
         }
         if (query.updatedSince !== undefined) where.push(`updated_at >= $${params.push(query.updatedSince)}`)
         if (query.updatedBefore !== undefined) where.push(`updated_at < $${params.push(query.updatedBefore)}`)
+        if (query.after !== undefined) {
+          const at = params.push(query.after.updatedAt)
+          where.push(`(updated_at < $${at} OR (updated_at = $${at} AND run_id COLLATE "C" > $${params.push(query.after.runId)}))`)
+        }
         const limit = query.limit === undefined ? "" : ` LIMIT $${params.push(Math.max(0, Math.floor(query.limit)))}`
         const found = await client.query(
           `SELECT run_id, seq, status, created_at, updated_at FROM hookline_runs${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}
-           ORDER BY updated_at DESC, run_id${limit}`,
+           ORDER BY updated_at DESC, run_id COLLATE "C"${limit}`,
           params,
         )
         return Object.freeze(found.rows.map((row): RunStore.RunSummary =>

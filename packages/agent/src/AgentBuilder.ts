@@ -171,7 +171,7 @@ export const UseResource = (resource: Resource.Resource): Capability => Object.f
  * @since 0.1.0
  * @category capabilities
  */
-export const UseRunContext = <C>(schema: RunContext.Schema<C>): Capability<C> =>
+export const UseRunContext = <C>(schema: AgentLoop.RunContextSchema<C>): Capability<C> =>
   Object.freeze({ _tag: "UseRunContext", schema: schema as RunContext.Schema<unknown> })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>

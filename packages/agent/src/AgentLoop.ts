@@ -54,7 +54,7 @@ export interface AgentLoop<R = never, C = unknown> {
    * before BeforeExecution, and a run without one, or with one that does not decode,
    * fails there with `InvalidConfiguration` at `context` (`context.role`...).
    */
-  readonly runContext?: RunContext.Schema<C> | undefined
+  readonly runContext?: RunContextSchema<C> | undefined
   /**
    * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
    * work in flight (a model call, a tool, a hook) is interrupted and the run ends
@@ -69,6 +69,15 @@ export interface AgentLoop<R = never, C = unknown> {
    */
   readonly maxSteps: number | undefined
 }
+
+/**
+ * What declares a run context (`UseRunContext`): an io-ts codec or a Standard Schema
+ * (zod, valibot, Effect Schema's `Schema.toStandardSchemaV1`) whose output is `C`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RunContextSchema<C> = RunContext.Schema<C>
 
 /**
  * When `AgentLoop.stream` emits the model's text:
@@ -124,7 +133,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly textDeltas?: TextDeltas | undefined
   readonly maxExecutionTime?: Duration.Input | null | undefined
   readonly maxSteps?: number | null | undefined
-  readonly runContext?: RunContext.Schema<C> | undefined
+  readonly runContext?: RunContextSchema<C> | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -152,7 +161,7 @@ export const make = <R = never, C = unknown>(options: {
   })
 }
 
-const runContextOf = <C>(schema: RunContext.Schema<C> | undefined): RunContext.Schema<C> | undefined => {
+const runContextOf = <C>(schema: RunContextSchema<C> | undefined): RunContextSchema<C> | undefined => {
   if (schema === undefined) return undefined
   const problem = RunContext.problemOf(schema)
   if (problem !== undefined) throw new AgentError.HooklineError(AgentError.invalidConfiguration("runContext", problem))

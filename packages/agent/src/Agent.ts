@@ -170,6 +170,7 @@ const openAll = (
         textDeltas: loop.textDeltas,
         maxExecutionTime: loop.maxExecutionTime,
         maxSteps: loop.maxSteps,
+        hookListeners: loop.hookListeners,
       }),
   )
 

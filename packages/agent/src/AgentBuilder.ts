@@ -14,6 +14,7 @@ import {
   HookStack,
   HookTriggers,
   Json,
+  type HookExecuted,
   type InferenceRequest,
   type Interceptor,
   type WrapHook,
@@ -50,6 +51,7 @@ type CapabilityData =
   | { readonly _tag: "UseAll"; readonly capabilities: ReadonlyArray<Capability> }
   | { readonly _tag: "UseLoader"; readonly load: Agent.Loader; readonly settle?: Agent.Settle | undefined }
   | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
+  | { readonly _tag: "UseHookListener"; readonly listener: HookExecuted.EventSink }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -157,6 +159,19 @@ export const UseLoader = (load: Agent.Loader, settle?: Agent.Settle): Capability
  * @category capabilities
  */
 export const UseResource = (resource: Resource.Resource): Capability => Object.freeze({ _tag: "UseResource", resource })
+/**
+ * A listener to every hook execution of every run of the agent, its subagents' runs
+ * (`Tool.fromAgent`) included: one `HookExecuted` event per execution, with its run id,
+ * its tool call id and what the hook did (`effect`). For tracing and metrics; a
+ * listener must not throw (a throw is caught and ignored) and should return at once:
+ * it runs on the hook's path. Events are built only when a listener, a sink or a
+ * stream with `hookEvents` takes them.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseHookListener = (listener: HookExecuted.EventSink): Capability =>
+  Object.freeze({ _tag: "UseHookListener", listener })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -256,7 +271,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseHookListener"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -301,10 +316,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let loader: Agent.Loader | undefined
   let settle: Agent.Settle | undefined
   const resources: Array<Resource.Resource> = []
+  const hookListeners: Array<HookExecuted.EventSink> = []
 
   flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseAll, UseLoader)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseHookListener, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -381,6 +397,10 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         interceptor = capability.interceptor
         interceptorAt = at
         return
+      case "UseHookListener":
+        if (typeof capability.listener !== "function") return invalid(`${at}.listener`, "expected a function (event: HookExecuted) => void")
+        hookListeners.push(capability.listener)
+        return
       case "UseResource":
         if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
         resources.push(capability.resource)
@@ -431,6 +451,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       // A custom interceptor has no guards: no time limit either.
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
       maxSteps: interceptor === undefined ? maxSteps : undefined,
+      hookListeners,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader, settle)
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type HookExecuted, type InferenceRequest, type Interceptor } from "@hookline/core"
 import { Channel, Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
@@ -12,6 +12,7 @@ import { runEngine } from "./run/loop.js"
 import type { EngineConfig, RunOptions } from "./run/types.js"
 import type { Observer } from "./internal/observer.js"
 import * as EventFeed from "./internal/eventFeed.js"
+import * as HookListeners from "./internal/hookListeners.js"
 import * as Subagent from "./subagent/host.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -48,6 +49,13 @@ export interface AgentLoop<R = never, C = unknown> {
   readonly textDeltas: TextDeltas
   /** Type only: the per-run context its hooks and tools read (`RunOptions.context`). */
   readonly "~runContext"?: ((context: C) => void) | undefined
+  /**
+   * Hear every hook execution of every run of the loop, its subagents' runs
+   * (`Tool.fromAgent`) included (`AgentBuilder.UseHookListener`). A listener must not
+   * throw: a throw is caught and ignored. With none (and no sink, and a stream without
+   * `hookEvents`) the loop builds no `HookExecuted` event and reads no clock for them.
+   */
+  readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
   /**
    * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
    * work in flight (a model call, a tool, a hook) is interrupted and the run ends
@@ -117,6 +125,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly textDeltas?: TextDeltas | undefined
   readonly maxExecutionTime?: Duration.Input | null | undefined
   readonly maxSteps?: number | null | undefined
+  readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -131,6 +140,12 @@ export const make = <R = never, C = unknown>(options: {
       AgentError.invalidConfiguration("textDeltas", `expected "auto", "live" or "checked", got ${JSON.stringify(textDeltas)}`),
     )
   }
+  const listeners = options.hookListeners
+  if (listeners !== undefined && (!Array.isArray(listeners) || !listeners.every((l) => typeof l === "function"))) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("hookListeners", "expected an array of functions, each (event: HookExecuted) => void"),
+    )
+  }
   return Object.freeze({
     _tag: "AgentLoop",
     maxExecutionTime: timeLimitOf(options.maxExecutionTime),
@@ -140,6 +155,9 @@ export const make = <R = never, C = unknown>(options: {
     toolConcurrency,
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
+    ...(options.hookListeners === undefined || options.hookListeners.length === 0
+      ? undefined
+      : { hookListeners: Object.freeze([...options.hookListeners]) }),
   })
 }
 
@@ -198,6 +216,7 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   wraps: wrapsOf(loop.interceptor),
   timeLimit: loop.maxExecutionTime,
   stepsLimit: loop.maxSteps,
+  listener: loop.hookListeners === undefined ? undefined : HookListeners.combine(loop.hookListeners),
 })
 
 // The stack whose wrap hooks the loop runs: the interceptor itself, or the one a custom
@@ -231,7 +250,8 @@ export const run = <R, C = unknown>(
 /**
  * The run's events as they happen; the model is streamed, and the same hooks fire
  * with the same contexts as in `run`. Ends with `RunEnded`. Stopping the stream early
- * aborts the run (AfterExecution still fires).
+ * aborts the run (AfterExecution still fires). `HookExecuted` events are left out
+ * unless the options ask for them (`{ hookEvents: true }`).
  *
  * @since 0.1.0
  * @category running

@@ -27,6 +27,8 @@ export interface EngineConfig<R> {
   readonly timeLimit?: number | undefined
   /** The steps guard's limit, which the loop also holds after a failed step (`undefined`: none). */
   readonly stepsLimit?: number | undefined
+  /** The loop's hook listeners as one sink (`AgentLoop.hookListeners`); `undefined`: none. */
+  readonly listener?: HookExecuted.EventSink | undefined
 }
 
 /**
@@ -38,6 +40,12 @@ export interface RunOptions<C = unknown> {
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /**
+   * Whether a stream (`stream`) yields a `HookExecuted` event for each hook execution,
+   * its subagents' included (default `false`: a stream leaves them out, and builds
+   * none unless a listener or a sink wants them).
+   */
+  readonly hookEvents?: boolean | undefined
   /** A suspended run's decisions, by call id (checked by `Decision.validate`). */
   readonly decisions?: ReadonlyMap<string, Decision> | undefined
   /**

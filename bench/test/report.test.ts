@@ -66,6 +66,17 @@ describe("verdicts", () => {
     expect(verdicts(results.filter((r) => r.module !== "hooklineFacade"), [w1(0), w1(20)]).join("\n")).not.toContain("facade")
   })
 
+  it("gives the streamed/facade ratio at each K when the streamed path ran", () => {
+    const results = [
+      ran("hooklineFacade", w1(0), 4), ran("hooklineStream", w1(0), 5),
+      ran("hooklineFacade", w1(20), 8), ran("hooklineStream", w1(20), 16),
+    ]
+    const lines = verdicts(results, [w1(0), w1(20)])
+    expect(lines).toContain("hookline streamed vs facade W1 K=0: 1.25x (target ≤ 1.5x): met")
+    expect(lines).toContain("hookline streamed vs facade W1 K=20: 2.00x (target ≤ 1.5x): missed")
+    expect(verdicts(results.filter((r) => r.module !== "hooklineStream"), [w1(0), w1(20)]).join("\n")).not.toContain("streamed")
+  })
+
   it("says which frameworks failed and were not counted", () => {
     const lines = verdicts([ran("hookline", w1(0), 2), ran("ai", w1(0), 60)], [w1(0)])
     expect(lines).toContain("hookline vs fastest agent framework at K=0 (ai, 60.0 µs/step): 30.0x (target ≥ 25x): met (2 framework(s) failed: not counted)")

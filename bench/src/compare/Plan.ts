@@ -8,7 +8,7 @@ import type { Workload } from "./System.js"
 export type Mode = "full" | "quick" | "smoke"
 
 /** Module names under systems/, in table order. */
-export const systems = ["hookline", "hooklineFacade", "bare", "koaCompose", "ai", "langchain", "openaiAgents"] as const
+export const systems = ["hookline", "hooklineFacade", "hooklineStream", "bare", "koaCompose", "ai", "langchain", "openaiAgents"] as const
 
 /** The agent frameworks the hookline target is set against (not the bare loop, not koa-compose). */
 export const agentFrameworks: ReadonlyArray<string> = ["ai", "langchain", "openaiAgents"]

@@ -6,7 +6,7 @@
 import { agentFrameworks } from "./Plan.js"
 import * as Result from "./Result.js"
 import type { Workload } from "./System.js"
-import { flatnessTarget, stepTargets, userTargets } from "../loop.js"
+import { flatnessTarget, stepTargets, streamTarget, userTargets } from "../loop.js"
 import { formatCount, formatNs, formatRatio, print, type Column } from "../table.js"
 
 /** The issue's target against the agent frameworks; the step and flatness targets are loop.ts's. */
@@ -130,6 +130,18 @@ export const verdicts = (results: ReadonlyArray<Result.Result>, workloads: Reado
     }
     const got = Result.usPerStep(facade)
     out.push(`hookline (facade) W1 K=${K}: ${formatNs(got)} µs/step (target ${us}): ${got <= us ? "met" : "missed"}`)
+  }
+  // The streamed user path (systems/hooklineStream.ts) against the facade, in the same run.
+  if (results.some((r) => r.module === "hooklineStream")) {
+    for (const w of w1) {
+      const [facade, streamed] = [find(results, "hooklineFacade", w), find(results, "hooklineStream", w)]
+      if (facade === undefined || streamed === undefined) {
+        out.push(`hookline streamed vs facade W1 K=${w.K}: not measured (target ≤ ${streamTarget}x)`)
+        continue
+      }
+      const x = Result.usPerStep(streamed) / Result.usPerStep(facade)
+      out.push(`hookline streamed vs facade W1 K=${w.K}: ${x.toFixed(2)}x (target ≤ ${streamTarget}x): ${x <= streamTarget ? "met" : "missed"}`)
+    }
   }
   for (const w of w1) {
     const hookline = find(results, "hookline", w)

@@ -167,6 +167,8 @@ const openAll = (
         maxExecutionTime: loop.maxExecutionTime,
         maxSteps: loop.maxSteps,
         runContext: loop.runContext,
+
+        hookListeners: loop.hookListeners,
       }),
   )
 

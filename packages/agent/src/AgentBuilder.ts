@@ -14,6 +14,7 @@ import {
   HookStack,
   HookTriggers,
   Json,
+  type HookExecuted,
   type InferenceRequest,
   type Interceptor,
   type WrapHook,
@@ -52,6 +53,8 @@ type CapabilityData =
   | { readonly _tag: "UseLoader"; readonly load: Agent.Loader; readonly settle?: Agent.Settle | undefined }
   | { readonly _tag: "UseResource"; readonly resource: Resource.Resource }
   | { readonly _tag: "UseRunContext"; readonly schema: RunContext.Schema<unknown> }
+
+  | { readonly _tag: "UseHookListener"; readonly listener: HookExecuted.EventSink }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -173,6 +176,19 @@ export const UseResource = (resource: Resource.Resource): Capability => Object.f
  */
 export const UseRunContext = <C>(schema: AgentLoop.RunContextSchema<C>): Capability<C> =>
   Object.freeze({ _tag: "UseRunContext", schema: schema as RunContext.Schema<unknown> })
+/**
+ * A listener to every hook execution of every run of the agent, its subagents' runs
+ * (`Tool.fromAgent`) included: one `HookExecuted` event per execution, with its run id,
+ * its tool call id and what the hook did (`effect`). For tracing and metrics; a
+ * listener must not throw (a throw is caught and ignored) and should return at once:
+ * it runs on the hook's path. Events are built only when a listener, a sink or a
+ * stream with `hookEvents` takes them.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseHookListener = (listener: HookExecuted.EventSink): Capability =>
+  Object.freeze({ _tag: "UseHookListener", listener })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -272,7 +288,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseRunContext"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseRunContext", "UseHookListener"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -318,10 +334,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   let settle: Agent.Settle | undefined
   const resources: Array<Resource.Resource> = []
   let runContext: RunContext.Schema<unknown> | undefined
+  const hookListeners: Array<HookExecuted.EventSink> = []
 
   flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseRunContext, UseAll, UseLoader)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseRunContext, UseHookListener, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -405,6 +422,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         runContext = capability.schema
         return
       }
+
+      case "UseHookListener":
+        if (typeof capability.listener !== "function") return invalid(`${at}.listener`, "expected a function (event: HookExecuted) => void")
+        hookListeners.push(capability.listener)
+        return
       case "UseResource":
         if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
         resources.push(capability.resource)
@@ -456,6 +478,8 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       maxExecutionTime: interceptor === undefined ? maxExecutionTime : undefined,
       maxSteps: interceptor === undefined ? maxSteps : undefined,
       runContext,
+
+      hookListeners,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader, settle)
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type InferenceRequest, type Interceptor } from "@hookline/core"
+import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type HookExecuted, type InferenceRequest, type Interceptor } from "@hookline/core"
 import { Channel, Duration, Effect, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
@@ -13,6 +13,7 @@ import * as RunContext from "./internal/runContext.js"
 import type { EngineConfig, RunOptions } from "./run/types.js"
 import type { Observer } from "./internal/observer.js"
 import * as EventFeed from "./internal/eventFeed.js"
+import * as HookListeners from "./internal/hookListeners.js"
 import * as Subagent from "./subagent/host.js"
 import type { Tool } from "./Tool.js"
 import * as Tools from "./Tools.js"
@@ -55,6 +56,13 @@ export interface AgentLoop<R = never, C = unknown> {
    * fails there with `InvalidConfiguration` at `context` (`context.role`...).
    */
   readonly runContext?: RunContextSchema<C> | undefined
+  /**
+   * Hear every hook execution of every run of the loop, its subagents' runs
+   * (`Tool.fromAgent`) included (`AgentBuilder.UseHookListener`). A listener must not
+   * throw: a throw is caught and ignored. With none (and no sink, and a stream without
+   * `hookEvents`) the loop builds no `HookExecuted` event and reads no clock for them.
+   */
+  readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
   /**
    * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
    * work in flight (a model call, a tool, a hook) is interrupted and the run ends
@@ -134,6 +142,8 @@ export const make = <R = never, C = unknown>(options: {
   readonly maxExecutionTime?: Duration.Input | null | undefined
   readonly maxSteps?: number | null | undefined
   readonly runContext?: RunContextSchema<C> | undefined
+
+  readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -148,6 +158,12 @@ export const make = <R = never, C = unknown>(options: {
       AgentError.invalidConfiguration("textDeltas", `expected "auto", "live" or "checked", got ${JSON.stringify(textDeltas)}`),
     )
   }
+  const listeners = options.hookListeners
+  if (listeners !== undefined && (!Array.isArray(listeners) || !listeners.every((l) => typeof l === "function"))) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("hookListeners", "expected an array of functions, each (event: HookExecuted) => void"),
+    )
+  }
   return Object.freeze({
     _tag: "AgentLoop",
     maxExecutionTime: timeLimitOf(options.maxExecutionTime),
@@ -158,6 +174,10 @@ export const make = <R = never, C = unknown>(options: {
     modelOptions: Object.freeze({ ...options.modelOptions }),
     textDeltas,
     runContext: runContextOf(options.runContext),
+
+    ...(options.hookListeners === undefined || options.hookListeners.length === 0
+      ? undefined
+      : { hookListeners: Object.freeze([...options.hookListeners]) }),
   })
 }
 
@@ -224,6 +244,8 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   timeLimit: loop.maxExecutionTime,
   stepsLimit: loop.maxSteps,
   checkContext: loop.runContext === undefined ? undefined : RunContext.checkOf(loop.runContext as RunContext.Schema<unknown>),
+
+  listener: loop.hookListeners === undefined ? undefined : HookListeners.combine(loop.hookListeners),
 })
 
 // The stack whose wrap hooks the loop runs: the interceptor itself, or the one a custom
@@ -257,7 +279,8 @@ export const run = <R, C = unknown>(
 /**
  * The run's events as they happen; the model is streamed, and the same hooks fire
  * with the same contexts as in `run`. Ends with `RunEnded`. Stopping the stream early
- * aborts the run (AfterExecution still fires).
+ * aborts the run (AfterExecution still fires). `HookExecuted` events are left out
+ * unless the options ask for them (`{ hookEvents: true }`).
  *
  * @since 0.1.0
  * @category running

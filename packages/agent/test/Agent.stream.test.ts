@@ -63,9 +63,9 @@ describe("Agent", () => {
       const driver = generateOnly()
       const agent = AgentBuilder.make(UseDriver(driver), UseTools([add]))
       const viaStream = await Effect.runPromise(
-        Stream.runCollect(AgentLoop.stream(agent.loop, "What is 2+2?")).pipe(Effect.provideService(Driver.Driver, driver)),
+        Stream.runCollect(AgentLoop.stream(agent.loop, "What is 2+2?", { hookEvents: true })).pipe(Effect.provideService(Driver.Driver, driver)),
       )
-      expect(shapeOf(await collect(agent.stream("What is 2+2?")))).toEqual(shapeOf(viaStream))
+      expect(shapeOf(await collect(agent.stream("What is 2+2?", { hookEvents: true })))).toEqual(shapeOf(viaStream))
     })
 
     it("starts a run of its own for each iteration, and stays done after the end", async () => {

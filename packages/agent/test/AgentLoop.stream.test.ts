@@ -43,7 +43,7 @@ describe("AgentLoop", () => {
     it("yields text deltas, tool calls, results, hook executions and step ends, in order", async () => {
       const { hook, options } = trail()
       const loop = AgentLoop.make({ interceptor: stackOf([hook, options]), tools: [add], textDeltas: "live" })
-      const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input)))
+      const events = await withScript(Stream.runCollect(AgentLoop.stream(loop, input, { hookEvents: true })))
       expect(shapeOf(events)).toEqual([
         "RunStarted",
         "text:Let me add.",

@@ -148,7 +148,7 @@ describe("Tool.fromAgent", () => {
     expect(seen).toEqual([{ tenant: "acme" }])
   })
 
-  it("streams the child's events, its HookExecuted events too, nested under the parent's call", async () => {
+  it("streams the child's events, its HookExecuted events too when asked (hookEvents), nested under the parent's call", async () => {
     const child = AgentBuilder.make(
       UseDriver(ScriptedDriver.make([ScriptedDriver.text("found it")])),
       UseHook((ctx) => ctx, { triggers: "BeforeStep", name: "child:note" }),
@@ -159,7 +159,7 @@ describe("Tool.fromAgent", () => {
       UseHook((ctx) => ctx, { triggers: "BeforeStep", name: "parent:note" }),
     )
     const events: Array<AgentEvent> = []
-    for await (const event of parent.stream(AgentState.make({ id: "p-9", messages: [] }))) events.push(event)
+    for await (const event of parent.stream(AgentState.make({ id: "p-9", messages: [] }), { hookEvents: true })) events.push(event)
     const nested = events.filter(AgentEvent.is("Subagent"))
     expect(nested.length).toBeGreaterThan(0)
     for (const e of nested) expect(e.parent).toEqual({ runId: "p-9", toolCallId: "call-9" })

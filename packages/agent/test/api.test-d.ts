@@ -20,6 +20,7 @@ describe("AgentLoop.RunOptions", () => {
     expectTypeOf<AgentLoop.RunOptions<Ctx>>().toEqualTypeOf<{
       readonly signal?: AbortSignal | undefined
       readonly sink?: HookExecuted.EventSink | undefined
+      readonly hookEvents?: boolean | undefined
       readonly decisions?: ReadonlyMap<string, Decision> | undefined
       readonly context?: Ctx | undefined
     }>()

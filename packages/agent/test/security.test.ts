@@ -169,7 +169,7 @@ describe("security", () => {
       const recorder = TraceRecorder.make()
       const collected = HookExecuted.collect()
       const events = await Effect.runPromise(
-        Stream.runCollect(AgentLoop.stream(loop, "what is the key?", { sink: collected.sink })).pipe(
+        Stream.runCollect(AgentLoop.stream(loop, "what is the key?", { sink: collected.sink, hookEvents: true })).pipe(
           Effect.provide(ScriptedDriver.make(script()).layer),
         ),
       )

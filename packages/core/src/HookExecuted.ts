@@ -20,6 +20,16 @@ import type { WrapPoint } from "./internal/wrapPoint.js"
 export type Outcome = "unchanged" | "changed" | "skipped" | "failed"
 
 /**
+ * What a hook did beyond its outcome: blocked the tool call (`blocked`) or raised a
+ * stop signal (`stopped`). A field of its own, not a case of `Outcome`, so that a
+ * switch on `outcome` stays exhaustive.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HookEffect = "blocked" | "stopped"
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -34,6 +44,12 @@ export interface HookExecuted {
   readonly outcome: Outcome
   /** The error message, for `skipped` and `failed`. */
   readonly error?: string | undefined
+  /** The id of the run the hook ran in (its state's id). */
+  readonly runId?: string | undefined
+  /** The tool call the trigger or wrap point is about (BeforeToolUse, AfterToolUse, WrapToolUse). */
+  readonly toolCallId?: string | undefined
+  /** What the hook did: blocked the call or raised a stop signal; absent when neither. */
+  readonly effect?: HookEffect | undefined
 }
 
 /**
@@ -49,10 +65,13 @@ export const make = (input: Omit<HookExecuted, "_tag">): HookExecuted =>
     durationMs: finite("durationMs", input.durationMs),
     outcome: input.outcome,
     error: input.error,
+    runId: input.runId,
+    toolCallId: input.toolCallId,
+    effect: input.effect,
   })
 
 /**
- * Receives events as they happen; must not throw (a throw is ignored).
+ * Receives events as they happen; must not throw (a throw is caught and ignored).
  *
  * @since 0.1.0
  * @category models

@@ -630,7 +630,7 @@ const runMixed = <R>(
           disarm(squashed)
           const detail = squashed === timedOut ? `timed out after ${timeout} ms (its timeout option)` : AgentError.messageOf(squashed)
           const outcome = registration.onError === "skip" ? "skipped" : "failed"
-          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail)
+          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail, before)
           return outcome === "skipped"
             ? step(next, before)
             : fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before), before, next)
@@ -639,12 +639,12 @@ const runMixed = <R>(
           const settled = output === before ? before : settleGuarded(before, output)
           if (typeof settled === "string") {
             const outcome = registration.onError === "skip" ? "skipped" : "failed"
-            if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled)
+            if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled, before)
             return outcome === "skipped"
               ? step(next, before)
               : fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before), before, next)
           }
-          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed")
+          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed", undefined, before, settled)
           return step(next, settled)
         },
       })

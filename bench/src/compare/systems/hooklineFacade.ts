@@ -5,6 +5,8 @@
  * async `echo` tool, the default guards, and K observers added with `UseHook` on
  * `HookTriggers.all`. Beside hookline.ts (the internal path: `AgentLoop.run` in Effect,
  * an Effect model, a synchronous tool), so the table shows what the facade costs.
+ * hooklineStream.ts runs the same agent streamed (`for await (const event of
+ * agent.stream(state))`, default options: no HookExecuted events).
  */
 import { AgentState, HookTriggers, Message, type Hook } from "@hookline/core"
 import { dispatchesPerRun, history, responses, stepOf } from "../../loop.js"
@@ -27,7 +29,7 @@ const observer = (): Hook => (ctx) => {
 // A macrotask, as a network answer would be: 1,000 concurrent runs interleave.
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-const prepare = async (workload: Workload): Promise<Prepared> => {
+const prepareFor = (mode: "facade" | "stream") => async (workload: Workload): Promise<Prepared> => {
   // As hookline.ts: a stored conversation (H messages, then the question) every run continues.
   const input = AgentState.make({ id: "seed", messages: [...history(workload.H), Message.user("go")] })
   const base = input.context.messages.length
@@ -44,14 +46,17 @@ const prepare = async (workload: Workload): Promise<Prepared> => {
       counters.toolCalls++
     },
   })
-  return { run: () => agent.run(input).then(outcome) }
+  return { run: mode === "facade" ? () => agent.run(input).then(outcome) : () => UserPath.streamed(agent, input).then(outcome) }
 }
 
-export const system: System = {
-  name: "hookline (facade)",
+/** The user path as a system: the Promise facade or the streamed facade. */
+export const userSystem = (mode: "facade" | "stream"): System => ({
+  name: mode === "facade" ? "hookline (facade)" : "hookline (streamed)",
   version: versionOf("@hookline/agent"),
   hookPoints: HookTriggers.all,
   firingsPerRun: dispatchesPerRun,
   counters,
-  prepare,
-}
+  prepare: prepareFor(mode),
+})
+
+export const system: System = userSystem("facade")

@@ -12,4 +12,6 @@ export interface Observer {
    * it before tools run, so what a consumer sees follows what happened.
    */
   readonly settled?: Effect.Effect<void> | undefined
+  /** Whether the run's HookExecuted events go to `emit` too (`RunOptions.hookEvents`). */
+  readonly hookEvents?: boolean | undefined
 }

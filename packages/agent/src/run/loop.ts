@@ -11,6 +11,7 @@ import { AgentError, AgentState, HookExecuted, HookStack, Interceptor } from "@h
 import { Cause, Clock, Effect, Exit } from "effect"
 import { Driver } from "../Driver.js"
 import { RunCallOptions } from "../internal/callSignal.js"
+import * as HookListeners from "../internal/hookListeners.js"
 import type { Observer } from "../internal/observer.js"
 import * as Subagent from "../subagent/host.js"
 import { abortSeen, RunCell } from "./cell.js"
@@ -24,16 +25,6 @@ import type { EngineConfig, OpenStep, Outcome, RunEnv, RunOptions } from "./type
 
 export { startingState } from "./conclude.js"
 
-const combineSinks = (
-  sinks: ReadonlyArray<HookExecuted.EventSink | undefined>,
-): HookExecuted.EventSink | undefined => {
-  const present = sinks.filter((s): s is HookExecuted.EventSink => s !== undefined)
-  if (present.length <= 1) return present[0]
-  return (event) => {
-    for (const sink of present) sink(event)
-  }
-}
-
 export const runEngine = <R>(
   config: EngineConfig<R>,
   initial: AgentState,
@@ -46,15 +37,24 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   const clock = yield* Clock.Clock
   const contextSink = yield* HookExecuted.CurrentEventSink
   const now = (): number => clock.currentTimeMillisUnsafe()
-  // A subagent's run (Tool.fromAgent) reports its events to its parent's stream.
+  // A subagent's run (Tool.fromAgent) reports its events to its parent's stream, and
+  // its hook executions to its parent's listeners.
   const current = yield* Subagent.Current
-  if (observer === undefined && current instanceof Subagent.Link) observer = current.observer
+  const link = current instanceof Subagent.Link ? current : undefined
+  if (observer === undefined && link !== undefined) observer = link.observer
+  else if (observer !== undefined && options.hookEvents === true && observer.hookEvents !== true) observer = { ...observer, hookEvents: true }
   const emit = observer?.emit
-  const sink = combineSinks([
-    contextSink,
-    options.sink,
-    emit === undefined ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
-  ])
+  // The loop's listeners and its parent's: what this run's subagents inherit.
+  const listener = link?.listener === undefined ? config.listener : HookListeners.combine([config.listener, link.listener])
+  // Events are built only when something takes them (no sink: no clock readings either).
+  const sink = contextSink === undefined && options.sink === undefined && observer?.hookEvents !== true
+    ? listener
+    : HookListeners.combine([
+      contextSink,
+      options.sink,
+      listener,
+      emit === undefined || observer?.hookEvents !== true ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
+    ])
   // The run context the agent declares, decoded before any hook reads it.
   const checked = config.checkContext === undefined ? undefined : yield* Effect.result(config.checkContext(options.context))
   const started = Conclude.startingState(initial)
@@ -62,7 +62,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   const routed = Subagent.route(started, KeptDecisions.wellFormed(options.decisions))
   // Kept in the state from the first hook on (see keptDecisions.ts).
   const state = KeptDecisions.record(started, routed.decisions, routed.resumptions === undefined ? undefined : new Set(routed.resumptions.keys()))
-  const host = new Subagent.Host(observer, routed.resumptions)
+  const host = new Subagent.Host(observer, routed.resumptions, listener)
   const hooks = { sink, now }
   const interceptor = config.interceptor
   const stack = HookStack.isHookStack(interceptor)

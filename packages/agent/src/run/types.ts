@@ -30,6 +30,9 @@ export interface EngineConfig<R> {
   readonly stepsLimit?: number | undefined
   /** Decodes the run context the agent declares (`UseRunContext`), before BeforeExecution. */
   readonly checkContext?: RunContext.Check | undefined
+
+  /** The loop's hook listeners as one sink (`AgentLoop.hookListeners`); `undefined`: none. */
+  readonly listener?: HookExecuted.EventSink | undefined
 }
 
 /**
@@ -41,6 +44,12 @@ export interface RunOptions<C = unknown> {
   readonly signal?: AbortSignal | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
+  /**
+   * Whether a stream (`stream`) yields a `HookExecuted` event for each hook execution,
+   * its subagents' included (default `false`: a stream leaves them out, and builds
+   * none unless a listener or a sink wants them).
+   */
+  readonly hookEvents?: boolean | undefined
   /** A suspended run's decisions, by call id (checked by `Decision.validate`). */
   readonly decisions?: ReadonlyMap<string, Decision> | undefined
   /**

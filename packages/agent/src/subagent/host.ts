@@ -6,7 +6,7 @@
 // The engine knows no agent: a child run reaches its parent only through one Effect
 // reference (`Current`), so a tool that runs an agent as an Effect (in the tool's fiber)
 // is a subagent, and the parent's abort or time limit interrupts it like any tool.
-import { Usage, type AgentState, type JsonValue } from "@hookline/core"
+import { Usage, type AgentState, type HookExecuted, type JsonValue } from "@hookline/core"
 import { Context } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { Decision } from "../Decision.js"
@@ -36,6 +36,8 @@ export class Host {
     /** Where children emit their (wrapped) events; `undefined` when nobody observes the parent. */
     readonly observer: Observer | undefined,
     private readonly resumptions: Map<string, Resumption> | undefined,
+    /** The run's hook listeners (its loop's and its parent's), which its children inherit. */
+    readonly listener?: HookExecuted.EventSink | undefined,
   ) {}
 
   /** A child of call `toolCallId` spent `usage`; the loop adds it when the call is committed or parked. */
@@ -71,9 +73,12 @@ export class Host {
   }
 }
 
-/** The child's side: the observer a child run reports to, given by the tool that runs it. */
+/**
+ * The child's side: the observer a child run reports to and the hook listeners it
+ * inherits, given by the tool that runs it.
+ */
 export class Link {
-  constructor(readonly observer: Observer | undefined) {}
+  constructor(readonly observer: Observer | undefined, readonly listener?: HookExecuted.EventSink | undefined) {}
 }
 
 /**
@@ -88,13 +93,14 @@ export const Current = Context.Reference<Host | Link | undefined>("@hookline/age
 /** The child's events, each wrapped once more: nested under the parent's tool call. */
 export const linkOf = (host: Host | undefined, runId: string, toolCallId: string): Link => {
   const observer = host?.observer
-  if (observer === undefined) return new Link(undefined)
+  if (observer === undefined) return new Link(undefined, host?.listener)
   const parent = Object.freeze({ runId, toolCallId })
   return new Link({
     streaming: observer.streaming,
     settled: observer.settled,
+    hookEvents: observer.hookEvents,
     emit: (event: AgentEvent) => observer.emit(Object.freeze({ _tag: "Subagent", parent, event })),
-  })
+  }, host?.listener)
 }
 
 const withId = (decision: Decision, toolCallId: string): Decision =>

@@ -1398,7 +1398,7 @@ const runOnce = async (
     maxSteps: s.guards.maxSteps,
   })
   const input = from ?? inputOf(s)
-  const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink, decisions }
+  const options: AgentLoop.RunOptions = { signal: signalPassed ? rec.run.signal : undefined, sink: rec.sink, decisions, hookEvents: true }
   const streamEvents: Array<AgentEvent> = []
   const states: Array<AgentState> = []
   const leaving = <A>(stream: Stream.Stream<A, never, Driver.Driver>) => Stream.interruptWhen(stream, rec.leave)

@@ -83,6 +83,18 @@ export const settle = (input: HookContext.HookContext, output: unknown): HookCon
   return problemOf(input, kept) ?? kept
 }
 
+// What a hook did beyond its outcome, read from the context it was given and the one
+// it returned: a block it added, else a stop signal it raised.
+const effectOf = (before: HookContext.HookContext, after: HookContext.HookContext | undefined): HookExecuted.HookEffect | undefined => {
+  if (after === undefined || after === before) return undefined
+  if (after.toolExecutionBlocked && !before.toolExecutionBlocked) return "blocked"
+  return after.state.execution.stopSignals.length > before.state.execution.stopSignals.length ? "stopped" : undefined
+}
+
+/**
+ * Sends one hook execution to `sink`: `before` is the context the hook was given (its
+ * run and tool call), `after` the one it returned, when it returned one.
+ */
 const emit = (
   sink: HookExecuted.EventSink,
   trigger: HookTrigger | WrapPoint,
@@ -90,10 +102,22 @@ const emit = (
   startedAt: number,
   endedAt: number,
   outcome: HookExecuted.Outcome,
-  error?: string,
+  error: string | undefined,
+  before: HookContext.HookContext,
+  after?: HookContext.HookContext,
 ): void => {
   try {
-    sink(HookExecuted.make({ trigger, hook: entry.name, startedAt, durationMs: endedAt - startedAt, outcome, error }))
+    sink(HookExecuted.make({
+      trigger,
+      hook: entry.name,
+      startedAt,
+      durationMs: endedAt - startedAt,
+      outcome,
+      error,
+      runId: before.state.id,
+      toolCallId: before.toolCall?.id,
+      effect: effectOf(before, after),
+    }))
   } catch {
     // A sink is an observer: its failure must not change the run.
   }
@@ -155,7 +179,7 @@ export const dispatchPure = (
       if (typeof out === "string") {
         const outcome = entry.onError === "skip" ? "skipped" : "failed"
         reading = now()
-        emit(sink, trigger, entry, startedAt, reading, outcome, out)
+        emit(sink, trigger, entry, startedAt, reading, outcome, out, ctx)
         if (outcome === "skipped") continue
         const failed = hookFailed(entry.name, trigger, out)
         if (!runsToTheEnd(trigger)) throw new HooklineError(failedAt(failed, ctx))
@@ -163,7 +187,7 @@ export const dispatchPure = (
         continue
       }
       reading = now()
-      emit(sink, trigger, entry, startedAt, reading, out === ctx ? "unchanged" : "changed")
+      emit(sink, trigger, entry, startedAt, reading, out === ctx ? "unchanged" : "changed", undefined, ctx, out)
       ctx = out
     }
     // The last reading is when the last hook ended: the time of the change.

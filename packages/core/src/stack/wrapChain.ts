@@ -83,10 +83,10 @@ const run = <O, E>(
       }
       const ownFailure = (detail: string): Effect.Effect<O, E, any> => {
         if (entry.onError === "skip") {
-          if (sink !== undefined) emit(sink, point, entry, startedAt, now(), "skipped", detail)
+          if (sink !== undefined) emit(sink, point, entry, startedAt, now(), "skipped", detail, ctx)
           return last === undefined ? level(i + 1, ctx, options) : last
         }
-        if (sink !== undefined) emit(sink, point, entry, startedAt, now(), "failed", detail)
+        if (sink !== undefined) emit(sink, point, entry, startedAt, now(), "failed", detail, ctx)
         return Effect.die(new HooklineError(hookFailed(entry.name, point, detail)))
       }
       return Effect.matchCauseEffect(Effect.suspend(() => entry.wrap.run(ctx, next) as Effect.Effect<unknown, unknown, any>), {
@@ -98,7 +98,7 @@ const run = <O, E>(
           if (problem !== undefined) return ownFailure(problem)
           if (sink !== undefined) {
             const same = last !== undefined && Exit.isSuccess(last) && last.value === out
-            emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed")
+            emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed", undefined, ctx)
           }
           ended(Exit.succeed(out))
           return Effect.succeed(out)
@@ -110,7 +110,7 @@ const run = <O, E>(
           if (failure !== undefined && isCallError(failure.error)) {
             if (sink !== undefined) {
               const same = last !== undefined && Exit.isFailure(last) && Cause.squash(last.cause) === failure.error
-              emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed", messageOf(failure.error))
+              emit(sink, point, entry, startedAt, now(), same ? "unchanged" : "changed", messageOf(failure.error), ctx)
             }
             ended(Exit.fail(failure.error))
             return Effect.fail(failure.error)

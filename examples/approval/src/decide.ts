@@ -60,7 +60,7 @@ if (typeof parsed === "string") {
       process.exitCode = 1
     } else {
       const pending = saved.state.execution.pendingCalls ?? []
-      const final = await makeAgent(store).resume(parsed.runId, pending.map((call) => decisionFor(call, parsed.choice)))
+      const final = await makeAgent(store).resume(parsed.runId, { decisions: pending.map((call) => decisionFor(call, parsed.choice)) })
       console.log(report(final))
     }
   } finally {

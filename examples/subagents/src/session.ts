@@ -54,7 +54,7 @@ export const runSession = async (drivers = scripts()): Promise<Session> => {
   if (childCall === undefined) throw new Error("no call to decide on")
   lines.push(`a person approves ${childCall.name} (${childCall.id}), asked by ${waiting?.toolCall.name}`)
 
-  const final = await support.resume(decoded.success, [Decision.approve(childCall.id)])
+  const final = await support.resume(decoded.success, { decisions: [Decision.approve(childCall.id)] })
   lines.push(`run ${final.execution.status}: ${final.context.messages.last()?.content ?? ""}`)
   return { lines, suspended, final }
 }

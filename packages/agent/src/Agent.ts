@@ -26,6 +26,55 @@ export type RunArguments<C> = unknown extends C ? [options?: AgentLoop.RunOption
   : [options: AgentLoop.RunOptions<C> & { readonly context: C }]
 
 /**
+ * The options of a resume: a run's options (`context`, `signal`, `sink`) and the
+ * person's `decisions` on the calls the run waits on (`Decision.approve`, `edit`,
+ * `reject`; untrusted, checked by `Decision.validate`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResumeOptions<C = unknown> = Omit<AgentLoop.RunOptions<C>, "decisions"> & {
+  readonly decisions?: ReadonlyArray<Decision.Decision> | undefined
+}
+
+/**
+ * The options argument of a resume: optional when the agent reads no per-run context,
+ * required with its `context` when it does (the context is never stored).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResumeArguments<C> = unknown extends C ? [options?: ResumeOptions<C>]
+  : [options: ResumeOptions<C> & { readonly context: C }]
+
+/**
+ * `agent.resume` and `agent.resumeEffect`: go on with a stored run where its last
+ * checkpoint left it. A finished run is given back as it is, not run again. A
+ * suspended run goes on with `decisions`; with decisions for only some of its calls it
+ * runs those and stays suspended on the rest; with none it is given back as it is.
+ *
+ * Needs a capability that loads runs by id (`UseCheckpoints` of `@hookline/store`);
+ * fails with the loader's typed error, or with the store's `CheckpointConflict` when
+ * another process resumed the same run and committed first. The decisions are
+ * untrusted: anything but a decision, a decision for a call the run does not wait on,
+ * two for one call, or a decision different from the one already kept for a decided
+ * call is a `DecisionInvalid`, before anything runs or is written. A decision equal to
+ * the one kept for its call (same kind, same edited arguments or message) is a repeat:
+ * a no-op, and the resume gives the run's current outcome.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Resume<C, A> {
+  (run: string | AgentState, ...options: ResumeArguments<C>): A
+  /**
+   * @deprecated Give the decisions in the options: `resume(run, { decisions, context })`.
+   * The positional form is kept for one release.
+   */
+  (run: string | AgentState, decisions: ReadonlyArray<Decision.Decision> | undefined, ...options: RunArguments<C>): A
+}
+
+/**
  * An agent whose hooks and tools read a per-run context of type `C`
  * (`agent.run(input, { context })`); the builder infers `C` from them.
  *
@@ -49,33 +98,20 @@ export interface Agent<C = unknown> {
   /** The Effect form of `run`, with this agent's driver provided. */
   readonly runEffect: (input: AgentLoop.Input, ...options: RunArguments<C>) => Effect.Effect<AgentState>
   /**
-   * Goes on with a stored run where its last checkpoint left it (a finished run is
-   * given back as it is, not run again). Needs a capability that loads runs
-   * (`UseCheckpoints` of `@hookline/store`); rejects with the loader's typed error, or
-   * with the store's `CheckpointConflict` when another process resumed the same run and
-   * committed first (nothing of that winner's run is overwritten).
-   * The per-run context is given again by the caller: it is never stored.
+   * Goes on with a stored run (by id, or as a state) where its last checkpoint left it:
+   * `agent.resume(runId, { decisions, context, signal })`. See `Resume`.
    */
-  /**
-   * A suspended run (by id or as a state) goes on with `decisions` (`Decision.approve`,
-   * `edit`, `reject`); with decisions for only some of its calls it runs those and stays
-   * suspended on the rest; with none it is given back as it is. The decisions are
-   * untrusted (a JavaScript caller, a parsed HTTP body): anything but a decision (an
-   * unknown `_tag`, a missing or ill-typed field, edited arguments past core's JSON
-   * bounds), a decision for a call the run does not wait on, or two for one call, is a
-   * `DecisionInvalid`, before anything runs or is written.
-   */
-  readonly resume: (
-    run: string | AgentState,
-    decisions?: ReadonlyArray<Decision.Decision>,
-    ...options: RunArguments<C>
-  ) => Promise<AgentState>
+  readonly resume: Resume<C, Promise<AgentState>>
   /** The Effect form of `resume`. */
-  readonly resumeEffect: (
-    run: string | AgentState,
-    decisions?: ReadonlyArray<Decision.Decision>,
-    ...options: RunArguments<C>
-  ) => Effect.Effect<AgentState, ResumeError>
+  readonly resumeEffect: Resume<C, Effect.Effect<AgentState, ResumeError>>
+  /**
+   * A resume whose events stream as a live `stream`'s do, from the resume point on: the
+   * first event is `RunStarted` with the loaded state. A load or decision error (the one
+   * `resume` rejects with) rejects the first `next()`; breaking out aborts the run. A
+   * resume with nothing to do (a finished run; a suspended run given no decision) yields
+   * one `RunEnded` with the run's current state.
+   */
+  readonly resumeStream: (run: string | AgentState, ...options: ResumeArguments<C>) => AsyncIterable<AgentEvent>
 }
 
 /**
@@ -172,6 +208,22 @@ const openAll = (
       }),
   )
 
+// Where a resume starts (see `begin` in `make`).
+type ResumeStart<C> =
+  | { readonly run: false; readonly state: AgentState }
+  | { readonly run: true; readonly state: AgentState; readonly options: AgentLoop.RunOptions<C> }
+
+// The options of either form of `resume`: `(run, options)`, or the deprecated
+// `(run, decisions, options)` (a second argument that is an array, or `undefined` before
+// options). Anything else in the second place is taken as decisions, so that
+// `Decision.validate` refuses it (fail-closed) rather than ignoring it.
+const resumeOptions = <C>(args: ReadonlyArray<unknown>): ResumeOptions<C> => {
+  const [second, third] = args
+  if (second === undefined) return (third ?? {}) as ResumeOptions<C>
+  if (typeof second === "object" && second !== null && !Array.isArray(second)) return second as ResumeOptions<C>
+  return { ...(third as ResumeOptions<C> | undefined), decisions: second as ReadonlyArray<Decision.Decision> }
+}
+
 /**
  * An agent from a loop and a driver, and the resources opened for each of its runs.
  *
@@ -203,6 +255,23 @@ export const make = <C = unknown>(
     driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
   // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
   // a Promise per pull, for a few events each).
+  const observing = <A>(
+    input: AgentLoop.Input,
+    options: AgentLoop.RunOptions<C> | undefined,
+    streaming: boolean,
+    pick: (event: AgentEvent, push: (a: A) => void) => void,
+    push: (a: A) => void,
+    settled: Effect.Effect<void>,
+  ): Effect.Effect<AgentState> =>
+    Effect.provideService(
+      withLoop(
+        // A stream waits, before tools run, until the consumer took every event so far.
+        (l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push), settled: streaming ? settled : undefined }),
+        options?.signal,
+      ),
+      Driver,
+      driver as DriverShape,
+    )
   const observed = <A>(
     input: AgentLoop.Input,
     options: AgentLoop.RunOptions<C> | undefined,
@@ -210,17 +279,7 @@ export const make = <C = unknown>(
     pick: (event: AgentEvent, push: (a: A) => void) => void,
   ): AsyncIterable<A> => {
     if (driver === undefined) throw missingDriver()
-    // A stream waits, before tools run, until the consumer took every event so far.
-    return FiberIterable.make<A>((push, settled) =>
-      Effect.provideService(
-        withLoop(
-          (l) => AgentLoop.observe(l, input, options, { streaming, emit: (event) => pick(event, push), settled: streaming ? settled : undefined }),
-          options?.signal,
-        ),
-        Driver,
-        driver,
-      )
-    )
+    return FiberIterable.make<A>((push, settled) => observing(input, options, streaming, pick, push, settled))
   }
   const load = (run: string | AgentState): Effect.Effect<AgentState, ResumeError> =>
     typeof run !== "string"
@@ -228,12 +287,11 @@ export const make = <C = unknown>(
       : loader === undefined
       ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
       : loader(run)
-  const resumeEffect = (
-    run: string | AgentState,
-    decisions: ReadonlyArray<Decision.Decision> = [],
-    options?: AgentLoop.RunOptions<C>,
-  ): Effect.Effect<AgentState, ResumeError> =>
-    Effect.flatMap(load(run), (state) => {
+  // Where a resume starts: the loaded state with the run's options and checked
+  // decisions, or the state given back as it is (nothing to run).
+  const begin = (run: string | AgentState, options: ResumeOptions<C>): Effect.Effect<ResumeStart<C>, ResumeError> =>
+    Effect.flatMap(load(run), (state): Effect.Effect<ResumeStart<C>, ResumeError> => {
+      const { decisions = [], ...rest } = options
       // Decoded first (a caller's decisions are untrusted): nothing runs on a malformed one.
       const checked = Decision.validate(state, decisions)
       if (Result.isFailure(checked)) return Effect.fail(checked.failure)
@@ -241,10 +299,25 @@ export const make = <C = unknown>(
       // A suspended run with no new decisions waits, unless a resume that did not finish
       // (a crash) kept decisions in it: those are carried out.
       const kept = state.execution.pendingCalls?.some((p) => p.decision !== undefined) === true
-      if (finished(state) || (state.execution.status === "suspended" && none && !kept)) return Effect.succeed(state)
-      const ran = runEffect(state, none ? options : { ...options, decisions: checked.success })
-      return settle === undefined ? ran : Effect.flatMap(ran, settle)
+      if (finished(state) || (state.execution.status === "suspended" && none && !kept)) return Effect.succeed({ run: false, state })
+      const runOptions: AgentLoop.RunOptions<C> = none ? rest : { ...rest, decisions: checked.success }
+      return Effect.succeed({ run: true, state, options: runOptions })
     })
+  const settled = (ran: Effect.Effect<AgentState>): Effect.Effect<AgentState, ResumeError> =>
+    settle === undefined ? ran : Effect.flatMap(ran, settle)
+  const resumeEffect = (run: string | AgentState, ...args: ReadonlyArray<unknown>): Effect.Effect<AgentState, ResumeError> =>
+    Effect.flatMap(begin(run, resumeOptions<C>(args)), (start) => start.run ? settled(runEffect(start.state, start.options)) : Effect.succeed(start.state))
+  const resumeStream = (run: string | AgentState, ...args: ReadonlyArray<unknown>): AsyncIterable<AgentEvent> => {
+    if (driver === undefined) throw missingDriver()
+    const options = resumeOptions<C>(args)
+    // A load or decision error is the iteration's failure (its first `next()` rejects with it).
+    return FiberIterable.make<AgentEvent>((push, ready) =>
+      Effect.orDie(Effect.flatMap(begin(run, options), (start) =>
+        start.run
+          ? settled(observing(start.state, start.options, true, pushEvent, push, ready))
+          : Effect.sync(() => push({ _tag: "RunEnded", state: start.state }))))
+    )
+  }
   return Object.freeze({
     _tag: "Agent",
     loop,
@@ -260,8 +333,9 @@ export const make = <C = unknown>(
     stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentEvent>(input, options, true, pushEvent),
     iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-    resume: (run: string | AgentState, decisions?: ReadonlyArray<Decision.Decision>, options?: AgentLoop.RunOptions<C>) =>
-      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(run, decisions, options)),
+    resume: (run: string | AgentState, ...args: ReadonlyArray<unknown>) =>
+      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(run, ...args)),
     resumeEffect,
+    resumeStream,
   }) as Agent<C>
 }

@@ -163,10 +163,60 @@ export const decode = (decisions: unknown): Result.Result<ReadonlyArray<Decision
   return Result.succeed(out)
 }
 
+const keptOnPending = (state: AgentState, toolCallId: string): AgentState.PendingDecision | undefined =>
+  state.execution.pendingCalls?.find((p) => p.toolCall.id === toolCallId)?.decision
+
+// The decision a resumed step's record keeps for a call it carried out (`Step.decisions`).
+const keptInSteps = (state: AgentState, toolCallId: string): AgentState.PendingDecision | undefined => {
+  const steps = state.execution.steps.toArray()
+  const records = state.execution.suspendedStep === undefined ? steps : [...steps, state.execution.suspendedStep]
+  for (let i = records.length - 1; i >= 0; i--) {
+    const decisions = records[i]?.decisions
+    if (decisions !== undefined && Object.hasOwn(decisions, toolCallId)) return decisions[toolCallId]
+  }
+  return undefined
+}
+
+/**
+ * Whether a decision repeats the one kept for its call: the same kind, and the same
+ * edited arguments (deep equal) or the same message.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const same = (kept: AgentState.PendingDecision, decision: Decision): boolean => {
+  switch (kept._tag) {
+    case "Approve":
+      return decision._tag === "Approve"
+    case "Edit":
+      return decision._tag === "Edit" && jsonEqual(kept.arguments, decision.arguments)
+    case "Reject":
+      return decision._tag === "Reject" && kept.message === decision.message
+    default:
+      return false
+  }
+}
+
+// Deep equality of two JSON values (both decoded within core's JSON bounds, so the
+// recursion is bounded by `Json.maxDepth`). Key order does not matter.
+const jsonEqual = (a: Json.JsonValue, b: Json.JsonValue): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    return a.every((x, i) => jsonEqual(x, b[i] as Json.JsonValue))
+  }
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, Json.JsonValue>)[k] as Json.JsonValue, (b as Record<string, Json.JsonValue>)[k] as Json.JsonValue))
+}
+
 /**
  * Checks decisions against a suspended state: each is a decision (`decode`), and names
  * a call the run waits on, or a call one of its subagents waits on (the pending call's
- * payload lists it), once. Gives them by call id.
+ * payload lists it), once. A decision equal to the one kept for an already decided call
+ * (`same`) is a repeat: left out, a no-op; a different one is `DecisionInvalid`
+ * (`decided`). Gives the others by call id.
  *
  * @since 0.1.0
  * @category validation
@@ -179,13 +229,19 @@ export const validate = (
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const byId = new Map<string, Decision>()
   const named = new Set<string>()
+  const seen = new Set<string>()
   for (const decision of decoded.success) {
     const id = decision.toolCallId
     // The call it names: the run's own, or one a subagent waits on (`Tool.fromAgent`), by its path.
     const target = resolve(state, id)
-    if (byId.has(id) || (target !== undefined && named.has(target.name))) return Result.fail(invalid(id, "repeated"))
-    // Decided by a resume that began (its checkpoint keeps the decision): not open again.
-    if (target?._tag === "Own" && state.execution.pendingCalls?.some((p) => p.toolCall.id === target.toolCallId && p.decision !== undefined) === true) {
+    if (seen.has(id) || (target !== undefined && named.has(target.name))) return Result.fail(invalid(id, "repeated"))
+    seen.add(id)
+    // Decided already, by a resume that began (its checkpoint keeps the decision with the
+    // pending call) or that carried it out (the resumed step's record keeps it): the same
+    // decision again is a repeat, a no-op; a different one is refused.
+    const kept = target === undefined ? keptInSteps(state, id) : target._tag === "Own" ? keptOnPending(state, target.toolCallId) : undefined
+    if (kept !== undefined) {
+      if (same(kept, decision)) continue
       return Result.fail(invalid(id, "decided"))
     }
     if (target === undefined) {

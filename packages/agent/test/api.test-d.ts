@@ -94,7 +94,7 @@ describe("Tool", () => {
 describe("Agent", () => {
   it("keeps its members, and asks for the context only when the agent has one", () => {
     expectTypeOf<keyof Agent>().toEqualTypeOf<
-      "_tag" | "loop" | "driver" | "resources" | "run" | "runOrThrow" | "stream" | "iterate" | "runEffect" | "resume" | "resumeEffect"
+      "_tag" | "loop" | "driver" | "resources" | "run" | "runOrThrow" | "stream" | "iterate" | "runEffect" | "resume" | "resumeEffect" | "resumeStream"
     >()
     expectTypeOf<Agent<Ctx>["loop"]>().toEqualTypeOf<AgentLoop.AgentLoop<never, Ctx>>()
     expectTypeOf<Agent["resources"]>().toEqualTypeOf<ReadonlyArray<Resource>>()
@@ -102,5 +102,22 @@ describe("Agent", () => {
     expectTypeOf<Agent["stream"]>().returns.toEqualTypeOf<AsyncIterable<AgentEvent>>()
     expectTypeOf(plain.run).parameters.toEqualTypeOf<[input: AgentLoop.Input, options?: AgentLoop.RunOptions<unknown>]>()
     expectTypeOf(withContext.run).parameters.toEqualTypeOf<[input: AgentLoop.Input, options: AgentLoop.RunOptions<Ctx> & { readonly context: Ctx }]>()
+  })
+
+  it("resumes with one options object, the context required when the agent has one", () => {
+    const approve: Decision.Decision = { _tag: "Approve", toolCallId: "c1" }
+    expectTypeOf(plain.resume("run")).toEqualTypeOf<Promise<AgentState>>()
+    expectTypeOf(plain.resume("run", { decisions: [approve] })).toEqualTypeOf<Promise<AgentState>>()
+    expectTypeOf(withContext.resume("run", { decisions: [approve], context: { user: "u" } })).toEqualTypeOf<Promise<AgentState>>()
+    expectTypeOf(withContext.resumeEffect("run", { context: { user: "u" } })).toEqualTypeOf<Effect.Effect<AgentState, Agent.ResumeError>>()
+    expectTypeOf(withContext.resumeStream("run", { context: { user: "u" } })).toEqualTypeOf<AsyncIterable<AgentEvent>>()
+    // The deprecated positional form still type-checks.
+    expectTypeOf(withContext.resume("run", [approve], { context: { user: "u" } })).toEqualTypeOf<Promise<AgentState>>()
+    // @ts-expect-error: the agent reads a context
+    void withContext.resume("run", { decisions: [approve] })
+    // @ts-expect-error: the agent reads a context
+    void withContext.resumeStream("run")
+    // @ts-expect-error: decisions are decisions
+    void plain.resume("run", { decisions: ["approve"] })
   })
 })

@@ -13,7 +13,7 @@ import type { ResponseFormat } from "./InferenceRequest.js"
 import type { JsonValue, Metadata } from "./Json.js"
 import { emptyMetadata } from "./Json.js"
 import type { Message } from "./Message.js"
-import type { Step } from "./Step.js"
+import type { Decision as StepDecision, Step } from "./Step.js"
 import type { StopSignal } from "./StopSignal.js"
 import type { ToolCall } from "./ToolCall.js"
 import type * as StopReason from "./StopReason.js"
@@ -53,10 +53,7 @@ export interface PendingCall {
  * @since 0.1.0
  * @category models
  */
-export type PendingDecision =
-  | { readonly _tag: "Approve" }
-  | { readonly _tag: "Edit"; readonly arguments: JsonValue }
-  | { readonly _tag: "Reject"; readonly message: string }
+export type PendingDecision = StepDecision
 
 /**
  * What the model is told: system prompt, response format, the message history.

@@ -9,6 +9,7 @@ import type { FinishReason, InferenceResponse } from "./InferenceResponse.js"
 import type { ToolError, ToolExecution } from "./ToolExecution.js"
 import * as Usage from "./Usage.js"
 import { finite, finiteOptional } from "./internal/finite.js"
+import type { JsonValue } from "./internal/jsonValue.js"
 import { deepFreeze } from "./internal/immer.js"
 
 /**
@@ -85,6 +86,18 @@ export const toolAttempt = (input: {
   })
 
 /**
+ * A person's decision on a call, as a resume keeps it: approve, approve with edited
+ * arguments, or reject with a message the model reads (`AgentState.PendingDecision`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision =
+  | { readonly _tag: "Approve" }
+  | { readonly _tag: "Edit"; readonly arguments: JsonValue }
+  | { readonly _tag: "Reject"; readonly message: string }
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -100,6 +113,13 @@ export interface Step {
   readonly attempts?: ReadonlyArray<InferenceAttempt> | undefined
   /** Every tool execution of the step, when wrap hooks held them; else absent. */
   readonly toolAttempts?: ReadonlyArray<ToolAttempt> | undefined
+  /**
+   * The decisions a resume carried out in this step, by call id (a suspended step's
+   * calls, decided by a person): kept after the calls ran so that a repeat of the same
+   * decision is told from a different one. Absent on other steps (and on runs stored
+   * before it was kept).
+   */
+  readonly decisions?: Readonly<Record<string, Decision>> | undefined
 }
 
 const none: ReadonlyArray<ToolExecution> = Object.freeze([])
@@ -120,6 +140,7 @@ export const make = (input: {
   readonly completedAt?: number | undefined
   readonly attempts?: ReadonlyArray<InferenceAttempt> | undefined
   readonly toolAttempts?: ReadonlyArray<ToolAttempt> | undefined
+  readonly decisions?: Readonly<Record<string, Decision>> | undefined
 }): Step => {
   const step: Step = {
     index: finite("index", input.index),
@@ -133,10 +154,11 @@ export const make = (input: {
     completedAt: finiteOptional("completedAt", input.completedAt),
   }
   // Steps without wrap hooks keep the shape they always had.
-  if (input.attempts === undefined && input.toolAttempts === undefined) return Object.freeze(step)
+  if (input.attempts === undefined && input.toolAttempts === undefined && input.decisions === undefined) return Object.freeze(step)
   return Object.freeze({
     ...step,
     ...(input.attempts === undefined ? {} : { attempts: Object.freeze(input.attempts.map(deepFreeze)) }),
     ...(input.toolAttempts === undefined ? {} : { toolAttempts: Object.freeze(input.toolAttempts.map(deepFreeze)) }),
+    ...(input.decisions === undefined ? {} : { decisions: deepFreeze({ ...input.decisions }) }),
   })
 }

@@ -126,6 +126,7 @@ describe("Step", () => {
       readonly completedAt: number | undefined
       readonly attempts?: ReadonlyArray<Step.InferenceAttempt> | undefined
       readonly toolAttempts?: ReadonlyArray<Step.ToolAttempt> | undefined
+      readonly decisions?: Readonly<Record<string, Step.Decision>> | undefined
     }>()
     expectTypeOf<Step.InferenceAttempt>().toEqualTypeOf<{
       readonly modelId: string | undefined

@@ -100,7 +100,9 @@ describe("Approval", () => {
     expect(half.execution.status).toBe("suspended")
     expect(half.execution.pendingCalls?.map((p) => p.toolCall.id)).toEqual(["a"])
     expect(ran.refunds).toEqual([300])
-    const again = await two.resume(half, [Decision.approve("b")]).catch((e: unknown) => e)
+    // The same decision again is a repeat, a no-op (issue 26); a different one is refused.
+    expect(await two.resume(half, { decisions: [Decision.approve("b")] })).toBe(half)
+    const again = await two.resume(half, { decisions: [Decision.reject("b", "no")] }).catch((e: unknown) => e)
     expect(again).toMatchObject({ _tag: "DecisionInvalid", reason: "decided", toolCallId: "b" })
     const final = await two.resume(half, [Decision.reject("a", "no")])
     expect(final.execution.status).toBe("completed")

@@ -233,14 +233,21 @@ describe("UseCheckpoints with approvals", () => {
     const { effects, make, suspended, pending } = await approvalSetup()
     const held = heldCharge(effects)
     // The first resume is inside the approved call (its first checkpoint is written).
-    const first = make(held.tool).resume(suspended.id, [Decision.approve(pending)])
+    const first = make(held.tool).resume(suspended.id, { decisions: [Decision.approve(pending)] })
     await held.inside
-    // The same approval again, from another agent on the same store: already decided.
-    const second = await make(chargeTool(effects)).resume(suspended.id, [Decision.approve(pending)]).then(
+    // A different decision, from another agent on the same store: already decided.
+    const other = await make(chargeTool(effects)).resume(suspended.id, { decisions: [Decision.reject(pending, "no")] }).then(
       () => undefined,
       (e: unknown) => e,
     )
-    expect(second).toMatchObject({ _tag: "DecisionInvalid", toolCallId: pending, reason: "decided" })
+    expect(other).toMatchObject({ _tag: "DecisionInvalid", toolCallId: pending, reason: "decided" })
+    // The same approval again is a repeat: it would carry out the kept decision, which
+    // the first resume holds the lease for.
+    const second = await make(chargeTool(effects)).resume(suspended.id, { decisions: [Decision.approve(pending)] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(second).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
     held.release()
     const final = await first
     expect(final.execution.status).toBe("completed")

@@ -36,6 +36,33 @@ export const record = (
   return changed ? AgentState.withPendingCalls(state, next) : state
 }
 
+/**
+ * The decisions a resumed step keeps in its record (`Step.decisions`): those an earlier
+ * resume of the step carried out, and the kept decisions of the calls decided now (a
+ * subagent's call approved only to resume its child keeps none: it is not kept in the
+ * pending call either). `undefined` when there are none.
+ */
+export const carried = (
+  earlier: Readonly<Record<string, AgentState.PendingDecision>> | undefined,
+  pending: ReadonlyArray<AgentState.PendingCall>,
+  decisions: ReadonlyMap<string, unknown>,
+): Readonly<Record<string, AgentState.PendingDecision>> | undefined => {
+  // Only a decision that is one (a state built by hand may keep anything): the record
+  // must encode and load again.
+  const now = pending.filter((p) => p.decision !== undefined && decisions.has(p.toolCall.id) && isKeptDecision(p.decision))
+  if (now.length === 0) return earlier
+  // fromEntries defines each key (a call id "__proto__" is a key like any other).
+  return Object.fromEntries([...Object.entries(earlier ?? {}), ...now.map((p) => [p.toolCall.id, p.decision as AgentState.PendingDecision] as const)])
+}
+
+const isKeptDecision = (decision: unknown): boolean => {
+  try {
+    return Codecs.PendingDecision.is(decision) && (decision._tag !== "Edit" || bounds(decision.arguments) === undefined)
+  } catch {
+    return false
+  }
+}
+
 /** The decisions a state keeps, by call id; `undefined` when it keeps none. */
 export const of = (state: AgentState): ReadonlyMap<string, AgentState.PendingDecision> | undefined => {
   let found: Map<string, AgentState.PendingDecision> | undefined

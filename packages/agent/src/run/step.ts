@@ -133,6 +133,9 @@ export function* decidedStep<R>(
   cell.open = open
   cell.resumed = open
   const pending = cell.state.execution.pendingCalls ?? []
+  // The decisions carried out here stay with the step's record, after the calls ran: a
+  // repeat of one is then told from a different one (Decision.validate).
+  const carried = KeptDecisions.carried(suspended?.decisions, pending, decisions)
   const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
   cell.state = AgentState.withPendingCalls(cell.state, waiting)
   // The decided calls run as a step's calls do, with the tool concurrency, in the
@@ -152,7 +155,7 @@ export function* decidedStep<R>(
   // The model calls of the step were recorded before the suspension.
   const recorded = suspended === undefined ? {} : { usage: suspended.usage, finishReason: suspended.finishReason, attempts: suspended.attempts }
   const record = (completedAt: number) =>
-    Step.make({ index, startedAt, response, toolExecutions: executions, completedAt, ...recorded, toolAttempts: open.toolAttempts })
+    Step.make({ index, startedAt, response, toolExecutions: executions, completedAt, ...recorded, toolAttempts: open.toolAttempts, decisions: carried })
   if (cell.state.execution.pendingCalls !== undefined) return suspend(cell, record(cell.at()))
   const closed = record(cell.at())
   // The open step's usage counted in the run's when it suspended.

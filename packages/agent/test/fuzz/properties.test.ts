@@ -471,8 +471,19 @@ describe("the fuzzer's properties", () => {
       const chain = chainOf(r)
       expect(chain.map((c) => c.final?.execution.status)).toEqual(["suspended", "suspended", "completed"])
       expect(chain[2]?.log.filter((e) => e._tag === "ToolRun").map((e) => e._tag === "ToolRun" && e.args)).toEqual([{ a: 10, b: 20 }])
-      expect(r.resumed?.recording.resumed?.probe?.got).toBe("DecisionInvalid:decided")
+      // The second resume's probe repeats the first resume's last decision: a no-op (issue 26).
+      expect(r.resumed?.recording.resumed?.probe).toMatchObject({ kind: "repeat", got: "accepted", ran: [], written: false })
       expect(r.twinCalls).toBe(3)
+    })
+
+    it("reports a repeat that was refused or that ran something", async () => {
+      const r = await record(suspended)
+      const first = r.resumed as Resumption
+      const second = first.recording.resumed as Resumption
+      const withProbe = (probe: NonNullable<Resumption["probe"]>) => ({ ...r, resumed: { ...first, recording: { ...first.recording, resumed: { ...second, probe } } } })
+      const repeat = second.probe as NonNullable<Resumption["probe"]>
+      reports(resumesCleanly, withProbe({ ...repeat, got: "DecisionInvalid:decided" }), /gave DecisionInvalid:decided, not accepted/)
+      reports(resumesCleanly, withProbe({ ...repeat, ran: ["tool add for call_1"] }), /was a no-op, but ran tool add for call_1/)
     })
 
     it("reports a probe that was accepted, a rejection the model never read, and a call that ran twice", async () => {

@@ -1142,11 +1142,14 @@ export const resumesCleanly: Checker = (r) => {
     const lost = prefixDifference(messagesOf(final), messagesOf(finalState(next.recording) ?? input))
     if (lost !== undefined) v.push(`run call #${k + 1} lost history: ${lost}`)
     const probe = next.probe
-    if (probe !== undefined && probe.got !== `DecisionInvalid:${probe.kind}`) {
-      v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} gave ${probe.got}, not DecisionInvalid:${probe.kind}`)
+    // A repeat of a decision (issue 26) is accepted as a no-op; every other probe is refused.
+    const expected = probe?.kind === "repeat" ? "accepted" : `DecisionInvalid:${probe?.kind}`
+    const refused = probe?.kind === "repeat" ? "a no-op" : "refused"
+    if (probe !== undefined && probe.got !== expected) {
+      v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} gave ${probe.got}, not ${expected}`)
     }
-    if (probe !== undefined && probe.ran.length > 0) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was refused, but ran ${probe.ran.slice(0, 3).join(", ")}`)
-    if (probe !== undefined && probe.written) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was refused, but changed the state it was given`)
+    if (probe !== undefined && probe.ran.length > 0) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was ${refused}, but ran ${probe.ran.slice(0, 3).join(", ")}`)
+    if (probe !== undefined && probe.written) v.push(`resuming run call #${k} with ${Json.excerpt(probe.decisions, 200)} was ${refused}, but changed the state it was given`)
     // What the next call did with each decision.
     const after = finalState(next.recording)
     const results = new Map((after === undefined ? [] : messagesOf(after)).flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m] as const] : [])))

@@ -144,7 +144,7 @@ export interface Resumption {
   /** An invalid list of decisions tried first: what it was, the reason expected and what validation said. */
   readonly probe:
     | {
-      readonly kind: "unknown" | "repeated" | "decided" | "malformed"
+      readonly kind: "unknown" | "repeated" | "decided" | "malformed" | "repeat"
       readonly decisions: ReadonlyArray<unknown>
       readonly got: string
       /** What the refused resume ran anyway: hooks, model calls, tools (issue 22: nothing). */
@@ -1329,6 +1329,14 @@ const probeResume = async (s: Scenario, model: Model, input: AgentState, decisio
 const decisionOf = (kind: Exclude<DecisionKind, "leave">, id: string): Decision.Decision =>
   kind === "approve" ? Decision.approve(id) : kind === "edit" ? Decision.edit(id, { a: 10, b: 20 }) : Decision.reject(id, "rejected by the fuzzer")
 
+// The `decided` probe repeats the last decision on odd resumes (a no-op), and sends a
+// different one on even resumes (refused): the scenario's arbitrary stays as recorded.
+const repeats = (n: number): boolean => n % 2 === 1
+
+// A decision for the same call that differs from `d` (issue 26: refused as `decided`).
+const otherDecision = (d: Decision.Decision): Decision.Decision =>
+  d._tag === "Approve" ? Decision.reject(d.toolCallId, "changed my mind") : Decision.approve(d.toolCallId)
+
 /** The run, then (issue 13) while it ends suspended, resumes with the scenario's decisions. */
 const runChain = async (s: Scenario): Promise<Recording> => {
   // One model for the whole conversation: a resumed call gets the script's next turns (and new call ids).
@@ -1336,7 +1344,7 @@ const runChain = async (s: Scenario): Promise<Recording> => {
   const calls: Array<Recording> = [await runOnce(s, model)]
   const resumptions: Array<Omit<Resumption, "recording">> = []
   const spec = s.resume ?? { plans: [], encode: false, probe: "none" as const }
-  const decided: Array<string> = []
+  const decided: Array<Decision.Decision> = []
   for (let n = 0; n < MAX_RESUMES; n++) {
     const last = calls[calls.length - 1] as Recording
     const state = last.final
@@ -1357,14 +1365,15 @@ const runChain = async (s: Scenario): Promise<Recording> => {
       : spec.probe === "repeated"
       ? [decisions[0] as Decision.Decision, decisions[0] as Decision.Decision]
       : spec.probe === "decided" && decided.length > 0
-      ? [Decision.approve(decided[decided.length - 1] as string)]
+      ? [repeats(n) ? decided[decided.length - 1] as Decision.Decision : otherDecision(decided[decided.length - 1] as Decision.Decision)]
       : undefined
-    const probe = probeDecisions === undefined || spec.probe === "none"
+    const kind = spec.probe === "decided" && repeats(n) ? "repeat" as const : spec.probe
+    const probe = probeDecisions === undefined || kind === "none"
       ? undefined
-      : { kind: spec.probe, decisions: probeDecisions, ...(await probeResume(s, model, input, probeDecisions)) }
+      : { kind, decisions: probeDecisions, ...(await probeResume(s, model, input, probeDecisions)) }
     const valid = Decision.validate(input, decisions)
     if (valid._tag === "Failure") throw new Error(`the fuzzer made invalid decisions: ${valid.failure.message}`)
-    decided.push(...decisions.map((d) => d.toolCallId))
+    decided.push(...decisions)
     resumptions.push({ decisions, encoded: spec.encode, probe })
     // Resumed calls are not aborted at an await point (hangs still abort them).
     calls.push(await runOnce({ ...s, abort: undefined, input: "question" }, model, input, valid.success))

@@ -243,7 +243,10 @@ export interface ResumeSpec {
   /**
    * Before each resume, an invalid list of decisions given to `agent.resume`: it must be
    * a DecisionInvalid of this reason, before any hook, model call or tool runs, and with
-   * the state unchanged. `malformed` (issue 22) sends the `forged` decision.
+   * the state unchanged. `malformed` (issue 22) sends the `forged` decision. `decided`
+   * (issue 26), on alternate resumes: a decision different from the one a call was
+   * decided with (refused), or the same one again, a repeat (a no-op: accepted, nothing
+   * run, the state unchanged; the probe's kind is then `repeat`).
    */
   readonly probe: "none" | "unknown" | "repeated" | "decided" | "malformed"
   /** What the `malformed` probe sends (absent in scenarios recorded before). */

@@ -130,6 +130,26 @@ export const ToolAttempt = struct(
 )
 
 /**
+ * A decision kept with its pending call, dispatched on `_tag`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingDecision = tagged("PendingDecision", "_tag", {
+  Approve: struct("Approve", { _tag: t.literal("Approve") }, () => Object.freeze({ _tag: "Approve" as const })),
+  Edit: struct(
+    "Edit",
+    { _tag: t.literal("Edit"), arguments: JsonValue },
+    ({ arguments: args }) => Object.freeze({ _tag: "Edit" as const, arguments: args }),
+  ),
+  Reject: struct(
+    "Reject",
+    { _tag: t.literal("Reject"), message: t.string },
+    ({ message }) => Object.freeze({ _tag: "Reject" as const, message }),
+  ),
+})
+
+/**
  * A step of the loop.
  *
  * @since 0.1.0
@@ -147,6 +167,8 @@ export const Step = struct(
     completedAt: optional(finite),
     attempts: optional(array(InferenceAttempt)),
     toolAttempts: optional(array(ToolAttempt)),
+    // Bounded as any stored JSON object is (the checkpoint's item and byte limits).
+    decisions: optional(t.record(t.string, PendingDecision)),
   },
   (fields): Step_.Step => {
     const made = Step_.make(fields)
@@ -167,26 +189,6 @@ export const AgentContext = struct(
   ({ systemPrompt, responseFormat, messages, metadata }): AgentState_.AgentContext =>
     Object.freeze({ systemPrompt, responseFormat, messages, metadata }),
 )
-
-/**
- * A decision kept with its pending call, dispatched on `_tag`.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const PendingDecision = tagged("PendingDecision", "_tag", {
-  Approve: struct("Approve", { _tag: t.literal("Approve") }, () => Object.freeze({ _tag: "Approve" as const })),
-  Edit: struct(
-    "Edit",
-    { _tag: t.literal("Edit"), arguments: JsonValue },
-    ({ arguments: args }) => Object.freeze({ _tag: "Edit" as const, arguments: args }),
-  ),
-  Reject: struct(
-    "Reject",
-    { _tag: t.literal("Reject"), message: t.string },
-    ({ message }) => Object.freeze({ _tag: "Reject" as const, message }),
-  ),
-})
 
 /**
  * A call waiting for a decision.

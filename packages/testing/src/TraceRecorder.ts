@@ -2,7 +2,7 @@
  * Records a run: every `HookExecuted` event (grouped into dispatches: one trigger's
  * hooks running once) and the state after each step, with helpers to assert the order
  * hooks ran in. Plug it in as a sink (`agent.run(q, { sink: recorder.sink })`), feed it
- * the events of `agent.stream` (`recorder.onEvent`), the states of `agent.iterate`
+ * the events of `agent.stream(q, { hookEvents: true })` (`recorder.onEvent`), the states of `agent.iterate`
  * (`recorder.onState`), or let `TraceRecorder.run(agent, q)` do it all.
  *
  * ```ts
@@ -38,7 +38,7 @@ export interface Dispatch {
 export interface TraceRecorder {
   /** A `HookExecuted` sink: `agent.run(q, { sink: recorder.sink })`, `HookStack.run(stack, ctx, { sink })`. */
   readonly sink: HookExecuted.EventSink
-  /** Takes the events of `agent.stream` / `AgentLoop.stream`: hook executions, step ends, the run's end. */
+  /** Takes the events of `agent.stream` / `AgentLoop.stream` (with `hookEvents: true`: hook executions), step ends, the run's end. */
   readonly onEvent: (event: AgentEvent) => void
   /** Takes the states of `agent.iterate` / `AgentLoop.iterate` (the last one is the final state). */
   readonly onState: (state: AgentState) => void
@@ -151,7 +151,8 @@ export const run = async <C = unknown>(
   // `RunArguments<C>` is `agent.stream`'s own rest type with the recorder added: the
   // options are what `agent.stream` takes for this `C`.
   const stream = agent.stream as (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => AsyncIterable<AgentEvent>
-  for await (const event of stream.call(agent, input, options)) recorder.onEvent(event)
+  // Hook executions are what a trace records: the stream leaves them out unless asked.
+  for await (const event of stream.call(agent, input, { ...options, hookEvents: true })) recorder.onEvent(event)
   return recorder
 }
 

@@ -153,7 +153,7 @@ describe("TraceRecorder", () => {
   describe("onEvent", () => {
     it("records agent.stream", async () => {
       const recorder = TraceRecorder.make()
-      for await (const event of agent().stream("go")) recorder.onEvent(event)
+      for await (const event of agent().stream("go", { hookEvents: true })) recorder.onEvent(event)
       const reference = await TraceRecorder.run(agent(), "go")
       expect(TraceRecorder.lines(recorder)).toEqual(TraceRecorder.lines(reference))
       expect(recorder.states.length).toBe(3)

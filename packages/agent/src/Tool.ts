@@ -22,7 +22,7 @@ import { dual } from "effect/Function"
 import * as t from "io-ts"
 import { fromCodec as schemaFromCodec } from "./internal/jsonSchema.js"
 import * as Subagent from "./subagent/child.js"
-import { fromCodec as validatorFromCodec, fromStandardSchema, type ArgumentsError } from "./internal/toolArguments.js"
+import { fromCodec as validatorFromCodec, fromStandardSchema, isStandardSchema, schemaProblem, type ArgumentsError } from "./internal/toolArguments.js"
 
 /**
  * What a tool's `execute` gets besides its arguments. `signal` aborts when the run is
@@ -131,29 +131,12 @@ const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown
 
 const isObject = (u: unknown): u is object => (typeof u === "object" && u !== null) || typeof u === "function"
 
-const isStandardSchema = (u: object): u is StandardSchemaV1<unknown, unknown> => "~standard" in u
-
-const isCodec = (u: object): u is t.Type<unknown, unknown, unknown> =>
-  "decode" in u && isFunction(u.decode) && "is" in u && isFunction(u.is) && "encode" in u && isFunction(u.encode)
-  && "name" in u && typeof u.name === "string"
-
 const validatorOf = <A>(parameters: unknown): Tool<A>["validate"] => {
-  if (!isObject(parameters)) return invalid("parameters", "expected an io-ts codec or a Standard Schema")
-  if (isStandardSchema(parameters)) {
-    const standard: unknown = parameters["~standard"]
-    if (!isObject(standard) || !("version" in standard) || standard.version !== 1) {
-      return invalid("parameters", "expected a Standard Schema of version 1")
-    }
-    if (!("validate" in standard) || !isFunction(standard.validate)) {
-      return invalid(
-        "parameters",
-        "the Standard Schema has no validate function (with Effect Schema, use Schema.toStandardSchemaV1)",
-      )
-    }
-    return fromStandardSchema(parameters as StandardSchemaV1<unknown, A>)
-  }
-  if (isCodec(parameters)) return validatorFromCodec(parameters as t.Type<A, unknown, unknown>)
-  return invalid("parameters", "expected an io-ts codec or a Standard Schema")
+  const problem = schemaProblem(parameters)
+  if (problem !== undefined) return invalid("parameters", problem)
+  return isStandardSchema(parameters as object)
+    ? fromStandardSchema(parameters as StandardSchemaV1<unknown, A>)
+    : validatorFromCodec(parameters as t.Type<A, unknown, unknown>)
 }
 
 /** How much of bad arguments an error message shows. */

@@ -10,7 +10,7 @@ import { AgentError } from "@hookline/core"
 import { Effect } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type * as t from "io-ts"
-import { type ArgumentsError, fromResult, ioTsError, isPromiseLike } from "./toolArguments.js"
+import { type ArgumentsError, fromResult, ioTsError, isPromiseLike, schemaProblem } from "./toolArguments.js"
 
 /** What declares a run context: an io-ts codec or a Standard Schema (zod, valibot, Effect Schema). */
 export type Schema<C> = t.Type<C, any, unknown> | StandardSchemaV1<unknown, C>
@@ -18,19 +18,8 @@ export type Schema<C> = t.Type<C, any, unknown> | StandardSchemaV1<unknown, C>
 /** Decodes a run's context; fails with `InvalidConfiguration` at `context` or below it. */
 export type Check = (context: unknown) => Effect.Effect<unknown, AgentError.InvalidConfiguration>
 
-const isObject = (u: unknown): u is object => (typeof u === "object" && u !== null) || typeof u === "function"
-
 /** Whether a value can declare a run context; `undefined` when it can, else what is wrong. */
-export const problemOf = (schema: unknown): string | undefined => {
-  if (!isObject(schema)) return "expected an io-ts codec or a Standard Schema of the run context"
-  if ("~standard" in schema) {
-    const standard = (schema as { readonly "~standard": unknown })["~standard"]
-    return isObject(standard) && "validate" in standard && typeof standard.validate === "function"
-      ? undefined
-      : "expected a Standard Schema of version 1 with a validate function"
-  }
-  return "decode" in schema && typeof schema.decode === "function" ? undefined : "expected an io-ts codec or a Standard Schema of the run context"
-}
+export const problemOf = (schema: unknown): string | undefined => schemaProblem(schema)
 
 const refused = (given: unknown, error: ArgumentsError): AgentError.InvalidConfiguration =>
   given === undefined

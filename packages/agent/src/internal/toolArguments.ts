@@ -118,6 +118,34 @@ export const fromStandardSchema = <A>(schema: StandardSchemaV1<unknown, A>): Val
   }
 }
 
+const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown => typeof u === "function"
+
+const isObject = (u: unknown): u is object => (typeof u === "object" && u !== null) || typeof u === "function"
+
+/** A Standard Schema by its marker (`schemaProblem` checks the rest). */
+export const isStandardSchema = (u: object): u is StandardSchemaV1<unknown, unknown> => "~standard" in u
+
+const isCodec = (u: object): u is t.Type<unknown, unknown, unknown> =>
+  "decode" in u && isFunction(u.decode) && "is" in u && isFunction(u.is) && "encode" in u && isFunction(u.encode)
+  && "name" in u && typeof u.name === "string"
+
+/**
+ * What is wrong with a value given as a schema (a tool's parameters, a run context's
+ * declaration); `undefined` when it is an io-ts codec or a Standard Schema of version 1
+ * with a validate function.
+ */
+export const schemaProblem = (u: unknown): string | undefined => {
+  if (!isObject(u)) return "expected an io-ts codec or a Standard Schema"
+  if (isStandardSchema(u)) {
+    const standard: unknown = u["~standard"]
+    if (!isObject(standard) || !("version" in standard) || standard.version !== 1) return "expected a Standard Schema of version 1"
+    return "validate" in standard && isFunction(standard.validate)
+      ? undefined
+      : "the Standard Schema has no validate function (with Effect Schema, use Schema.toStandardSchemaV1)"
+  }
+  return isCodec(u) ? undefined : "expected an io-ts codec or a Standard Schema"
+}
+
 // Deeper or larger arguments are refused: core's bounds (`Json.maxDepth`,
 // `Json.maxValues`), which its JSON codec uses too, so every state round-trips.
 const { maxDepth, maxValues } = Json

@@ -6,12 +6,20 @@ import type { HookExecuted } from "@hookline/core"
 
 type Sink = HookExecuted.EventSink
 
-const guarded = (sink: Sink): Sink => (event) => {
-  try {
-    sink(event)
-  } catch {
-    // Ignored: see above.
+// Sinks this module made: already guarded, so combining them again adds no second guard.
+const made = new WeakSet<Sink>()
+
+const guarded = (sink: Sink): Sink => {
+  if (made.has(sink)) return sink
+  const safe: Sink = (event) => {
+    try {
+      sink(event)
+    } catch {
+      // Ignored: see above.
+    }
   }
+  made.add(safe)
+  return safe
 }
 
 /** One sink for all of `sinks` (`undefined` when there is none: no events are built). */
@@ -20,7 +28,9 @@ export const combine = (sinks: ReadonlyArray<Sink | undefined>): Sink | undefine
   if (present.length === 0) return undefined
   if (present.length === 1) return guarded(present[0] as Sink)
   const all = present.map(guarded)
-  return (event) => {
+  const each: Sink = (event) => {
     for (const sink of all) sink(event)
   }
+  made.add(each)
+  return each
 }

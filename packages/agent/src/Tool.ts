@@ -22,7 +22,7 @@ import { dual } from "effect/Function"
 import * as t from "io-ts"
 import { fromCodec as schemaFromCodec } from "./internal/jsonSchema.js"
 import * as Subagent from "./subagent/child.js"
-import { fromCodec as validatorFromCodec, fromStandardSchema, isStandardSchema, schemaProblem, type ArgumentsError } from "./internal/toolArguments.js"
+import { decodeOnce, fromCodec as validatorFromCodec, fromStandardSchema, isStandardSchema, schemaProblem, type ArgumentsError } from "./internal/toolArguments.js"
 
 /**
  * What a tool's `execute` gets besides its arguments. `signal` aborts when the run is
@@ -290,27 +290,7 @@ const lift = <A, C>(run: Options<A, C>["execute"]): Tool<A, C>["execute"] => (ar
     return Effect.succeed(out)
   })
 
-/**
- * A frozen tool. Throws a `HooklineError` carrying `InvalidConfiguration` that names
- * the bad field (`name`, `description`, `parameters`, `jsonSchema`, `execute`,
- * `timeout`, `maxOutputLength`). The JSON Schema is `jsonSchema` if given, else the Standard JSON Schema
- * of a Standard Schema that implements it (zod 4), else one derived from an io-ts
- * codec; a top-level `$schema` key of a derived schema is dropped.
- *
- * @example
- * ```ts
- * const add = Tool.make({
- *   name: "add",
- *   description: "Adds two numbers",
- *   parameters: t.type({ a: t.number, b: t.number }),
- *   execute: ({ a, b }) => a + b,
- * })
- * ```
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = <A, C = unknown>(options: Options<A, C>): Tool<A, C> => {
+const makeTool = <A, C>(options: Options<A, C>): Tool<A, C> => {
   if (!isObject(options)) return invalid("", "expected the options of a tool")
   const { name, description = "", parameters, execute, timeout, maxOutputLength } = options
   if (typeof name !== "string" || !namePattern.test(name)) {
@@ -332,6 +312,46 @@ export const make = <A, C = unknown>(options: Options<A, C>): Tool<A, C> => {
     run: execute as Tool<A, C>["run"],
   })
 }
+
+/**
+ * A frozen tool. Throws a `HooklineError` carrying `InvalidConfiguration` that names
+ * the bad field (`name`, `description`, `parameters`, `jsonSchema`, `execute`,
+ * `timeout`, `maxOutputLength`). The JSON Schema is `jsonSchema` if given, else the Standard JSON Schema
+ * of a Standard Schema that implements it (zod 4), else one derived from an io-ts
+ * codec; a top-level `$schema` key of a derived schema is dropped.
+ *
+ * @example
+ * ```ts
+ * const add = Tool.make({
+ *   name: "add",
+ *   description: "Adds two numbers",
+ *   parameters: t.type({ a: t.number, b: t.number }),
+ *   execute: ({ a, b }) => a + b,
+ * })
+ * ```
+ *
+ * `Tool.make<C>()` (no arguments) gives a `make` whose tools read a run context of
+ * type `C`, so `execute` is typed without annotating its context:
+ *
+ * @example
+ * ```ts
+ * interface Desk { readonly agent: string }
+ * const whoami = Tool.make<Desk>()({
+ *   name: "whoami",
+ *   parameters: t.type({}),
+ *   execute: (_args, { runContext }) => runContext.agent,
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: {
+  <C>(): <A>(options: Options<A, C>) => Tool<A, C>
+  <A, C = unknown>(options: Options<A, C>): Tool<A, C>
+} = function make<A, C>(...args: ReadonlyArray<Options<A, C>>): Tool<A, C> | (<B>(options: Options<B, C>) => Tool<B, C>) {
+  return args.length === 0 ? (options) => makeTool(options) : makeTool(args[0] as Options<A, C>)
+} as never
 
 /**
  * @since 0.1.0
@@ -435,7 +455,7 @@ export const fromAgent: {
     if (!isFunction(prompt)) invalid("prompt", "expected a function from the input to the child's message")
     if (!isFunction(output)) invalid("output", "expected a function from the child's final state to the result")
     const child = agent as unknown as Subagent.ChildAgent
-    return make<A, C>({
+    return makeTool<A, C>({
       name: options.name,
       description: options.description,
       parameters: (options.input ?? defaultInput) as Parameters<A>,
@@ -446,3 +466,48 @@ export const fromAgent: {
     })
   },
 )
+
+/**
+ * The arguments of `toolCall` as `tool` decodes them (its `parameters`: coercions,
+ * transforms and defaults applied), for hooks and policies that decide on a call. The
+ * call keeps the model's raw JSON (`toolCall.arguments`, stored and checkpointed as
+ * it is); this is the value the tool would get. Decoded once per call object and tool
+ * (a hook that edits a call makes a new object, which is decoded again). `undefined`
+ * when the call is not for this tool (another name, no call) or its arguments do not
+ * decode: such a call does not run (the model gets `ToolArgumentsInvalid`). The value
+ * is shared by every reader of the call: do not change it.
+ *
+ * Throws a `HooklineError` carrying `InvalidConfiguration` at `parameters` when the
+ * tool's validator answers asynchronously (a Standard Schema with an async check): a
+ * hook cannot wait for it. A hook that throws fails (`HookFailed`), so a policy on such
+ * a tool fails closed.
+ *
+ * @example
+ * ```ts
+ * const refund = Tool.make({
+ *   name: "refund",
+ *   parameters: z.object({ amount: z.coerce.number() }),
+ *   execute: ({ amount }) => `refunded ${amount}`,
+ * })
+ * // The model sent { "amount": "500" }: the policy reads 500, as the tool would.
+ * const bigRefund = (ctx: HookContext) => (Tool.argumentsOf(refund, ctx.toolCall)?.amount ?? 0) > 100
+ * ```
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const argumentsOf = <A>(tool: Tool<A, any>, toolCall: ToolCall | undefined): A | undefined => {
+  if (toolCall === undefined || toolCall.name !== tool.name) return undefined
+  const decoded = decodeOnce(tool.validate, toolCall)
+  switch (decoded._tag) {
+    case "Valid":
+      return decoded.value as A
+    case "Invalid":
+      return undefined
+    case "Async":
+      return invalid(
+        "parameters",
+        `the tool "${tool.name}" validates its arguments asynchronously: a hook cannot read them (Tool.argumentsOf); use a synchronous schema`,
+      )
+  }
+}

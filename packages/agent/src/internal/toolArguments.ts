@@ -6,7 +6,7 @@
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec"
 import { Json, type JsonValue, type ToolCall } from "@hookline/core"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type * as t from "io-ts"
 
@@ -229,4 +229,53 @@ export const refusalOf = (toolCall: ToolCall): Refusal | undefined => {
   if (typeof toolCall.arguments !== "object" || toolCall.arguments === null) return undefined
   const problem = bounds(toolCall.arguments)
   return problem === undefined ? undefined : refused(toolCall, toolCall.arguments, problem.path, problem.message)
+}
+
+/**
+ * What a tool's validator made of a call's arguments: the value the tool would get
+ * (`Valid`), arguments the call fails on and so will not run (`Invalid`), or no answer
+ * yet, because the validator answers asynchronously (`Async`).
+ */
+export type Decoded =
+  | { readonly _tag: "Valid"; readonly value: unknown }
+  | { readonly _tag: "Invalid" }
+  | { readonly _tag: "Async" }
+
+const invalidArguments: Decoded = Object.freeze({ _tag: "Invalid" })
+const asyncArguments: Decoded = Object.freeze({ _tag: "Async" })
+
+// Decoded arguments, per frozen call and per validator (a tool's `validate`, which a
+// tool copied by the builder keeps). A hook that edits a call makes a new call object,
+// so an edit is decoded again; nothing here keeps a call alive.
+const decodedCalls = new WeakMap<ToolCall, Map<Validate<unknown>, Decoded>>()
+
+const isAsyncDefect = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die" && (r.defect as { readonly _tag?: unknown } | null)?._tag === "AsyncFiberError")
+
+const decodeNow = (validate: Validate<unknown>, toolCall: ToolCall): Decoded => {
+  // Arguments too deep or too large fail the call before any validator.
+  if (refusalOf(toolCall) !== undefined) return invalidArguments
+  const validated = validate(toolCall.arguments)
+  const exit = Exit.isExit(validated) ? validated : Effect.runSyncExit(validated)
+  if (Exit.isSuccess(exit)) return Object.freeze({ _tag: "Valid", value: exit.value })
+  // A validator that throws fails the call too (ToolFailed): it will not run.
+  return isAsyncDefect(exit) ? asyncArguments : invalidArguments
+}
+
+const isFrozenCall = (toolCall: ToolCall): boolean =>
+  Object.isFrozen(toolCall) && (typeof toolCall.arguments !== "object" || toolCall.arguments === null || Object.isFrozen(toolCall.arguments))
+
+/**
+ * A call's arguments decoded by `validate`, once per frozen call and validator; a call
+ * that is not frozen (it could change) is decoded each time.
+ */
+export const decodeOnce = (validate: Validate<unknown>, toolCall: ToolCall): Decoded => {
+  const byValidator = decodedCalls.get(toolCall)
+  const known = byValidator?.get(validate)
+  if (known !== undefined) return known
+  const decoded = decodeNow(validate, toolCall)
+  if (!isFrozenCall(toolCall)) return decoded
+  if (byValidator === undefined) decodedCalls.set(toolCall, new Map([[validate, decoded]]))
+  else byValidator.set(validate, decoded)
+  return decoded
 }

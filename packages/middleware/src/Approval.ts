@@ -3,30 +3,51 @@
  * need a person's decision (named tools, or a predicate), suspends the run instead of
  * waiting in memory. The run ends `suspended` with the calls, a reason and a payload in
  * `state.execution.pendingCalls`; `agent.resume(runIdOrState, decisions)` goes on.
- * A call another hook blocked stays blocked (fail-closed).
+ * A call another hook blocked stays blocked (fail-closed). Policies decide on the
+ * arguments as the call's tool decodes them (`Tool.argumentsOf`), never on the model's
+ * raw JSON: `forTool` gives them typed, and `decode` gives them to `when`, `reason` and
+ * `payload` (`call.decoded`).
  *
  * @since 0.1.0
  */
 import { AgentError, HookContext, HookTrigger, HookTriggers, type AgentState, type Hook, type Json, type ToolCall } from "@hookline/core"
-import { UseHook, type AgentBuilder } from "@hookline/agent"
+import { Tool, UseHook, type AgentBuilder } from "@hookline/agent"
+
+/**
+ * A call as `when`, `reason` and `payload` get it: the call, and its arguments as its
+ * tool decodes them (`Tool.argumentsOf`) when the tool is among `decode`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Call extends ToolCall {
+  /** The decoded arguments; `undefined` for a tool not in `decode`. */
+  readonly decoded: unknown
+}
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options<C = unknown> {
   /** The tools whose every call needs approval. */
   readonly tools?: ReadonlyArray<string> | undefined
   /** Or: which calls need approval. */
-  readonly when?: ((toolCall: ToolCall, state: AgentState) => boolean) | undefined
+  readonly when?: ((toolCall: Call, state: AgentState, ctx: HookContext<C>) => boolean) | undefined
   /** Why (shown to the person); default "needs approval". */
-  readonly reason?: ((toolCall: ToolCall) => string) | string | undefined
+  readonly reason?: ((toolCall: Call) => string) | string | undefined
   /** What to show the person; default the call's arguments. */
-  readonly payload?: ((toolCall: ToolCall) => Json.JsonValue) | undefined
+  readonly payload?: ((toolCall: Call) => Json.JsonValue) | undefined
   /** Registration priority; default `defaultPriority`. */
   readonly priority?: number | undefined
   /** Registration name; default `defaultName`. */
   readonly name?: string | undefined
+  /**
+   * The agent's tools whose calls `when`, `reason` and `payload` get decoded
+   * (`call.decoded`). A call of one of them whose arguments do not decode is not asked
+   * about: it does not run (the model gets `ToolArgumentsInvalid`).
+   */
+  readonly decode?: ReadonlyArray<Tool.Tool<any, any>> | undefined
 }
 
 /**
@@ -53,16 +74,21 @@ const invalid = (path: string, detail: string): never => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Hook => {
+export const make = <C = unknown>(options: Options<C>): Hook<C> => {
   const { tools, when, reason, payload } = options
   if (tools === undefined && when === undefined) invalid("", "expected tools or when")
   if (tools !== undefined && (!Array.isArray(tools) || tools.some((n) => typeof n !== "string"))) invalid("tools", "expected tool names")
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
   const names = new Set(tools ?? [])
+  const decoders = decodersOf(options.decode)
   return (ctx) => {
-    const call = ctx.toolCall
-    if (call === undefined) return ctx
-    const needs = names.has(call.name) || (when !== undefined && when(call, ctx.state))
+    const toolCall = ctx.toolCall
+    if (toolCall === undefined) return ctx
+    const decoded = decodedOf(decoders, toolCall)
+    if (decoded._tag === "Async") return askFailClosed(ctx, toolCall, reason)
+    const call: Call = Object.freeze({ ...toolCall, decoded: decoded._tag === "Valid" ? decoded.args : undefined })
+    // Arguments that do not decode: the call will not run, so `when` is not asked.
+    const needs = names.has(call.name) || (when !== undefined && decoded._tag === "Valid" && when(call, ctx.state, ctx))
     if (!needs) return ctx
     const why = typeof reason === "function" ? reason(call) : reason ?? "needs approval"
     return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call))
@@ -75,9 +101,113 @@ export const make = (options: Options): Hook => {
  * @since 0.1.0
  * @category capabilities
  */
-export const UseApproval = (options: Options): AgentBuilder.Capability =>
-  UseHook(make(options), {
-    triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
-    priority: options.priority ?? defaultPriority,
-    name: options.name ?? defaultName,
+export const UseApproval: {
+  <C = unknown>(options: Options<C>): AgentBuilder.Capability<C>
+  /** `forTool` as a capability: `UseApproval.forTool(issueRefund, { when: (args) => args.amount > 100 })`. */
+  readonly forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options?: ForToolOptions<NoInfer<A>, C>) => AgentBuilder.Capability<C>
+} = Object.assign(
+  <C = unknown>(options: Options<C>): AgentBuilder.Capability<C> =>
+    UseHook(make(options), {
+      triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
+      priority: options.priority ?? defaultPriority,
+      name: options.name ?? defaultName,
+    }),
+  {
+    forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): AgentBuilder.Capability<C> =>
+      UseHook(forTool(tool, options), {
+        triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
+        priority: options.priority ?? defaultPriority,
+        name: options.name ?? `${defaultName}:${tool.name}`,
+      }),
+  },
+)
+
+// --- Decoded arguments (issue 26): policies read what the tool would get. ---
+
+const decodersOf = (tools: Options["decode"]): ReadonlyMap<string, Tool.Tool<unknown, unknown>> => {
+  if (tools === undefined) return new Map()
+  if (!Array.isArray(tools)) return invalid("decode", "expected the agent's tools (Tool.make)")
+  const byName = new Map<string, Tool.Tool<unknown, unknown>>()
+  tools.forEach((tool: unknown, i) => {
+    if (!Tool.isTool(tool)) invalid(`decode[${i}]`, "expected a tool (Tool.make)")
+    byName.set((tool as Tool.Tool).name, tool as Tool.Tool)
   })
+  return byName
+}
+
+/** The arguments a tool would get, or why there are none. */
+type Decoded<A> = { readonly _tag: "Valid"; readonly args: A } | { readonly _tag: "Invalid" } | { readonly _tag: "Async" }
+
+const decodedBy = <A>(tool: Tool.Tool<A, any>, toolCall: ToolCall): Decoded<A> => {
+  try {
+    const args = Tool.argumentsOf(tool, toolCall)
+    return args === undefined ? { _tag: "Invalid" } : { _tag: "Valid", args }
+  } catch {
+    // A validator that answers asynchronously: a pure hook cannot wait for it.
+    return { _tag: "Async" }
+  }
+}
+
+const unknownTool: Decoded<undefined> = Object.freeze({ _tag: "Valid", args: undefined })
+
+// The call's decoded arguments; a tool not in `decode` gives `undefined` arguments.
+const decodedOf = (decoders: ReadonlyMap<string, Tool.Tool<unknown, unknown>>, toolCall: ToolCall): Decoded<unknown> => {
+  const tool = decoders.get(toolCall.name)
+  return tool === undefined ? unknownTool : decodedBy(tool, toolCall)
+}
+
+// Arguments a pure hook cannot read now (an asynchronous validator): a person decides.
+const askFailClosed = <C>(ctx: HookContext<C>, toolCall: ToolCall, reason: unknown): HookContext =>
+  HookContext.suspend(ctx, typeof reason === "string" ? reason : "needs approval", toolCall.arguments)
+
+/**
+ * The options of `forTool`: the policy over one tool's decoded arguments.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ForToolOptions<A, C = unknown> {
+  /** Which calls need approval, from the arguments as the tool decodes them; default every call. */
+  readonly when?: ((args: A, call: ToolCall, ctx: HookContext<C>) => boolean) | undefined
+  /** Why (shown to the person); default "needs approval". */
+  readonly reason?: ((args: A, call: ToolCall) => string) | string | undefined
+  /** What to show the person; default the call's arguments as the model sent them. */
+  readonly payload?: ((args: A, call: ToolCall) => Json.JsonValue) | undefined
+  /** Registration priority; default `defaultPriority`. */
+  readonly priority?: number | undefined
+  /** Registration name; default `approval:suspend:<tool name>`. */
+  readonly name?: string | undefined
+}
+
+/**
+ * The approval hook for one tool, deciding on its arguments as the tool decodes them
+ * (`Tool.argumentsOf`: coercions, transforms and defaults applied), typed from its
+ * schema: `forTool(issueRefund, { when: (args) => args.amount > 100 })` asks about a
+ * refund of `"500"` when the tool coerces the amount. A call whose arguments do not
+ * decode is not asked about: it does not run. A tool whose validator answers
+ * asynchronously is asked about on every call (fail-closed), since a pure hook cannot
+ * wait for it. An edited call (by a hook before this one, or a person's
+ * `Decision.edit`) is decoded again.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): Hook<C> => {
+  if (!Tool.isTool(tool)) invalid("tool", "expected a tool (Tool.make)")
+  if (typeof options !== "object" || options === null) invalid("", "expected the options of an approval")
+  const { when, reason, payload } = options
+  if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
+  if (reason !== undefined && typeof reason !== "function" && typeof reason !== "string") invalid("reason", "expected a string or a function")
+  if (payload !== undefined && typeof payload !== "function") invalid("payload", "expected a function")
+  return (ctx) => {
+    const call = ctx.toolCall
+    if (call === undefined || call.name !== tool.name) return ctx
+    const decoded = decodedBy(tool, call)
+    if (decoded._tag === "Async") return askFailClosed(ctx, call, reason)
+    if (decoded._tag === "Invalid") return ctx
+    const args = decoded.args
+    if (when !== undefined && !when(args, call, ctx)) return ctx
+    const why = typeof reason === "function" ? reason(args, call) : reason ?? "needs approval"
+    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(args, call))
+  }
+}

@@ -83,10 +83,28 @@ export const supportedModelVersions: ReadonlyArray<string> = Sdk.modelVersions
  * @since 0.1.0
  * @category constructors
  */
-export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } => {
+export const make = (
+  model: LanguageModel,
+  options: AiSdkDriverOptions = {},
+): Driver.DriverShape & { readonly modelId: string; readonly model: Driver.ModelDescriptor } => {
   ModelVersion.check(model)
-  // The model's id, so a failed attempt of a fallback names the model that failed.
-  return Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+  // The model's id, so a failed attempt of a fallback names the model that failed; and
+  // the model named before any call (telemetry names its spans by it).
+  return Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId, model: descriptorOf(model) })
+}
+
+/**
+ * The provider as the GenAI conventions name it: the AI SDK's provider id up to its
+ * first dot (`openai.responses` is `openai`); a gateway id (`anthropic/claude-…`) names
+ * its provider before the slash.
+ */
+const descriptorOf = (model: LanguageModel): Driver.ModelDescriptor => {
+  if (typeof model === "string") {
+    const slash = model.indexOf("/")
+    return Object.freeze(slash > 0 ? { provider: model.slice(0, slash), id: model.slice(slash + 1) } : { provider: "gateway", id: model })
+  }
+  const provider = typeof model.provider === "string" && model.provider !== "" ? model.provider.split(".")[0] as string : "unknown"
+  return Object.freeze({ provider, id: model.modelId })
 }
 
 const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>

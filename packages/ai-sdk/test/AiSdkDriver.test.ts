@@ -332,3 +332,11 @@ describe("AiSdkDriver.usageOf", () => {
     expect(AiSdkDriver.usageOf(undefined)).toBe(AiSdkDriver.usageOf(sdk({ inputTokens: 0, outputTokens: 0 })))
   })
 })
+
+describe("AiSdkDriver.make model", () => {
+  it("names the model and its provider before any call (the provider's family, as the GenAI conventions spell it)", () => {
+    const model = new MockLanguageModelV3({ provider: "openai.responses", modelId: "gpt-5-mini" })
+    expect(AiSdkDriver.make(model).model).toEqual({ provider: "openai", id: "gpt-5-mini" })
+    expect(AiSdkDriver.make("anthropic/claude-sonnet-5").model).toEqual({ provider: "anthropic", id: "claude-sonnet-5" })
+  })
+})

@@ -60,7 +60,10 @@ export interface AiSdkDriverOptions {
   /**
    * The AI SDK's telemetry settings, passed through as given (as `telemetry` on ai 7,
    * `experimental_telemetry` on ai 6). On ai 7 they emit nothing unless a telemetry
-   * integration is registered (`registerTelemetry`, or `integrations` here).
+   * integration is registered (`registerTelemetry`, or `integrations` here). Without
+   * them the driver turns the SDK's telemetry off (`isEnabled: false`): hookline's
+   * `UseTelemetry` (`@hookline/otel`) reports each call, and a registered integration
+   * would report it twice.
    */
   readonly telemetry?: TelemetrySettings | undefined
 }
@@ -236,7 +239,8 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
     ...(providerOptions === undefined ? {} : { providerOptions }),
     maxRetries: options.maxRetries ?? 0,
     ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-    ...(options.telemetry === undefined ? {} : Sdk.telemetryArgument(options.telemetry)),
+    // No settings: the SDK's telemetry off (hookline's UseTelemetry reports the call; docs/telemetry.md).
+    ...Sdk.telemetryArgument(Sdk.callTelemetry(options.telemetry)),
     abortSignal: signal,
   }
 }

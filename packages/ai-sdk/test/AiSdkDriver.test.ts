@@ -340,3 +340,12 @@ describe("AiSdkDriver.make model", () => {
     expect(AiSdkDriver.make("anthropic/claude-sonnet-5").model).toEqual({ provider: "anthropic", id: "claude-sonnet-5" })
   })
 })
+
+describe("AiSdkDriver telemetry default", () => {
+  it("turns the AI SDK's telemetry off when the driver is given none (no second chat span beside UseTelemetry's), and passes given settings as they are", async () => {
+    const Sdk = await import("../src/internal/sdk.js")
+    expect(Sdk.callTelemetry(undefined)).toEqual({ isEnabled: false })
+    const given = { functionId: "support" } as never
+    expect(Sdk.callTelemetry(given)).toBe(given)
+  })
+})

@@ -4,7 +4,7 @@ import * as Semconv from "@opentelemetry/semantic-conventions/incubating"
 import { describe, expect, it } from "vitest"
 import { Attr, Metric, Operation } from "../src/internal/names.js"
 
-const known = new Set(Object.values(Semconv).filter((v): v is string => typeof v === "string"))
+const known = new Set(Object.values(Semconv as Record<string, unknown>).filter((v): v is string => typeof v === "string"))
 
 describe("names", () => {
   it("emits only attribute and metric names the GenAI conventions (semantic-conventions 1.45.0) define", () => {

@@ -65,6 +65,9 @@ for (const [label, load] of both) {
 
   const { McpServer } = await load("@hookline/mcp")
   check(typeof McpServer.describe(McpServer.stdio({ name: "files", command: "node" })) === "string", `@hookline/mcp (${label}): McpServer.stdio describes`)
+
+  const { Telemetry } = await load("@hookline/otel")
+  check(typeof Telemetry.make().envelope === "function", `@hookline/otel (${label}): Telemetry.make gives an envelope`)
 }
 
 console.log(failures === 0 ? "smoke: all builds load" : `smoke: ${failures} failed`)

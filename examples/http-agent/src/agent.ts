@@ -30,7 +30,7 @@ export const notesOnly: Hook = (ctx) => {
     : ctx
 }
 
-export const makeAgent = (driver: Driver, audit: (line: string) => void): Agent =>
+export const makeAgent = (driver: Driver, audit: (line: string) => void, ...more: ReadonlyArray<AgentBuilder.Capability>): Agent =>
   AgentBuilder.make(
     UseDriver(driver),
     UseTools([readFile, countLines]),
@@ -43,4 +43,5 @@ export const makeAgent = (driver: Driver, audit: (line: string) => void): Agent 
       }),
       { triggers: HookTriggers.of(HookTrigger.AfterToolUse), priority: -150, name: "log:audit", onError: "skip" },
     ),
+    ...more,
   )

@@ -5,6 +5,7 @@ import { HookExecuted, StopSignal } from "@hookline/core"
 import { AiSdkDriver } from "@hookline/ai-sdk"
 import { makeAgent } from "./agent.js"
 import { startLocalModel } from "./localModel.js"
+import { startTracing } from "./trace.js"
 
 const apiKey = process.env["OPENAI_API_KEY"]
 const local = apiKey ? undefined : await startLocalModel()
@@ -14,10 +15,11 @@ const model = openai.chat(local ? "local-scripted" : (process.env["OPENAI_MODEL"
 console.log("hookline demo: an agent with two tools, guards, a tool policy and an audit hook")
 console.log(local ? `model: a local OpenAI-compatible server at ${local.baseURL} (offline; set OPENAI_API_KEY for the real one)\n` : "model: OpenAI\n")
 
+const tracing = process.argv.includes("--trace") ? startTracing() : undefined
 const audit: Array<string> = []
 const { sink, events } = HookExecuted.collect()
 try {
-  const final = await makeAgent(AiSdkDriver.make(model), (line) => audit.push(line)).run("How many items are on my todo list?", { sink })
+  const final = await makeAgent(AiSdkDriver.make(model), (line) => audit.push(line), ...(tracing === undefined ? [] : [tracing.capability])).run("How many items are on my todo list?", { sink })
 
   console.log("Conversation:")
   for (const m of final.context.messages) {
@@ -40,6 +42,7 @@ try {
   console.log(`\nAudit log: ${audit.join("; ")}`)
   console.log(`Steps: ${final.execution.steps.length}; tokens: ${final.execution.usage.inputTokens} in, ${final.execution.usage.outputTokens} out`)
   console.log(`Status: ${final.execution.status} (${stop ? `${stop.reason}: ${stop.message}` : "no stop signal"})`)
+  tracing?.print()
   if (final.execution.status === "failed") process.exitCode = 1
 } finally {
   await local?.close()

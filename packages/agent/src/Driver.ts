@@ -11,8 +11,8 @@ import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
 import * as DerivedStream from "./internal/derivedStream.js"
 import * as DriverAnswer from "./internal/driverAnswer.js"
 
-export type { CallOptions, DriverShape, StreamPart } from "./internal/driverContract.js"
-import type { CallOptions, DriverShape, StreamPart } from "./internal/driverContract.js"
+export type { CallOptions, DriverShape, ModelDescriptor, StreamPart } from "./internal/driverContract.js"
+import type { CallOptions, DriverShape, ModelDescriptor, StreamPart } from "./internal/driverContract.js"
 
 /**
  * The driver service: the Effect `Context` key under which the loop finds the model
@@ -87,14 +87,63 @@ export const generateFromStream = (stream: DriverShape["stream"]): DriverShape["
  * @category constructors
  */
 export const make = (
-  impl:
+  impl: (
     | { readonly generate: DriverShape["generate"]; readonly stream?: DriverShape["stream"] | undefined }
-    | { readonly generate?: DriverShape["generate"] | undefined; readonly stream: DriverShape["stream"] },
+    | { readonly generate?: DriverShape["generate"] | undefined; readonly stream: DriverShape["stream"] }
+  ) & { readonly model?: ModelDescriptor | undefined },
 ): DriverShape => {
   const generate = impl.generate ?? generateFromStream(impl.stream as DriverShape["stream"])
   const stream = impl.stream ?? streamFromGenerate(generate)
-  return Object.freeze({ generate, stream })
+  const model = modelOf(impl)
+  return Object.freeze(model === undefined ? { generate, stream } : { generate, stream, model })
 }
+
+const isName = (u: unknown): u is string => typeof u === "string" && u !== "" && u.length <= 256
+
+/**
+ * The model a driver names (`DriverShape.model`), checked: a descriptor whose provider
+ * or id is not a non-empty string (at most 256 characters), or a getter that throws, is
+ * no descriptor (`undefined`).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const modelOf = (driver: { readonly model?: unknown }): ModelDescriptor | undefined => {
+  try {
+    const model = driver.model as { readonly provider?: unknown; readonly id?: unknown } | undefined
+    if (typeof model !== "object" || model === null) return undefined
+    const { provider, id } = model
+    return isName(provider) && isName(id) ? Object.freeze({ provider, id }) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What the loop tells `AroundCall` about one model call, before it starts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Attempt {
+  /** The model of the driver that answers this call (a fallback's own), when it names one. */
+  readonly model: ModelDescriptor | undefined
+}
+
+/**
+ * A function the loop runs each model call through (each attempt, when wrap hooks hold
+ * the call), told which model answers it before it starts. Set it around `next` in a
+ * wrap hook (`Effect.provideService(Driver.AroundCall, f)`): the call runs in the
+ * fiber and context of that `next`. Telemetry uses it to give each attempt under a
+ * retry or a fallback a span naming its own model. Unset by default.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const AroundCall = Context.Reference<
+  | (<E>(call: Effect.Effect<InferenceResponse, E>, attempt: Attempt) => Effect.Effect<InferenceResponse, E>)
+  | undefined
+>("@hookline/agent/Driver/AroundCall", { defaultValue: () => undefined })
 
 type ResponseInput = Parameters<typeof InferenceResponse.make>[0]
 
@@ -146,6 +195,8 @@ const isAsyncIterable = (u: unknown): u is AsyncIterable<unknown> =>
 export const fromPromise = (impl: {
   readonly generate?: ((request: InferenceRequest, options: CallOptions) => Promise<ResponseInput>) | undefined
   readonly stream?: ((request: InferenceRequest, options: CallOptions) => AsyncIterable<StreamPart>) | undefined
+  /** The model it calls (`DriverShape.model`). */
+  readonly model?: ModelDescriptor | undefined
 }): DriverShape => {
   const { generate, stream } = impl
   if (generate === undefined && stream === undefined) {
@@ -165,6 +216,7 @@ export const fromPromise = (impl: {
               : Effect.fail(AgentError.inferenceFailed("the model's stream is not an async iterable"))
           )),
       )),
+    model: impl.model,
   } as Parameters<typeof make>[0])
 }
 

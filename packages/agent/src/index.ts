@@ -33,6 +33,8 @@ export { ApplyContextConfigHook } from "./ContextConfig.js"
 import * as Decision_ from "./Decision.js"
 export { Decision_ as Decision }
 export type Decision = Decision_.Decision
+import * as Subagent_ from "./Subagent.js"
+export { Subagent_ as Subagent }
 import * as Tool_ from "./Tool.js"
 export { Tool_ as Tool }
 export type Tool<A = any, C = any> = Tool_.Tool<A, C>

@@ -47,6 +47,7 @@ describe("Driver", () => {
         options: Driver.CallOptions,
       ) => Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
       readonly stream: (request: InferenceRequest, options: Driver.CallOptions) => Stream.Stream<Driver.StreamPart, AgentError.InferenceFailed>
+      readonly model?: { readonly provider: string; readonly id: string } | undefined
     }>()
     expectTypeOf<Driver>().toEqualTypeOf<Driver.DriverShape>()
   })

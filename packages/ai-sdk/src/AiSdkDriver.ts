@@ -60,7 +60,10 @@ export interface AiSdkDriverOptions {
   /**
    * The AI SDK's telemetry settings, passed through as given (as `telemetry` on ai 7,
    * `experimental_telemetry` on ai 6). On ai 7 they emit nothing unless a telemetry
-   * integration is registered (`registerTelemetry`, or `integrations` here).
+   * integration is registered (`registerTelemetry`, or `integrations` here). Without
+   * them the driver turns the SDK's telemetry off (`isEnabled: false`): hookline's
+   * `UseTelemetry` (`@hookline/otel`) reports each call, and a registered integration
+   * would report it twice.
    */
   readonly telemetry?: TelemetrySettings | undefined
 }
@@ -83,10 +86,28 @@ export const supportedModelVersions: ReadonlyArray<string> = Sdk.modelVersions
  * @since 0.1.0
  * @category constructors
  */
-export const make = (model: LanguageModel, options: AiSdkDriverOptions = {}): Driver.DriverShape & { readonly modelId: string } => {
+export const make = (
+  model: LanguageModel,
+  options: AiSdkDriverOptions = {},
+): Driver.DriverShape & { readonly modelId: string; readonly model: Driver.ModelDescriptor } => {
   ModelVersion.check(model)
-  // The model's id, so a failed attempt of a fallback names the model that failed.
-  return Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId })
+  // The model's id, so a failed attempt of a fallback names the model that failed; and
+  // the model named before any call (telemetry names its spans by it).
+  return Object.freeze({ ...driverOf(model, options), modelId: typeof model === "string" ? model : model.modelId, model: descriptorOf(model) })
+}
+
+/**
+ * The provider as the GenAI conventions name it: the AI SDK's provider id up to its
+ * first dot (`openai.responses` is `openai`); a gateway id (`anthropic/claude-…`) names
+ * its provider before the slash.
+ */
+const descriptorOf = (model: LanguageModel): Driver.ModelDescriptor => {
+  if (typeof model === "string") {
+    const slash = model.indexOf("/")
+    return Object.freeze(slash > 0 ? { provider: model.slice(0, slash), id: model.slice(slash + 1) } : { provider: "gateway", id: model })
+  }
+  const provider = typeof model.provider === "string" && model.provider !== "" ? model.provider.split(".")[0] as string : "unknown"
+  return Object.freeze({ provider, id: model.modelId })
 }
 
 const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>
@@ -218,7 +239,8 @@ const callArguments = (model: LanguageModel, request: InferenceRequest, signal: 
     ...(providerOptions === undefined ? {} : { providerOptions }),
     maxRetries: options.maxRetries ?? 0,
     ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-    ...(options.telemetry === undefined ? {} : Sdk.telemetryArgument(options.telemetry)),
+    // No settings: the SDK's telemetry off (hookline's UseTelemetry reports the call; docs/telemetry.md).
+    ...Sdk.telemetryArgument(Sdk.callTelemetry(options.telemetry)),
     abortSignal: signal,
   }
 }

@@ -332,3 +332,20 @@ describe("AiSdkDriver.usageOf", () => {
     expect(AiSdkDriver.usageOf(undefined)).toBe(AiSdkDriver.usageOf(sdk({ inputTokens: 0, outputTokens: 0 })))
   })
 })
+
+describe("AiSdkDriver.make model", () => {
+  it("names the model and its provider before any call (the provider's family, as the GenAI conventions spell it)", () => {
+    const model = new MockLanguageModelV3({ provider: "openai.responses", modelId: "gpt-5-mini" })
+    expect(AiSdkDriver.make(model).model).toEqual({ provider: "openai", id: "gpt-5-mini" })
+    expect(AiSdkDriver.make("anthropic/claude-sonnet-5").model).toEqual({ provider: "anthropic", id: "claude-sonnet-5" })
+  })
+})
+
+describe("AiSdkDriver telemetry default", () => {
+  it("turns the AI SDK's telemetry off when the driver is given none (no second chat span beside UseTelemetry's), and passes given settings as they are", async () => {
+    const Sdk = await import("../src/internal/sdk.js")
+    expect(Sdk.callTelemetry(undefined)).toEqual({ isEnabled: false })
+    const given = { functionId: "support" } as never
+    expect(Sdk.callTelemetry(given)).toBe(given)
+  })
+})

@@ -172,6 +172,8 @@ export interface ScriptedDriver extends Driver.DriverShape {
    * "scripted"); the loop records it on an attempt that failed, as it does a real driver's.
    */
   readonly modelId: string
+  /** The model it names before a call: provider `scripted`, its `modelId`. */
+  readonly model: Driver.ModelDescriptor
 }
 
 const turn = <T extends Turn>(fields: Omit<T, typeof TypeId>): T => Object.freeze({ [TypeId]: TypeId, ...fields }) as T
@@ -489,6 +491,7 @@ export const make = (script: ReadonlyArray<Turn>, options: Options = {}): Script
     generate: shape.generate,
     stream: shape.stream,
     modelId,
+    model: Object.freeze({ provider: "scripted", id: modelId }),
     get layer() {
       return layer
     },

@@ -28,10 +28,25 @@ export type StreamPart =
   | { readonly _tag: "Finish"; readonly response: InferenceResponse }
 
 /**
+ * The model a driver calls, named before any call starts (telemetry names a span by
+ * it, a fallback's attempts each name their own): `provider` as the OpenTelemetry GenAI
+ * conventions spell it (`openai`, `anthropic`), `id` the model's id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelDescriptor {
+  readonly provider: string
+  readonly id: string
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface DriverShape {
+  /** The model this driver calls, when it knows it (read with `Driver.modelOf`). */
+  readonly model?: ModelDescriptor | undefined
   readonly generate: (
     request: InferenceRequest,
     options: CallOptions,

@@ -103,12 +103,15 @@ export const wrappedCall = <R>(
     resetText(env, cell, index)
     const startedAt = env.now()
     const named = (driver as { readonly modelId?: unknown }).modelId
-    const modelId = typeof named === "string" ? named : undefined
+    const modelId = typeof named === "string" ? named : Driver_.modelOf(driver)?.id
     // Every call is an attempt from the moment it starts, whatever ends it: an answer,
     // an error, or an interruption (a wrap hook's timeout, the run's abort or time limit).
     const slot = attempts.length
     attempts.push({ attempt: Step.inferenceAttempt({ modelId, startedAt, durationMs: 0, error: interrupted() }), response: undefined, cut: true, open: true })
-    return Effect.onExit(callDriver(env, cell, c.request ?? request, index, driver), (exit) =>
+    const answer = callDriver(env, cell, c.request ?? request, index, driver)
+    // Whoever set Driver.AroundCall around `next` (telemetry) sees each attempt and its model.
+    const around = Effect.flatMap(Driver_.AroundCall, (f) => f === undefined ? answer : f(answer, { model: Driver_.modelOf(driver) }))
+    return Effect.onExit(around, (exit) =>
       Effect.sync(() => {
         const durationMs = env.now() - startedAt
         if (Exit.isSuccess(exit)) {

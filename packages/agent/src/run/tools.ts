@@ -190,7 +190,9 @@ export const commit = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, fin
 }
 
 // One tool execution held by the WrapToolUse hooks; each call of the innermost
-// `next` is one attempt.
+// `next` is one attempt. The tool runs in the fiber and context of that `next`: what a
+// wrap hook provides around it (a span, a tracer, a reference) the tool sees
+// (guaranteed: Tools.context.test.ts; telemetry nests a tool's own spans so).
 const wrappedTool = <R>(
   env: RunEnv<R>,
   cell: RunCell,

@@ -4,7 +4,7 @@ import { AgentState, HookExecuted, Message, StopSignal, Usage, type AgentError, 
 import { Effect, Result } from "effect"
 import type { Decision } from "../Decision.js"
 import { childRunId, childState, payload } from "../internal/subagentPayload.js"
-import { Current, Host, linkOf } from "./host.js"
+import { Current, Host, linkOf, ParentCall } from "./host.js"
 
 /** What a subagent tool needs of an agent (`Agent.Agent`; a structural type: no import cycle). */
 export interface ChildAgent {
@@ -76,6 +76,7 @@ export const runChild = (
       // Its events go to the parent's observer, nested; its hooks' events too, not to
       // the parent's own sink (they would read as the parent's hooks).
       Effect.provideService(Current, linkOf(host, context.state.id, callId)),
+      Effect.provideService(ParentCall, Object.freeze({ runId: context.state.id, toolCallId: callId })),
       Effect.provideService(HookExecuted.CurrentEventSink, undefined),
     )
     host?.report(callId, from === undefined ? final.execution.usage : minus(final.execution.usage, from.execution.usage))

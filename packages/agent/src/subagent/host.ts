@@ -90,6 +90,29 @@ export const Current = Context.Reference<Host | Link | undefined>("@hookline/age
   defaultValue: () => undefined,
 })
 
+/**
+ * The tool call that started a run: its parent run and the call's id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Parent {
+  readonly runId: string
+  readonly toolCallId: string
+}
+
+/**
+ * In a subagent's run (`Tool.fromAgent`), the parent run and the tool call that started
+ * it; `undefined` in a top-level run. Its hooks read it as an Effect
+ * (`yield* Subagent.ParentCall`), telemetry to nest the child's spans under the call's.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const ParentCall = Context.Reference<Parent | undefined>("@hookline/agent/Subagent/ParentCall", {
+  defaultValue: () => undefined,
+})
+
 /** The child's events, each wrapped once more: nested under the parent's tool call. */
 export const linkOf = (host: Host | undefined, runId: string, toolCallId: string): Link => {
   const observer = host?.observer

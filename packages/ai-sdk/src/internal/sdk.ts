@@ -34,6 +34,14 @@ export const instructionsArgument = (text: string): { readonly [K in Instruction
 export const telemetryArgument = (settings: TelemetrySettings): { readonly [K in TelemetryKey]: TelemetrySettings } =>
   (major === 7 ? { telemetry: settings } : { experimental_telemetry: settings }) as { readonly [K in TelemetryKey]: TelemetrySettings }
 
+/**
+ * The telemetry settings a call gets: the driver's as given, or, when it has none, the
+ * AI SDK's telemetry turned off, so that a registered integration (AI SDK 7) does not
+ * report the call a second time beside hookline's own `chat` span (`@hookline/otel`).
+ */
+export const callTelemetry = (settings: TelemetrySettings | undefined): TelemetrySettings =>
+  settings ?? ({ isEnabled: false } as TelemetrySettings)
+
 /** The stream of all parts of a `streamText` result: `stream` on 7 (`fullStream` is its deprecated alias). */
 export const partsOf = <R extends { readonly fullStream: unknown }>(result: R): R["fullStream"] =>
   major === 7 ? (result as unknown as { readonly stream: R["fullStream"] }).stream : result.fullStream

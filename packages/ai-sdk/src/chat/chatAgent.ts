@@ -50,15 +50,12 @@ export interface ChatAgent {
   readonly messages: (chatId: string) => Promise<Array<UIMessage>>
 }
 
-// The continuation API (`agent.continueStream`), where the agent has it.
-type Continuing = {
-  readonly continueStream?: (runId: string, message: string, ...options: ReadonlyArray<unknown>) => AsyncIterable<AgentEvent>
-}
-
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
  * A chat's first message starts the run; each later user message continues the stored
- * run (`agent.continueStream`); approval responses (`addToolApprovalResponse`) resume
+ * run (`agent.continueStream`, keyed by the message's id, so the same message sent
+ * again appends nothing; a user message while the run waits for an approval is refused
+ * with an `error` part, `ContinuationRefused`); approval responses (`addToolApprovalResponse`) resume
  * the suspended run with `Decision.approve` or `Decision.reject` (`agent.resumeStream`):
  * the same response again is a no-op, a different one for a decided call is refused
  * with an `error` part (`DecisionInvalid: ...`). The agent needs a store
@@ -84,11 +81,9 @@ export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): Cha
     if (stored === undefined) {
       return yield* agent.stream(AgentState.make({ id: turn.chatId, messages: [Message.user(turn.text)] }), ...args)
     }
-    const continuing = agent as Agent<C> & Continuing
-    if (continuing.continueStream === undefined) {
-      throw new ChatRequestInvalid({ field: "messages", message: "this agent cannot continue a stored chat (no continueStream)" })
-    }
-    return yield* continuing.continueStream(turn.chatId, turn.text, ...args)
+    // The client's message id keys the turn: the same message sent again appends nothing.
+    const continued = [{ ...context, ...signal, key: turn.messageId }] as unknown as Agent.ContinueArguments<C>
+    return yield* agent.continueStream(turn.chatId, turn.text, ...continued)
   }
 
   const refused = (error: ChatRequestInvalid): Response =>

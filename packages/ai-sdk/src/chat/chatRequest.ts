@@ -45,7 +45,7 @@ export const defaultLimits: ChatLimits = Object.freeze({ maxBodyBytes: 1024 * 10
  * @category models
  */
 export type ChatTurn =
-  | { readonly _tag: "UserTurn"; readonly chatId: string; readonly text: string }
+  | { readonly _tag: "UserTurn"; readonly chatId: string; readonly messageId: string; readonly text: string }
   | { readonly _tag: "Decisions"; readonly chatId: string; readonly decisions: ReadonlyArray<Decision.Decision> }
 
 const chatIdPattern = /^[A-Za-z0-9_.:-]{1,128}$/
@@ -142,7 +142,8 @@ export const decodeTurn = async (body: unknown, limits: ChatLimits = defaultLimi
     const text = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n").trim()
     if (text === "") throw invalid(`messages[${index}].parts`, "expected the user's text")
     if (text.length > limits.maxTextLength) throw invalid(`messages[${index}].parts`, `text over ${limits.maxTextLength} characters`)
-    return { _tag: "UserTurn", chatId: id, text }
+    if (last.id.length === 0 || last.id.length > 256) throw invalid(`messages[${index}].id`, "expected 1 to 256 characters")
+    return { _tag: "UserTurn", chatId: id, messageId: last.id, text }
   }
   if (last.role === "assistant") {
     const decisions = decisionsOf(last, index)

@@ -113,6 +113,14 @@ export const send = async (url: string, chatId: string, messages: Array<UIMessag
   return message
 }
 
+/** The chunk types of the answer, as the AI SDK's transport parsed them. */
+export const chunkTypes = async (url: string, chatId: string, messages: Array<UIMessage>): Promise<Array<string>> => {
+  const stream = await new DefaultChatTransport({ api: url }).sendMessages({ chatId, messages, trigger: "submit-message", messageId: undefined, abortSignal: undefined })
+  const types: Array<string> = []
+  for await (const chunk of stream as unknown as AsyncIterable<{ readonly type: string }>) types.push(chunk.type)
+  return types
+}
+
 export const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] })
 
 /** The message with the call's approval answered, as `addToolApprovalResponse` leaves it. */

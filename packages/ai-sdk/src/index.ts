@@ -6,3 +6,15 @@
 import * as AiSdkDriver_ from "./AiSdkDriver.js"
 export { AiSdkDriver_ as AiSdkDriver }
 export type { AiSdkDriverOptions, SdkUsage } from "./AiSdkDriver.js"
+export {
+  chatAgent,
+  ChatRequestInvalid,
+  decodeTurn,
+  defaultLimits,
+  errorText,
+  readBody,
+  toUIMessages,
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+} from "./chat/index.js"
+export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessageStreamOptions } from "./chat/index.js"

@@ -1,0 +1,109 @@
+// One hookline run per chat, behind AI SDK UI's useChat: the chat id is the run id, a
+// new chat starts the run, a new user turn continues it, approval responses resume it.
+// The conversation is the stored run's; the client's messages give only the new text
+// or the decisions.
+import type { Agent, AgentEvent } from "@hookline/agent"
+import { AgentState, Message } from "@hookline/core"
+import type { UIMessage } from "ai"
+import { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
+import { toUIMessages } from "./history.js"
+import { toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"
+
+/**
+ * Options of `chatAgent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChatAgentOptions<C> extends UIMessageStreamOptions {
+  /**
+   * The stored run of a chat id, `undefined` for a new chat: with `@hookline/store`,
+   * `(id) => RunStore.load(store, id).then((saved) => saved?.state)`. The agent must
+   * keep its runs in the same store (`UseCheckpoints(store)`).
+   */
+  readonly load: (chatId: string) => Promise<AgentState | undefined>
+  /**
+   * The run context of a request (who asks: from its session, its headers), given to
+   * the run and never stored. Leave it out when the agent reads none.
+   */
+  readonly context?: ((request: Request | undefined) => C | Promise<C>) | undefined
+  /** Bounds on a request (defaults: `defaultLimits`). */
+  readonly limits?: Partial<ChatLimits> | undefined
+}
+
+/**
+ * A hookline agent serving AI SDK UI chats (`useChat`, ai 6 and 7).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChatAgent {
+  /**
+   * Answers a `POST` from useChat's default transport: the body is read bounded and
+   * validated; a bad one is a 400 (413 over the size limit) JSON `{ error: { field,
+   * message } }`, else the run's events as a UI message stream.
+   */
+  readonly respond: (request: Request) => Promise<Response>
+  /** The events of a turn already decoded (for a server with its own body handling). */
+  readonly stream: (turn: ChatTurn, request?: Request) => AsyncIterable<AgentEvent>
+  /** A chat's messages as the page shows them, from the store (`[]` for a new chat). */
+  readonly messages: (chatId: string) => Promise<Array<UIMessage>>
+}
+
+/**
+ * A hookline agent behind useChat: one run per chat (the chat id is the run id).
+ * A chat's first message starts the run; each later user message continues the stored
+ * run (`agent.continueStream`, keyed by the message's id, so the same message sent
+ * again appends nothing; a user message while the run waits for an approval is refused
+ * with an `error` part, `ContinuationRefused`); approval responses (`addToolApprovalResponse`) resume
+ * the suspended run with `Decision.approve` or `Decision.reject` (`agent.resumeStream`):
+ * the same response again is a no-op, a different one for a decided call is refused
+ * with an `error` part (`DecisionInvalid: ...`). The agent needs a store
+ * (`UseCheckpoints`) and the same store's `load`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): ChatAgent => {
+  const limits: ChatLimits = { ...defaultLimits, ...options.limits }
+  const contextOf = async (request: Request | undefined) =>
+    options.context === undefined ? {} : { context: await options.context(request) }
+
+  async function* stream(turn: ChatTurn, request?: Request): AsyncGenerator<AgentEvent> {
+    const context = await contextOf(request)
+    const signal = request === undefined ? {} : { signal: request.signal }
+    if (turn._tag === "Decisions") {
+      const args = [{ ...context, ...signal, decisions: turn.decisions }] as unknown as Agent.ResumeArguments<C>
+      return yield* agent.resumeStream(turn.chatId, ...args)
+    }
+    const stored = await options.load(turn.chatId)
+    const args = [{ ...context, ...signal }] as unknown as Agent.RunArguments<C>
+    if (stored === undefined) {
+      return yield* agent.stream(AgentState.make({ id: turn.chatId, messages: [Message.user(turn.text)] }), ...args)
+    }
+    // The client's message id keys the turn: the same message sent again appends nothing.
+    const continued = [{ ...context, ...signal, key: turn.messageId }] as unknown as Agent.ContinueArguments<C>
+    return yield* agent.continueStream(turn.chatId, turn.text, ...continued)
+  }
+
+  const refused = (error: ChatRequestInvalid): Response =>
+    Response.json({ error: { field: error.field, message: error.message } }, { status: /^over \d+ bytes$/.test(error.message) ? 413 : 400 })
+
+  const respond = async (request: Request): Promise<Response> => {
+    let turn: ChatTurn
+    try {
+      turn = await decodeTurn(await readBody(request, limits.maxBodyBytes), limits)
+    } catch (error) {
+      if (error instanceof ChatRequestInvalid) return refused(error)
+      throw error
+    }
+    return toUIMessageStreamResponse(stream(turn, request), { onError: options.onError })
+  }
+
+  const messages = async (chatId: string): Promise<Array<UIMessage>> => {
+    const state = await options.load(chatId)
+    return state === undefined ? [] : toUIMessages(state)
+  }
+
+  return { respond, stream, messages }
+}

@@ -1,0 +1,87 @@
+// Pure: a stored run's state → the UI messages AI SDK UI shows for it (a page that
+// reloads a chat starts from these). A user message is one UI message; the assistant's
+// messages and tool results up to the next user message are one assistant UI message,
+// a `step-start` before each model answer, as a live stream builds it.
+import type { AgentState, Message, ToolCall, ToolExecution } from "@hookline/core"
+import type { UIMessage } from "ai"
+import { errorTextOf } from "./uiChunks.js"
+
+type Part = UIMessage["parts"][number]
+
+interface Outcomes {
+  readonly executions: ReadonlyMap<string, ToolExecution>
+  readonly rejected: ReadonlySet<string>
+  readonly pending: ReadonlySet<string>
+}
+
+const outcomesOf = (state: AgentState): Outcomes => {
+  const executions = new Map<string, ToolExecution>()
+  const rejected = new Set<string>()
+  const steps = [...state.execution.steps]
+  if (state.execution.suspendedStep !== undefined) steps.push(state.execution.suspendedStep)
+  for (const step of steps) {
+    for (const execution of step.toolExecutions) executions.set(execution.toolCall.id, execution)
+    for (const [id, decision] of Object.entries(step.decisions ?? {})) if (decision._tag === "Reject") rejected.add(id)
+  }
+  const pending = new Set<string>()
+  for (const call of state.execution.pendingCalls ?? []) {
+    if (call.decision?._tag === "Reject") rejected.add(call.toolCall.id)
+    if (call.decision === undefined) pending.add(call.toolCall.id)
+  }
+  return { executions, rejected, pending }
+}
+
+const parsed = (content: string): unknown => {
+  try {
+    return JSON.parse(content)
+  } catch {
+    return content
+  }
+}
+
+const toolPart = (call: ToolCall, outcomes: Outcomes, result: Message.ToolMessage | undefined): Part => {
+  const base = { type: `tool-${call.name}` as const, toolCallId: call.id, input: call.arguments }
+  const execution = outcomes.executions.get(call.id)
+  if (outcomes.pending.has(call.id)) return { ...base, state: "approval-requested", approval: { id: call.id } } as Part
+  if (outcomes.rejected.has(call.id)) return { ...base, state: "output-denied", approval: { id: call.id, approved: false } } as Part
+  if (execution?.status === "success") return { ...base, state: "output-available", output: execution.output } as Part
+  if (execution !== undefined) return { ...base, state: "output-error", errorText: errorTextOf(execution) } as Part
+  if (result !== undefined) {
+    return (result.isError ? { ...base, state: "output-error", errorText: result.content } : { ...base, state: "output-available", output: parsed(result.content) }) as Part
+  }
+  return { ...base, state: "input-available" } as Part
+}
+
+/**
+ * The UI messages of a run's conversation (system messages left out), with each tool
+ * call's state: waiting for approval, denied, its output or error. Ids are
+ * `<runId>-<index>`, stable for one state.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toUIMessages = (state: AgentState): Array<UIMessage> => {
+  const outcomes = outcomesOf(state)
+  const messages = [...state.context.messages]
+  const results = new Map<string, Message.ToolMessage>()
+  for (const m of messages) if (m.role === "tool") results.set(m.toolCallId, m)
+  const out: Array<UIMessage> = []
+  let assistant: Array<Part> | undefined
+  const flush = () => {
+    if (assistant !== undefined && assistant.length > 0) out.push({ id: `${state.id}-${out.length}`, role: "assistant", parts: assistant })
+    assistant = undefined
+  }
+  for (const m of messages) {
+    if (m.role === "user") {
+      flush()
+      out.push({ id: `${state.id}-${out.length}`, role: "user", parts: [{ type: "text", text: m.content }] })
+    } else if (m.role === "assistant") {
+      assistant ??= []
+      assistant.push({ type: "step-start" })
+      if (m.content !== "") assistant.push({ type: "text", text: m.content, state: "done" })
+      for (const call of m.toolCalls) assistant.push(toolPart(call, outcomes, results.get(call.id)))
+    }
+  }
+  flush()
+  return out
+}

@@ -55,6 +55,10 @@ export const printFootprint = (results: ReadonlyArray<FootprintResult>, mode: Mo
       console.log(`hookline ${what} bytes/run vs the lightest peer: not measured`)
       continue
     }
+    if (of(lightest) <= 0) {
+      console.log(`hookline ${what}: ${kb(of(hookline))}/run; the lightest peer (${lightest.system}) measured ${kb(of(lightest))}, within the heap's noise: no ratio`)
+      continue
+    }
     const x = of(hookline) / of(lightest)
     console.log(`hookline ${what}: ${kb(of(hookline))}/run, ${x.toFixed(2)}x the lightest peer (${lightest.system}, ${kb(of(lightest))}) (target ≤ ${peerShare}x): ${x <= peerShare ? "met" : "missed"}`)
   }

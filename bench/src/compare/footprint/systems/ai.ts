@@ -8,13 +8,9 @@
 import { isStepCount, tool, ToolLoopAgent, type ModelMessage } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { z } from "zod"
+import { answerFor } from "../../systems/ai.js"
 import { versionOf } from "../../Version.js"
 import type { FootprintSystem } from "../Footprint.js"
-
-const usage = () => ({
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-})
 
 const seed: ReadonlyArray<ModelMessage> = Object.freeze([{ role: "user", content: "go" }])
 
@@ -25,16 +21,7 @@ const agentOf = (steps: number, gate: (() => Promise<void>) | undefined, needsAp
       // The mock records every call; drop them, or held runs would include them.
       model.doGenerateCalls.length = 0
       if (gate !== undefined) await gate()
-      const step = ((options.prompt.length - seed.length) >> 1) + 1
-      if (step < steps) {
-        return {
-          content: [{ type: "tool-call", toolCallId: `call-${step}`, toolName: "echo", input: JSON.stringify({ i: step }) }],
-          finishReason: { unified: "tool-calls", raw: undefined },
-          usage: usage(),
-          warnings: [],
-        }
-      }
-      return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage: usage(), warnings: [] }
+      return answerFor(Math.min(((options.prompt.length - seed.length) >> 1) + 1, steps), steps)
     },
   })
   const echo = tool({ description: "Echoes i", inputSchema: z.object({ i: z.number() }), needsApproval, execute: ({ i }) => i })

@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { compare } from "./compare/compare.js"
-import { modeFromEnv, systemsFromEnv } from "./compare/Plan.js"
+import { modeFromEnv, sectionsFromEnv, systemsFromEnv } from "./compare/Plan.js"
 import { cases, observed, report, type DispatchRow, type ExtraRow } from "./dispatch.js"
 import * as Loop from "./loop.js"
 import { mcpBench, mcpSettingsFromEnv } from "./mcp.js"
@@ -251,6 +251,6 @@ if (selected("mcp")) {
 // Every system in child processes of its own (compare/run.ts), one at a time.
 if (selected("compare")) {
   if (chosen.length !== 1) console.log("")
-  const code = await compare(smoke ? "smoke" : modeFromEnv(), systemsFromEnv())
+  const code = await compare(smoke ? "smoke" : modeFromEnv(), systemsFromEnv(), sectionsFromEnv())
   if (code !== 0) process.exit(code)
 }

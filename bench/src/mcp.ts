@@ -45,10 +45,13 @@ export interface McpSettings {
   readonly coldPerRound: number
 }
 
+/** `BENCH_SMOKE=1`: the comparison's smoke (every case run and validated twice, figures meaningless). */
 export const mcpSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): McpSettings =>
-  env["BENCH_QUICK"] === "1"
-    ? { quick: true, warmup: 20, rounds: 2, runsPerRound: 50, coldPerRound: 2 }
-    : { quick: false, warmup: 200, rounds: 6, runsPerRound: 300, coldPerRound: 3 }
+  env["BENCH_SMOKE"] === "1"
+    ? { quick: true, warmup: 1, rounds: 1, runsPerRound: 2, coldPerRound: 1 }
+    : env["BENCH_QUICK"] === "1"
+      ? { quick: true, warmup: 20, rounds: 2, runsPerRound: 50, coldPerRound: 2 }
+      : { quick: false, warmup: 200, rounds: 6, runsPerRound: 300, coldPerRound: 3 }
 
 const script: ReadonlyArray<InferenceResponse> = [
   Response.make({ toolCalls: [ToolCall.make({ id: "call-1", name: "pid", arguments: {} })] }),

@@ -48,14 +48,14 @@ export const storeSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): Stor
     : { quick: false, warmup: 10, rounds: 6, runsPerRound: 15 }
 
 /** What the store was handed, in bytes of UTF-8. */
-interface Tally {
+export interface Tally {
   counting: boolean
   checkpoints: Array<number>
   journal: number
 }
 
-/** The store with a tally of what is written through it. */
-const counted = (inner: RunStore.RunStore, tally: Tally): RunStore.RunStore =>
+/** The store with a tally of what is written through it (also the comparison's durable rows). */
+export const counted = (inner: RunStore.RunStore, tally: Tally): RunStore.RunStore =>
   Object.freeze({
     ...inner,
     commit: (commit: RunStore.Commit) => {

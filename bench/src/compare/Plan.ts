@@ -87,6 +87,19 @@ export const systemsFromEnv = (env: NodeJS.ProcessEnv = process.env): ReadonlyAr
   return chosen
 }
 
+/** The parts of `pnpm bench compare`, in output order: the main tables, the durable rows, the memory rows, MCP. */
+export const sections = ["main", "durable", "memory", "mcp"] as const
+export type Section = (typeof sections)[number]
+
+/** `BENCH_SECTIONS=durable,memory` runs some parts of the comparison; all by default. */
+export const sectionsFromEnv = (env: NodeJS.ProcessEnv = process.env): ReadonlyArray<Section> => {
+  const chosen = env["BENCH_SECTIONS"]?.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (chosen === undefined || chosen.length === 0) return sections
+  const unknown = chosen.filter((s) => !(sections as ReadonlyArray<string>).includes(s))
+  if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: unknown ${unknown.join(", ")} (expected some of ${sections.join(", ")})`)
+  return sections.filter((s) => chosen.includes(s))
+}
+
 /** A configuration's label in progress lines and failure messages. */
 export const label = (w: Workload): string =>
   `${w.name} K=${w.K} H=${w.H}${w.concurrency > 1 ? ` ×${w.concurrency}` : ""}`

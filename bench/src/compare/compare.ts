@@ -1,11 +1,17 @@
 /**
  * `pnpm bench compare`: hookline against the bare loop, koa-compose and the agent
  * frameworks (ai, langchain, @openai/agents), each configuration in a child process of
- * its own, one child at a time. Prints the tables and verdicts; resolves to the exit
- * code: 1 when any system failed to load, threw or failed validation.
+ * its own, one child at a time; then the durable rows (durable/: checkpointed runs
+ * beside LangGraph's savers and the Agents SDK's session), the memory rows (footprint/:
+ * bytes per run in flight, suspended and completed) and MCP run overhead (mcp.ts), each
+ * in children too (`BENCH_SECTIONS` picks some). Prints the tables and verdicts; resolves
+ * to the exit code: 1 when any system failed to load, threw or failed validation.
  */
 import { machine } from "../measure.js"
-import { label, settingsFor, systems, workloadsFor, type Mode } from "./Plan.js"
+import { printDurable, printDurableFailures, runDurable } from "./durable/section.js"
+import { printFootprint, printFootprintFailures, runFootprint } from "./footprint/section.js"
+import { runMcp } from "./mcpSection.js"
+import { label, settingsFor, systems, workloadsFor, type Mode, type Section } from "./Plan.js"
 import * as Report from "./report.js"
 import type * as Result from "./Result.js"
 import { runChild } from "./run.js"
@@ -40,10 +46,10 @@ const header = (mode: Mode, chosen: ReadonlyArray<string>): void => {
   console.log("")
 }
 
-export const compare = async (mode: Mode, chosen: ReadonlyArray<string>): Promise<number> => {
+/** The main tables: every system on W1, W2, W4; their results. */
+const runMain = async (mode: Mode, chosen: ReadonlyArray<string>): Promise<ReadonlyArray<Result.Result>> => {
   const settings = settingsFor(mode)
   const workloads = workloadsFor(mode)
-  const started = performance.now()
   const results: Array<Result.Result> = []
   if (mode === "smoke") {
     for (const module of chosen) {
@@ -61,28 +67,69 @@ export const compare = async (mode: Mode, chosen: ReadonlyArray<string>): Promis
   }
   // Table order: configuration, then system.
   const order = (r: Result.Result): number => workloads.findIndex((w) => w.name === r.workload.name && w.K === r.workload.K && w.H === r.workload.H) * 100 + chosen.indexOf(r.module)
-  results.sort((a, b) => order(a) - order(b))
+  return [...results].sort((a, b) => order(a) - order(b))
+}
 
-  header(mode, chosen)
+const printMainSection = (mode: Mode, results: ReadonlyArray<Result.Result>): void => {
   if (mode === "smoke") {
     Report.printSmoke(results)
-  } else {
-    Report.printMain(results)
-    console.log("")
-    const w4 = workloads.find((w) => w.concurrency > 1)
-    console.log(`W4: ${(w4?.concurrency ?? 0).toLocaleString("en-US")} runs of W1 (K = 5) at once, async model (each answer after a setImmediate)`)
-    console.log("")
-    Report.printW4(results)
-    console.log("")
-    for (const line of Report.verdicts(results, workloads)) console.log(line)
+    return
   }
-  const failures = results.filter((r) => r.kind === "failure").length
+  const workloads = workloadsFor(mode)
+  Report.printMain(results)
   console.log("")
-  Report.printFailures(results)
+  const w4 = workloads.find((w) => w.concurrency > 1)
+  console.log(`W4: ${(w4?.concurrency ?? 0).toLocaleString("en-US")} runs of W1 (K = 5) at once, async model (each answer after a setImmediate)`)
+  console.log("")
+  Report.printW4(results)
+  console.log("")
+  for (const line of Report.verdicts(results, workloads)) console.log(line)
+}
+
+export const compare = async (mode: Mode, chosen: ReadonlyArray<string>, parts: ReadonlyArray<Section>): Promise<number> => {
+  const started = performance.now()
+  const main = parts.includes("main") ? await runMain(mode, chosen) : []
+  const durable = parts.includes("durable") ? await runDurable(mode, progress) : []
+  const memory = parts.includes("memory") ? await runFootprint(mode, progress) : []
+  if (parts.includes("mcp")) progress("compare (mcp): pnpm bench mcp in a child process")
+  const mcp = parts.includes("mcp") ? await runMcp(mode) : undefined
+
+  header(mode, chosen)
+  if (parts.length < 4) console.log(`sections: ${parts.join(", ")} (BENCH_SECTIONS)\n`)
+  if (parts.includes("main")) printMainSection(mode, main)
+  if (parts.includes("durable")) {
+    console.log("")
+    console.log(
+      `## Durable steps: a checkpointed run of ${durable[0]?.job.steps ?? "–"} steps (one echo call per step, then the answer), K = 0, over H messages of history, each run a new thread; ` +
+        "µs/step = the run / steps; steady = from the second model call to the run's end / (steps - 1), without the first checkpoint (the whole history); " +
+        "bytes/step = every byte the run wrote / steps, first checkpoint included; PostgreSQL: one embedded server (fsync on) for every row; median (p10–p90)",
+    )
+    console.log("")
+    printDurable(durable, mode)
+  }
+  if (parts.includes("memory")) {
+    console.log("")
+    console.log(
+      "## Memory per run (heap after two full GCs, each system in a child of its own): in flight = N runs waiting at once in their model call (a deferred resolved after measuring); " +
+        "suspended = N runs stopped for approval of their one tool call, held as a caller keeps them; completed = heap left per run after M runs of one tool call each (the leak check)",
+    )
+    console.log("")
+    printFootprint(memory, mode)
+  }
+  if (mcp !== undefined) {
+    console.log("")
+    console.log(mcp.text.replace(/^# /, "## "))
+  }
+  const failures = main.filter((r) => r.kind === "failure").length + durable.filter((r) => r.kind === "failure").length + memory.filter((r) => r.kind === "failure").length + (mcp?.ok === false ? 1 : 0)
+  const total = main.length + durable.length + memory.length + (mcp === undefined ? 0 : 1)
+  console.log("")
+  Report.printFailures(main)
+  printDurableFailures(durable)
+  printFootprintFailures(memory)
   console.log(
     failures === 0
-      ? `(${results.length} configurations, all validated; ${((performance.now() - started) / 1000).toFixed(0)} s)`
-      : `${failures} of ${results.length} configurations FAILED`,
+      ? `(${total} configurations, all validated; ${((performance.now() - started) / 1000).toFixed(0)} s)`
+      : `${failures} of ${total} configurations FAILED`,
   )
   return failures === 0 ? 0 : 1
 }

@@ -11,18 +11,24 @@ import type { Workload } from "./System.js"
 
 const script = fileURLToPath(new URL("./child.ts", import.meta.url))
 
-/** Runs `module` on `workloads` in a child; one result per workload, in order. */
-export const runChild = (
-  module: string,
-  workloads: ReadonlyArray<Workload>,
-  settings: ChildSettings,
-): Promise<ReadonlyArray<Result.Result>> =>
+/** What a child left: its stdout, the tail of its stderr, and how it ended. */
+export interface Exit {
+  readonly stdout: string
+  readonly stderr: string
+  readonly why: string
+}
+
+/**
+ * Runs `node --expose-gc --import tsx <script> ...args`, progress (stderr) passed
+ * through; killed after `timeoutMs`. Never rejects.
+ */
+export const spawnChild = (file: string, args: ReadonlyArray<string>, timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<Exit> =>
   new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       // A roomy heap: a slow peer's 1,000 concurrent runs hold gigabytes.
-      ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", script, module, JSON.stringify(workloads), JSON.stringify(settings)],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", file, ...args],
+      { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env },
     )
     let stdout = ""
     let stderr = ""
@@ -38,17 +44,30 @@ export const runChild = (
     const timer = setTimeout(() => {
       timedOut = true
       child.kill("SIGKILL")
-    }, settings.childTimeoutMs)
+    }, timeoutMs)
+    let done = false
     const finish = (why: string): void => {
+      if (done) return
+      done = true
       clearTimeout(timer)
-      const results = Result.parse(stdout)
-      resolve(workloads.map((workload, i): Result.Result => {
-        const found = results[i]
-        if (found !== undefined && found.workload.name === workload.name && found.workload.K === workload.K && found.workload.H === workload.H) return found
-        return { kind: "failure", module, workload, error: `the child reported nothing for ${label(workload)}: ${why}\n${stderr.trim()}` }
-      }))
+      resolve({ stdout, stderr: stderr.trim(), why })
     }
     child.on("error", (e) => finish(`spawn failed: ${e.message}`))
     child.on("close", (code, signal) =>
-      finish(timedOut ? `killed after ${settings.childTimeoutMs / 1000} s` : `exit code ${code ?? "none"}${signal === null ? "" : `, signal ${signal}`}`))
+      finish(timedOut ? `killed after ${timeoutMs / 1000} s` : `exit code ${code ?? "none"}${signal === null ? "" : `, signal ${signal}`}`))
   })
+
+/** Runs `module` on `workloads` in a child; one result per workload, in order. */
+export const runChild = async (
+  module: string,
+  workloads: ReadonlyArray<Workload>,
+  settings: ChildSettings,
+): Promise<ReadonlyArray<Result.Result>> => {
+  const exit = await spawnChild(script, [module, JSON.stringify(workloads), JSON.stringify(settings)], settings.childTimeoutMs)
+  const results = Result.parse(exit.stdout)
+  return workloads.map((workload, i): Result.Result => {
+    const found = results[i]
+    if (found !== undefined && found.workload.name === workload.name && found.workload.K === workload.K && found.workload.H === workload.H) return found
+    return { kind: "failure", module, workload, error: `the child reported nothing for ${label(workload)}: ${exit.why}\n${exit.stderr}` }
+  })
+}

@@ -65,6 +65,17 @@ const usage = () => ({
   outputTokens: { total: 1, text: 1, reasoning: undefined },
 })
 
+/** The mock model's answer at step `step` of `steps` (1-based): echo {i: step}, or "done" at the last. */
+export const answerFor = (step: number, steps: number) =>
+  step < steps
+    ? {
+        content: [{ type: "tool-call" as const, toolCallId: `call-${step}`, toolName: "echo", input: JSON.stringify({ i: step }) }],
+        finishReason: { unified: "tool-calls" as const, raw: undefined },
+        usage: usage(),
+        warnings: [],
+      }
+    : { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: undefined }, usage: usage(), warnings: [] }
+
 const prepare = async (workload: Workload): Promise<Prepared> => {
   const { steps, K, H, asyncModel } = workload
   const seed = seedOf(H)
@@ -80,17 +91,7 @@ const prepare = async (workload: Workload): Promise<Prepared> => {
       if (asyncModel) await new Promise<void>((resolve) => setImmediate(resolve))
       counters.modelCalls++
       const step = ((options.prompt.length - base) >> 1) + 1
-      if (step < steps) {
-        return {
-          content: [{ type: "tool-call", toolCallId: `call-${step}`, toolName: "echo", input: JSON.stringify({ i: step }) }],
-          finishReason: { unified: "tool-calls", raw: undefined },
-          usage: usage(),
-          warnings: [],
-        }
-      }
-      if (step === steps) {
-        return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage: usage(), warnings: [] }
-      }
+      if (step <= steps) return answerFor(step, steps)
       throw new Error(`the fake model has no answer for a prompt of ${options.prompt.length} messages`)
     },
   })

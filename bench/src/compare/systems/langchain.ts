@@ -44,17 +44,25 @@ const hookPoints = ["beforeAgent", "beforeModel", "wrapModelCall", "afterModel",
  */
 const firingsPerRun = (steps: number): number => 2 + 3 * steps + (steps - 1)
 
-/** The fake chat model: step s of S (from the messages it gets) asks for echo {i: s}, or answers "done". */
-class StepModel extends BaseChatModel {
+/**
+ * The fake chat model: step s of S (from the messages it gets) asks for echo {i: s}, or
+ * answers "done". `onCall` runs once per call (the comparison's counter by default; the
+ * durable and memory rows pass theirs).
+ */
+export class StepModel extends BaseChatModel {
   readonly #base: number
   readonly #steps: number
   readonly #asyncModel: boolean
+  readonly #onCall: () => void | Promise<void>
 
-  constructor(base: number, steps: number, asyncModel: boolean) {
+  constructor(base: number, steps: number, asyncModel: boolean, onCall?: () => void | Promise<void>) {
     super({})
     this.#base = base
     this.#steps = steps
     this.#asyncModel = asyncModel
+    this.#onCall = onCall ?? (() => {
+      counters.modelCalls++
+    })
   }
 
   _llmType(): string {
@@ -67,7 +75,7 @@ class StepModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     if (this.#asyncModel) await new Promise<void>((resolve) => setImmediate(resolve))
-    counters.modelCalls++
+    await this.#onCall()
     // Each step adds two messages (the AI message with its tool call, the tool's result).
     const step = ((messages.length - this.#base) >> 1) + 1
     let message: AIMessage
@@ -83,7 +91,7 @@ class StepModel extends BaseChatModel {
 }
 
 /** H alternating human/AI messages, then "go"; ids set, so that LangGraph's reducer does not assign them on the first run. */
-const seedOf = (H: number): ReadonlyArray<BaseMessage> => {
+export const seedOf = (H: number): ReadonlyArray<BaseMessage> => {
   const out: Array<BaseMessage> = []
   for (let i = 0; i < H; i++) {
     out.push(i % 2 === 0 ? new HumanMessage({ content: `question ${i}`, id: `seed-${i}` }) : new AIMessage({ content: `answer ${i}`, id: `seed-${i}` }))

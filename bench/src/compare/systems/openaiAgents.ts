@@ -78,21 +78,29 @@ const hookPoints = [
  */
 const firingsPerRun = (steps: number): number => 4 + steps + 6 * (steps - 1)
 
-/** The fake model: step s of S (from the length of the input it gets) calls echo {i: s}, or answers "done". */
-class StepModel implements Model {
+/**
+ * The fake model: step s of S (from the length of the input it gets) calls echo {i: s},
+ * or answers "done". `onCall` runs once per call (the comparison's counter by default;
+ * the durable rows pass theirs).
+ */
+export class StepModel implements Model {
   readonly #base: number
   readonly #steps: number
   readonly #asyncModel: boolean
+  readonly #onCall: () => void
 
-  constructor(base: number, steps: number, asyncModel: boolean) {
+  constructor(base: number, steps: number, asyncModel: boolean, onCall?: () => void) {
     this.#base = base
     this.#steps = steps
     this.#asyncModel = asyncModel
+    this.#onCall = onCall ?? (() => {
+      counters.modelCalls++
+    })
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     if (this.#asyncModel) await new Promise<void>((resolve) => setImmediate(resolve))
-    counters.modelCalls++
+    this.#onCall()
     const length = typeof request.input === "string" ? 1 : request.input.length
     // Each step adds two items (the function call, its output).
     const step = ((length - this.#base) >> 1) + 1
@@ -120,7 +128,7 @@ class StepModel implements Model {
 }
 
 /** H alternating user/assistant messages, then "go". */
-const seedOf = (H: number): ReadonlyArray<AgentInputItem> => {
+export const seedOf = (H: number): ReadonlyArray<AgentInputItem> => {
   const out: Array<AgentInputItem> = []
   for (let i = 0; i < H; i++) {
     out.push(

@@ -1,0 +1,143 @@
+/**
+ * The durable rows of the comparison (issue 27): a checkpointed run, side by side.
+ * Every system runs the same work: a fake model that asks for one `echo` tool call per
+ * step (steps 1..S-1) then answers "done" (step S), K = 0, over H messages of history
+ * the run starts from, each run a new thread (run id, thread id, session) so its first
+ * checkpoint writes the history once. Measured per run: µs per step (the whole run / S),
+ * steady µs per step (from the second model call to the run's end / (S - 1): without the
+ * first checkpoint), and bytes written per step (how each counts them: `bytesHow`).
+ */
+import type { Mode } from "../Plan.js"
+
+/** Steps per run: a few (S - 1 tool steps, then the answer). */
+export const durableSteps = 5
+
+export const durableHs = (mode: Mode): ReadonlyArray<number> => (mode === "smoke" ? [0, 10] : [0, 10, 1_000, 10_000])
+
+/** A system module under durable/systems/ and the stores it runs on, in table order. */
+export const durableSystems: ReadonlyArray<{ readonly module: string; readonly stores: ReadonlyArray<string> }> = [
+  { module: "hookline", stores: ["memory", "pglite", "postgres"] },
+  { module: "langgraph", stores: ["memory", "postgres"] },
+  { module: "openaiAgents", stores: ["memory"] },
+]
+
+/** Rows the plan leaves out, and why (printed under the table). */
+export const leftOut: ReadonlyArray<string> = [
+  "LangGraph SqliteSaver (@langchain/langgraph-checkpoint-sqlite): its only driver is better-sqlite3, which ships no binary in its npm package; " +
+    "its install script downloads one from GitHub (unreachable here) or compiles it with node-gyp, and LangGraph has no other SQLite saver for Node 20 (node:sqlite needs Node 22)",
+  "@openai/agents 0.20 has no SQLite session: MemorySession is its local one (OpenAIConversationsSession stores on OpenAI's servers)",
+]
+
+export interface DurableJob {
+  readonly module: string
+  readonly store: string
+  readonly H: number
+  readonly steps: number
+}
+
+export interface DurableSettings {
+  readonly mode: Mode
+  /** Untimed runs first; the first of them also counts the bytes and reads the stored run back. */
+  readonly warmupRuns: number
+  readonly minRuns: number
+  readonly timeMs: number
+  readonly maxRuns: number
+  readonly childTimeoutMs: number
+  /** The embedded PostgreSQL the parent started, for the "postgres" stores. */
+  readonly connectionString?: string | undefined
+}
+
+export const durableSettingsFor = (mode: Mode): DurableSettings => {
+  switch (mode) {
+    case "full":
+      return { mode, warmupRuns: 3, minRuns: 10, timeMs: 2_000, maxRuns: 500, childTimeoutMs: 30 * 60_000 }
+    case "quick":
+      return { mode, warmupRuns: 1, minRuns: 3, timeMs: 300, maxRuns: 50, childTimeoutMs: 10 * 60_000 }
+    case "smoke":
+      return { mode, warmupRuns: 1, minRuns: 1, timeMs: 0, maxRuns: 1, childTimeoutMs: 90_000 }
+  }
+}
+
+/** The jobs of a mode, in table order. */
+export const durableJobs = (mode: Mode): ReadonlyArray<DurableJob> =>
+  durableSystems.flatMap(({ module, stores }) =>
+    stores.flatMap((store) => durableHs(mode).map((H) => ({ module, store, H, steps: durableSteps }))))
+
+export interface Spread {
+  readonly p10: number
+  readonly p50: number
+  readonly p90: number
+}
+
+export interface DurableRow {
+  readonly kind: "durable"
+  readonly job: DurableJob
+  readonly system: string
+  readonly version: string
+  /** The saver or store as its library names it ("MemorySaver", "PostgresStore"). */
+  readonly saver: string
+  readonly runs: number
+  readonly validated: number
+  readonly usPerStep: Spread
+  readonly steadyUsPerStep: Spread
+  /** Every byte the run wrote / S (the first checkpoint, with the whole history, included). */
+  readonly bytesPerStep: number
+  /** What `bytesPerStep` counts. */
+  readonly bytesHow: string
+}
+
+export interface DurableFailure {
+  readonly kind: "failure"
+  readonly job: DurableJob
+  readonly error: string
+}
+
+export type DurableResult = DurableRow | DurableFailure
+
+/** What a system's fake model and tool report to the harness. */
+export interface Calls {
+  model: number
+  tool: number
+  /** hrtime of each model call of the current run. */
+  readonly stamps: Array<bigint>
+}
+
+export const calls: Calls = { model: 0, tool: 0, stamps: [] }
+
+export const modelCalled = (): void => {
+  calls.model++
+  calls.stamps.push(process.hrtime.bigint())
+}
+
+export const toolCalled = (): void => {
+  calls.tool++
+}
+
+/** One configuration (H) of a system on a store: a run per thread id. */
+export interface DurableCase {
+  /** Untimed: what the run needs before it starts (a state, a session). */
+  readonly before: (id: string) => Promise<void>
+  /** The timed run; resolves to its final text. `count`: bytes are counted in this run. */
+  readonly run: (id: string, count: boolean) => Promise<string>
+  /**
+   * Untimed. With `count`: reads the stored run back (throws unless it holds every
+   * message of the run) and answers the bytes the run wrote; then removes the thread.
+   */
+  readonly after: (id: string, count: boolean) => Promise<number>
+}
+
+export interface OpenedStore {
+  readonly saver: string
+  readonly bytesHow: string
+  readonly prepare: (H: number, steps: number) => Promise<DurableCase>
+  readonly close: () => Promise<void>
+}
+
+export interface DurableSystem {
+  readonly name: string
+  readonly version: string
+  readonly open: (store: string, settings: DurableSettings) => Promise<OpenedStore>
+}
+
+/** The messages a run of S steps over H messages of history ends with: H, the question, 2 per tool step, the answer. */
+export const finalLength = (H: number, steps: number): number => H + 1 + 2 * (steps - 1) + 1

@@ -1,0 +1,121 @@
+/**
+ * The child that measures durable rows:
+ * `node --expose-gc --import tsx durable/child.ts <jobs JSON> <settings JSON>`: the jobs
+ * of one system module (the smoke: of every module), one store opened per store named. Per job: warm-up runs (the
+ * first counts the bytes and reads the stored run back), then timed runs; every run
+ * validated outside the timed region (model and tool calls, the final text). One `@@row`
+ * line per job on stdout; progress on stderr; exit 1 on a failure.
+ */
+import { quantile } from "../../measure.js"
+import * as Rows from "../Rows.js"
+import { calls, type DurableJob, type DurableResult, type DurableSettings, type DurableSystem, type OpenedStore, type Spread } from "./Durable.js"
+
+const clock = (): bigint => process.hrtime.bigint()
+
+const spread = (values: ReadonlyArray<number>): Spread => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { p10: quantile(sorted, 0.1), p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) }
+}
+
+let serial = 0
+
+interface Timed {
+  readonly us: number
+  readonly steadyUs: number
+  readonly bytes: number
+}
+
+const measure = async (system: DurableSystem, opened: OpenedStore, job: DurableJob, settings: DurableSettings): Promise<DurableResult> => {
+  const c = await opened.prepare(job.H, job.steps)
+  const once = async (count: boolean): Promise<Timed> => {
+    const id = `bench-durable-${process.pid}-${serial++}`
+    await c.before(id)
+    const [model, tool] = [calls.model, calls.tool]
+    calls.stamps.length = 0
+    const start = clock()
+    const text = await c.run(id, count)
+    const end = clock()
+    const second = calls.stamps[1]
+    const wrong: Array<string> = []
+    if (calls.model - model !== job.steps) wrong.push(`model calls ${calls.model - model}, expected ${job.steps}`)
+    if (calls.tool - tool !== job.steps - 1) wrong.push(`tool calls ${calls.tool - tool}, expected ${job.steps - 1}`)
+    if (text !== "done") wrong.push(`final text ${JSON.stringify(text.slice(0, 300))}, expected "done"`)
+    if (second === undefined) wrong.push("no second model call")
+    if (wrong.length > 0) throw new Error(`validation failed: ${wrong.join("; ")}`)
+    const bytes = await c.after(id, count)
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    return { us: Number(end - start) / 1000 / job.steps, steadyUs: Number(end - (second as bigint)) / 1000 / (job.steps - 1), bytes }
+  }
+  let bytes = 0
+  for (let i = 0; i < Math.max(1, settings.warmupRuns); i++) {
+    const r = await once(i === 0)
+    if (i === 0) bytes = r.bytes
+  }
+  const timed: Array<Timed> = []
+  const until = clock() + BigInt(settings.timeMs * 1e6)
+  while (timed.length < settings.maxRuns && (timed.length < settings.minRuns || clock() < until)) timed.push(await once(false))
+  return {
+    kind: "durable",
+    job,
+    system: system.name,
+    version: system.version,
+    saver: opened.saver,
+    runs: timed.length,
+    validated: timed.length + Math.max(1, settings.warmupRuns),
+    usPerStep: spread(timed.map((t) => t.us)),
+    steadyUsPerStep: spread(timed.map((t) => t.steadyUs)),
+    bytesPerStep: bytes / job.steps,
+    bytesHow: opened.bytesHow,
+  }
+}
+
+const main = async (): Promise<number> => {
+  const [jobsJson = "[]", settingsJson = "{}"] = process.argv.slice(2)
+  const jobs = JSON.parse(jobsJson) as ReadonlyArray<DurableJob>
+  const settings = JSON.parse(settingsJson) as DurableSettings
+  let failed = false
+  const report = (result: DurableResult): void => {
+    if (result.kind === "failure") failed = true
+    console.log(Rows.format(result))
+  }
+  // A child measures one system (full, quick) or, in the smoke, every system in turn.
+  for (const module of [...new Set(jobs.map((j) => j.module))]) {
+    const theirs = jobs.filter((j) => j.module === module)
+    let system: DurableSystem
+    try {
+      if (!/^[A-Za-z]+$/.test(module)) throw new Error(`not a system module name: ${JSON.stringify(module)}`)
+      system = ((await import(`./systems/${module}.js`)) as { readonly system: DurableSystem }).system
+    } catch (e) {
+      for (const job of theirs) report({ kind: "failure", job, error: Rows.message(e) })
+      continue
+    }
+    for (const store of [...new Set(theirs.map((j) => j.store))]) {
+      const mine = theirs.filter((j) => j.store === store)
+      let opened: OpenedStore | undefined
+      try {
+        opened = await system.open(store, settings)
+      } catch (e) {
+        for (const job of mine) report({ kind: "failure", job, error: Rows.message(e) })
+        continue
+      }
+      try {
+        for (const job of mine) {
+          const started = performance.now()
+          let result: DurableResult
+          try {
+            result = await measure(system, opened, job, settings)
+          } catch (e) {
+            result = { kind: "failure", job, error: Rows.message(e) }
+          }
+          report(result)
+          process.stderr.write(`  ${system.name} ${store} H=${job.H}: ${result.kind === "failure" ? "FAILED" : `${result.validated} runs validated`} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+        }
+      } finally {
+        await opened.close().catch(() => undefined)
+      }
+    }
+  }
+  return failed ? 1 : 0
+}
+
+process.exit(await main())

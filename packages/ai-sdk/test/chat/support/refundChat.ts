@@ -77,9 +77,11 @@ export const serve = async (respond: (request: Request) => Promise<Response>): P
     } as RequestInit)
     void respond(request).then(async (response) => {
       res.writeHead(response.status, Object.fromEntries(response.headers))
-      if (response.body === null) return void res.end()
+      // A body the handler refused unread: the connection is dropped after the answer, not drained.
+      const finish = () => res.end(() => req.complete || req.destroy())
+      if (response.body === null) return finish()
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk)
-      res.end()
+      finish()
     }, (error: unknown) => {
       res.writeHead(500).end(String(error))
     })

@@ -22,3 +22,31 @@ describe("http-agent example", () => {
     expect(final.execution.usage.inputTokens).toBe(100 + 160 + 220 + 280)
   })
 })
+
+describe("http-agent example --trace", () => {
+  let local: LocalModel
+  beforeAll(async () => {
+    local = await startLocalModel()
+  })
+  afterAll(() => local.close())
+
+  it("prints the run's span tree: the run, its model calls, its tools (the blocked read marked) and their hook events", async () => {
+    const { startTracing } = await import("../src/trace.js")
+    const tracing = startTracing()
+    const model = createOpenAI({ baseURL: local.baseURL, apiKey: "local" }).chat("local-scripted")
+    const final = await makeAgent(AiSdkDriver.make(model), () => {}, tracing.capability).run("How many items?")
+    expect(final.execution.status).toBe("completed")
+    const spans = tracing.lines().filter((l) => !l.includes("· hook")).map((l) => l.replace(/ {2}\([\d.]+ ms\)/, ""))
+    expect(spans).toEqual([
+      "  invoke_agent notes",
+      "    chat local-scripted",
+      "    execute_tool read_file",
+      "    chat local-scripted",
+      "    execute_tool read_file  error.type=blocked",
+      "    chat local-scripted",
+      "    execute_tool count_lines",
+      "    chat local-scripted",
+    ])
+    expect(tracing.lines()).toContain("      · hook policy:notes_only on BeforeToolUse: blocked")
+  })
+})

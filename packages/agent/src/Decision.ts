@@ -21,32 +21,83 @@ import { bounds } from "./internal/toolArguments.js"
  * @category models
  */
 export type Decision =
-  | { readonly _tag: "Approve"; readonly toolCallId: string }
-  | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue }
-  | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string }
+  | { readonly _tag: "Approve"; readonly toolCallId: string } & Decider
+  | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue } & Decider
+  | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string } & Decider
+
+/**
+ * Who decided and why (optional, kept with the call in the stored run and in the
+ * resumed step's `decisions`): `by` at most `maxBy` characters, `reason` at most
+ * `maxReason`. `"hookline"` is the library's own name (an approval that expired): a
+ * caller's decision may not use it. Not part of the decision: a repeat by someone else,
+ * or with another reason, is still a repeat.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Decider {
+  readonly by?: string | undefined
+  readonly reason?: string | undefined
+}
+
+/**
+ * The longest `by` a decision takes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxBy = 256
+
+/**
+ * The longest `reason` a decision takes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxReason = 4096
+
+/**
+ * Who a decision the library made names (`by`): an approval that expired is rejected by `"hookline"`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const library = "hookline"
 
 /**
  * A decision the run cannot take: not a decision at all (`malformed`: a `_tag` other
  * than `Approve`, `Edit` or `Reject`, a missing or ill-typed field, edited arguments
- * that are not JSON within `Json.maxDepth`/`Json.maxValues`; `toolCallId` is `""` when
- * it has none), for a call the run is not waiting on (`unknown`), given twice in one
- * resume (`repeated`), or for a call already decided (`decided`).
+ * that are not JSON within `Json.maxDepth`/`Json.maxValues`, a `by` or `reason` that is
+ * not a string within its bound, or `by: "hookline"`; `toolCallId` is `""` when it has
+ * none), for a call the run is not waiting on (`unknown`), given twice in one resume
+ * (`repeated`), for a call already decided (`decided`), or approving (or editing) a call
+ * whose approval expired (`expired`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class DecisionInvalid extends Data.TaggedError("DecisionInvalid")<{
   readonly toolCallId: string
-  readonly reason: "malformed" | "unknown" | "repeated" | "decided"
+  readonly reason: "malformed" | "unknown" | "repeated" | "decided" | "expired"
   readonly message: string
 }> {}
 
+// Only the fields given: a decision without a decider is the object it always was.
+const withDecider = <A extends object>(decision: A, decider: Decider | undefined): A & Decider =>
+  Object.freeze({
+    ...decision,
+    ...(decider?.by === undefined ? {} : { by: decider.by }),
+    ...(decider?.reason === undefined ? {} : { reason: decider.reason }),
+  })
+
 /** @since 0.1.0 @category constructors */
-export const approve = (toolCallId: string): Decision => Object.freeze({ _tag: "Approve", toolCallId })
+export const approve = (toolCallId: string, decider?: Decider): Decision => withDecider({ _tag: "Approve" as const, toolCallId }, decider)
 /** @since 0.1.0 @category constructors */
-export const edit = (toolCallId: string, args: Json.JsonValue): Decision => Object.freeze({ _tag: "Edit", toolCallId, arguments: args })
+export const edit = (toolCallId: string, args: Json.JsonValue, decider?: Decider): Decision =>
+  withDecider({ _tag: "Edit" as const, toolCallId, arguments: args }, decider)
 /** @since 0.1.0 @category constructors */
-export const reject = (toolCallId: string, message: string): Decision => Object.freeze({ _tag: "Reject", toolCallId, message })
+export const reject = (toolCallId: string, message: string, decider?: Pick<Decider, "by">): Decision =>
+  withDecider({ _tag: "Reject" as const, toolCallId, message }, decider === undefined ? undefined : { by: decider.by })
 
 // Edited arguments: JSON (core's codec: no cycle, no function, no NaN, at most
 // `Json.maxDepth` deep), then the bounds a model's arguments meet (`Json.maxValues`
@@ -66,11 +117,32 @@ const EditedArguments = new t.Type<Json.JsonValue, Json.JsonValue, unknown>(
 
 const ToolCallId = t.string
 
+// Absent, or a string of at most `max` characters (`by` also not the library's own name).
+const bounded = (name: string, max: number, reserved?: string) =>
+  new t.Type<string | undefined, string | undefined, unknown>(
+    `${name} (absent, or a string of at most ${max} characters)`,
+    (u): u is string | undefined => u === undefined || (typeof u === "string" && u.length <= max && u !== reserved),
+    (u, c) =>
+      u === undefined
+        ? t.success(u)
+        : typeof u !== "string"
+        ? t.failure(u, c, `expected a string, got ${Json.excerpt(u, 60)}`)
+        : u.length > max
+        ? t.failure(u, c, `expected at most ${max} characters, got ${u.length}`)
+        : u === reserved
+        ? t.failure(u, c, `${JSON.stringify(reserved)} is the library's own name`)
+        : t.success(u),
+    (a) => a,
+  )
+
+const by = bounded("by", maxBy, library)
+const reason = bounded("reason", maxReason)
+
 // One codec per kind, chosen by `_tag`: a failure then names the field of that kind.
 const kinds = {
-  Approve: t.type({ _tag: t.literal("Approve"), toolCallId: ToolCallId }),
-  Edit: t.type({ _tag: t.literal("Edit"), toolCallId: ToolCallId, arguments: EditedArguments }),
-  Reject: t.type({ _tag: t.literal("Reject"), toolCallId: ToolCallId, message: t.string }),
+  Approve: t.type({ _tag: t.literal("Approve"), toolCallId: ToolCallId, by, reason }),
+  Edit: t.type({ _tag: t.literal("Edit"), toolCallId: ToolCallId, arguments: EditedArguments, by, reason }),
+  Reject: t.type({ _tag: t.literal("Reject"), toolCallId: ToolCallId, message: t.string, by }),
 } as const
 
 /**
@@ -85,7 +157,8 @@ export const Codec: t.Type<Decision, Decision, unknown> = new t.Type<Decision, D
   "Decision",
   (u): u is Decision => {
     const kind = kindOf(u)
-    return kind !== undefined && kinds[kind].is(u)
+    // By validation: `t.type`'s `is` wants a key for every optional field (`by`, `reason`).
+    return kind !== undefined && kinds[kind].validate(u, [])._tag === "Right"
   },
   (u, c) => {
     if (typeof u !== "object" || u === null || Array.isArray(u)) return t.failure(u, c, "expected a decision object (Decision.approve, edit or reject)")
@@ -97,7 +170,8 @@ export const Codec: t.Type<Decision, Decision, unknown> = new t.Type<Decision, D
     const decoded = kinds[kind].validate(u, c)
     if (decoded._tag === "Left") return decoded
     const d = decoded.right
-    return t.success(d._tag === "Approve" ? approve(d.toolCallId) : d._tag === "Edit" ? edit(d.toolCallId, d.arguments) : reject(d.toolCallId, d.message))
+    const who = { by: d.by, reason: d._tag === "Reject" ? undefined : d.reason }
+    return t.success(d._tag === "Approve" ? approve(d.toolCallId, who) : d._tag === "Edit" ? edit(d.toolCallId, d.arguments, who) : reject(d.toolCallId, d.message, who))
   },
   (a) => a,
 )

@@ -6,13 +6,19 @@ import { AgentState, Codecs, ToolCall } from "@hookline/core"
 import { Codec, type Decision } from "../Decision.js"
 import { bounds } from "../internal/toolArguments.js"
 
-// Plain objects: `withPendingCalls` freezes them whole (edited arguments included).
-const kept = (decision: Decision): AgentState.PendingDecision =>
-  decision._tag === "Approve"
-    ? { _tag: "Approve" }
+// Plain objects: `withPendingCalls` freezes them whole (edited arguments included). Who
+// decided and why go with the decision, only when given.
+const kept = (decision: Decision): AgentState.PendingDecision => {
+  const who = {
+    ...(decision.by === undefined ? {} : { by: decision.by }),
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  }
+  return decision._tag === "Approve"
+    ? { _tag: "Approve", ...who }
     : decision._tag === "Edit"
-    ? { _tag: "Edit", arguments: decision.arguments }
-    : { _tag: "Reject", message: decision.message }
+    ? { _tag: "Edit", arguments: decision.arguments, ...who }
+    : { _tag: "Reject", message: decision.message, ...who }
+}
 
 /**
  * The state with each decided pending call carrying its decision. Calls in `skip` (a

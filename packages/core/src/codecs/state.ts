@@ -208,13 +208,14 @@ export const AgentContext = struct(
  */
 export const PendingCall = struct(
   "PendingCall",
-  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision) },
-  ({ toolCall, reason, payload, decision }): AgentState_.PendingCall =>
+  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
+  ({ toolCall, reason, payload, decision, expiresAt }): AgentState_.PendingCall =>
     Object.freeze({
       toolCall,
       reason,
       ...(payload === undefined ? {} : { payload }),
       ...(decision === undefined ? {} : { decision }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
     }),
 )
 

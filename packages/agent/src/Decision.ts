@@ -117,11 +117,11 @@ const EditedArguments = new t.Type<Json.JsonValue, Json.JsonValue, unknown>(
 
 const ToolCallId = t.string
 
-// Absent, or a string of at most `max` characters (`by` also not the library's own name).
-const bounded = (name: string, max: number, reserved?: string) =>
+// Absent, or a string of at most `max` characters.
+const bounded = (name: string, max: number) =>
   new t.Type<string | undefined, string | undefined, unknown>(
     `${name} (absent, or a string of at most ${max} characters)`,
-    (u): u is string | undefined => u === undefined || (typeof u === "string" && u.length <= max && u !== reserved),
+    (u): u is string | undefined => u === undefined || (typeof u === "string" && u.length <= max),
     (u, c) =>
       u === undefined
         ? t.success(u)
@@ -129,13 +129,11 @@ const bounded = (name: string, max: number, reserved?: string) =>
         ? t.failure(u, c, `expected a string, got ${Json.excerpt(u, 60)}`)
         : u.length > max
         ? t.failure(u, c, `expected at most ${max} characters, got ${u.length}`)
-        : u === reserved
-        ? t.failure(u, c, `${JSON.stringify(reserved)} is the library's own name`)
         : t.success(u),
     (a) => a,
   )
 
-const by = bounded("by", maxBy, library)
+const by = bounded("by", maxBy)
 const reason = bounded("reason", maxReason)
 
 // One codec per kind, chosen by `_tag`: a failure then names the field of that kind.
@@ -195,7 +193,7 @@ const idOf = (u: unknown): string => {
 const malformed = (u: unknown, where: string, detail: string): DecisionInvalid =>
   new DecisionInvalid({ toolCallId: idOf(u), reason: "malformed", message: `${where} ${detail}` })
 
-const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">): DecisionInvalid =>
+const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">, expiresAt?: number): DecisionInvalid =>
   new DecisionInvalid({
     toolCallId,
     reason,
@@ -203,6 +201,8 @@ const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], 
       ? `the run is not waiting on a call ${JSON.stringify(toolCallId)}`
       : reason === "repeated"
       ? `call ${JSON.stringify(toolCallId)} has two decisions`
+      : reason === "expired"
+      ? `the approval of call ${JSON.stringify(toolCallId)} expired${expiresAt === undefined ? "" : ` at ${new Date(expiresAt).toISOString()}`}`
       : `call ${JSON.stringify(toolCallId)} was already decided`,
   })
 
@@ -231,6 +231,10 @@ export const decode = (decisions: unknown): Result.Result<ReadonlyArray<Decision
     if (Result.isFailure(decoded)) {
       // "cannot decode the root: …" / "cannot decode message: …" read as "…" / "message: …".
       return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, decoded.failure.message.replace(/^cannot decode (the root: )?/, "")))
+    }
+    // The library's own decisions (an expired approval) name it; a caller's may not.
+    if (decoded.success.by === library) {
+      return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, `by: ${JSON.stringify(library)} is the library's own name`))
     }
     out.push(decoded.success)
   }
@@ -290,7 +294,9 @@ const jsonEqual = (a: Json.JsonValue, b: Json.JsonValue): boolean => {
  * a call the run waits on, or a call one of its subagents waits on (the pending call's
  * payload lists it), once. A decision equal to the one kept for an already decided call
  * (`same`) is a repeat: left out, a no-op; a different one is `DecisionInvalid`
- * (`decided`). Gives the others by call id.
+ * (`decided`; `expired` when the library rejected the call because its approval
+ * expired). Given `now` (epoch ms), an approval or edit of a call whose `expiresAt` has
+ * passed is `expired`. Gives the others by call id.
  *
  * @since 0.1.0
  * @category validation
@@ -298,6 +304,7 @@ const jsonEqual = (a: Json.JsonValue, b: Json.JsonValue): boolean => {
 export const validate = (
   state: AgentState,
   decisions: ReadonlyArray<Decision>,
+  now?: number,
 ): Result.Result<ReadonlyMap<string, Decision>, DecisionInvalid> => {
   const decoded = decode(decisions)
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
@@ -316,7 +323,13 @@ export const validate = (
     const kept = target === undefined ? keptInSteps(state, id) : target._tag === "Own" ? keptOnPending(state, target.toolCallId) : undefined
     if (kept !== undefined) {
       if (same(kept, decision)) continue
-      return Result.fail(invalid(id, "decided"))
+      // Rejected by the library because its approval expired: say so.
+      return Result.fail(invalid(id, kept.by === library ? "expired" : "decided"))
+    }
+    // An expired approval cannot be given any more (a rejection still can).
+    if (now !== undefined && target?._tag === "Own" && decision._tag !== "Reject") {
+      const expiresAt = state.execution.pendingCalls?.find((p) => p.toolCall.id === target.toolCallId)?.expiresAt
+      if (expiresAt !== undefined && expiresAt <= now) return Result.fail(invalid(id, "expired", expiresAt))
     }
     if (target === undefined) {
       const answered = state.context.messages.toArray().some((m) => m.role === "tool" && m.toolCallId === id)

@@ -9,6 +9,7 @@
  */
 import { AgentError, HookContext, HookTrigger, HookTriggers, type AgentState, type Hook, type Json, type ToolCall } from "@hookline/core"
 import { UseHook, type AgentBuilder } from "@hookline/agent"
+import { Duration } from "effect"
 
 /**
  * @since 0.1.0
@@ -23,6 +24,12 @@ export interface Options {
   readonly reason?: ((toolCall: ToolCall) => string) | string | undefined
   /** What to show the person; default the call's arguments. */
   readonly payload?: ((toolCall: ToolCall) => Json.JsonValue) | undefined
+  /**
+   * How long an approval holds (`"2 hours"`, a number of ms), from when the run
+   * suspends; the next resume after it rejects the call ("the approval expired at …").
+   * Default: it never expires.
+   */
+  readonly expiresIn?: Duration.Input | undefined
   /** Registration priority; default `defaultPriority`. */
   readonly priority?: number | undefined
   /** Registration name; default `defaultName`. */
@@ -58,6 +65,7 @@ export const make = (options: Options): Hook => {
   if (tools === undefined && when === undefined) invalid("", "expected tools or when")
   if (tools !== undefined && (!Array.isArray(tools) || tools.some((n) => typeof n !== "string"))) invalid("tools", "expected tool names")
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
+  const expiry = options.expiresIn === undefined ? undefined : { expiresIn: durationOf(options.expiresIn) }
   const names = new Set(tools ?? [])
   return (ctx) => {
     const call = ctx.toolCall
@@ -65,8 +73,15 @@ export const make = (options: Options): Hook => {
     const needs = names.has(call.name) || (when !== undefined && when(call, ctx.state))
     if (!needs) return ctx
     const why = typeof reason === "function" ? reason(call) : reason ?? "needs approval"
-    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call))
+    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call), expiry)
   }
+}
+
+// A finite duration >= 0, checked when the hook is made.
+const durationOf = (input: Duration.Input): Duration.Duration => {
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  return Number.isFinite(ms) && ms >= 0 ? Duration.millis(ms) : invalid("expiresIn", `expected a finite duration >= 0 ("2 hours", a number of ms), got ${String(input)}`)
 }
 
 /**

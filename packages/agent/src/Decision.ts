@@ -320,7 +320,9 @@ export const validate = (
     // Decided already, by a resume that began (its checkpoint keeps the decision with the
     // pending call) or that carried it out (the resumed step's record keeps it): the same
     // decision again is a repeat, a no-op; a different one is refused.
-    const kept = target === undefined ? keptInSteps(state, id) : target._tag === "Own" ? keptOnPending(state, target.toolCallId) : undefined
+    // A subagent's call decided in an earlier resume that left the parent waiting is kept
+    // in the open step's record, by its path.
+    const kept = target === undefined || target._tag === "Nested" ? keptInSteps(state, id) : keptOnPending(state, target.toolCallId)
     if (kept !== undefined) {
       if (same(kept, decision)) continue
       // Rejected by the library because its approval expired: say so.

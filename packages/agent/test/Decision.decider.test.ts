@@ -1,33 +1,13 @@
 // Who decided (issue 26): a decision may say who made it and why; both are kept with the
 // call (pending call, resumed step, stored run, events) and are not part of the decision
 // (a repeat by someone else is still a repeat). Bounded, checked where they enter.
-import { Codecs, HookContext, HookTriggers } from "@hookline/core"
-import { ScriptedDriver } from "@hookline/testing"
+import { Codecs } from "@hookline/core"
 import { Result } from "effect"
-import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools, type AgentEvent } from "../src/index.js"
+import { Decision, type AgentEvent } from "../src/index.js"
+import { twoPayments } from "./payments.js"
 
-const setup = () => {
-  const paid: Array<number> = []
-  const pay = Tool.make({
-    name: "pay",
-    parameters: t.type({ amount: t.number }),
-    execute: ({ amount }) => (paid.push(amount), { paid: amount }),
-  })
-  const agent = AgentBuilder.make(
-    UseDriver(ScriptedDriver.make([
-      ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: { amount: 1 } }, { id: "c2", name: "pay", arguments: { amount: 2 } }]),
-      ScriptedDriver.text("paid"),
-    ])),
-    UseTools([pay]),
-    UseHook((ctx) => (ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve payment") : ctx), {
-      triggers: HookTriggers.beforeToolUse,
-      name: "test:approval",
-    }),
-  )
-  return { agent, paid }
-}
+const setup = twoPayments
 
 const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
 

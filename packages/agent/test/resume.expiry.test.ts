@@ -6,9 +6,9 @@ import { AgentState, Codecs, HookContext, HookTriggers, type InferenceRequest } 
 import { ScriptedDriver } from "@hookline/testing"
 import { Effect, Result } from "effect"
 import { TestClock } from "effect/testing"
-import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { AgentBuilder, Decision, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { payTool } from "./payments.js"
 
 const expiresIn = "1 minute"
 const start = 1_000
@@ -17,17 +17,12 @@ const deadline = start + 60_000
 const setup = (expiry: unknown = expiresIn) => {
   const paid: Array<number> = []
   const requests: Array<InferenceRequest> = []
-  const pay = Tool.make({
-    name: "pay",
-    parameters: t.type({ amount: t.number }),
-    execute: ({ amount }) => (paid.push(amount), { paid: amount }),
-  })
   const agent = AgentBuilder.make(
     UseDriver(ScriptedDriver.make([
       ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: { amount: 1 } }]),
       ScriptedDriver.respond((request) => (requests.push(request), ScriptedDriver.text("done"))),
     ])),
-    UseTools([pay]),
+    UseTools([payTool(paid)]),
     UseHook(
       (ctx) => ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve payment", undefined, { expiresIn: expiry as "1 minute" }) : ctx,
       { triggers: HookTriggers.beforeToolUse, name: "test:approval" },

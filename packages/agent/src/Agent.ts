@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { AgentError, type AgentState, type Message } from "@hookline/core"
-import { Effect, Result, type Scope } from "effect"
+import { Clock, Effect, Result, type Scope } from "effect"
 import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
@@ -14,6 +14,7 @@ import * as FiberIterable from "./internal/fiberIterable.js"
 import type * as Resource from "./Resource.js"
 import * as Conclude from "./run/conclude.js"
 import * as Continuation from "./run/continuation.js"
+import * as Expiry from "./run/expiry.js"
 import * as Tools from "./Tools.js"
 
 /**
@@ -395,17 +396,19 @@ export const make = <C = unknown>(
   // Where a resume starts: the loaded state with the run's options and checked
   // decisions, or the state given back as it is (nothing to run).
   const begin = (run: string | AgentState, options: ResumeOptions<C>): Effect.Effect<ResumeStart<C>, ResumeError> =>
-    Effect.flatMap(load(run), (state): Effect.Effect<ResumeStart<C>, ResumeError> => {
+    Effect.flatMap(Effect.zip(load(run), Clock.currentTimeMillis), ([state, now]): Effect.Effect<ResumeStart<C>, ResumeError> => {
       const { decisions = [], ...rest } = options
       // Decoded first (a caller's decisions are untrusted): nothing runs on a malformed one.
-      const checked = Decision.validate(state, decisions)
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure)
-      const none = checked.success.size === 0
+      const validated = Decision.validate(state, decisions, now)
+      if (Result.isFailure(validated)) return Effect.fail(validated.failure)
+      // Calls whose approval expired are rejected by the library (run/expiry.ts).
+      const decided = Expiry.withExpired(state, validated.success, now)
+      const none = decided.size === 0
       // A suspended run with no new decisions waits, unless a resume that did not finish
       // (a crash) kept decisions in it: those are carried out.
       const kept = state.execution.pendingCalls?.some((p) => p.decision !== undefined) === true
       if (finished(state) || (state.execution.status === "suspended" && none && !kept)) return Effect.succeed({ run: false, state })
-      const runOptions: AgentLoop.RunOptions<C> = none ? rest : { ...rest, decisions: checked.success }
+      const runOptions: AgentLoop.RunOptions<C> = none ? rest : { ...rest, decisions: decided }
       return Effect.succeed({ run: true, state, options: runOptions })
     })
   // Where a continuation starts: the next turn made from the loaded state (by the loader,

@@ -21,32 +21,83 @@ import { bounds } from "./internal/toolArguments.js"
  * @category models
  */
 export type Decision =
-  | { readonly _tag: "Approve"; readonly toolCallId: string }
-  | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue }
-  | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string }
+  | { readonly _tag: "Approve"; readonly toolCallId: string } & Decider
+  | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue } & Decider
+  | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string } & Decider
+
+/**
+ * Who decided and why (optional, kept with the call in the stored run and in the
+ * resumed step's `decisions`): `by` at most `maxBy` characters, `reason` at most
+ * `maxReason`. `"hookline"` is the library's own name (an approval that expired): a
+ * caller's decision may not use it. Not part of the decision: a repeat by someone else,
+ * or with another reason, is still a repeat.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Decider {
+  readonly by?: string | undefined
+  readonly reason?: string | undefined
+}
+
+/**
+ * The longest `by` a decision takes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxBy = 256
+
+/**
+ * The longest `reason` a decision takes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxReason = 4096
+
+/**
+ * Who a decision the library made names (`by`): an approval that expired is rejected by `"hookline"`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const library = "hookline"
 
 /**
  * A decision the run cannot take: not a decision at all (`malformed`: a `_tag` other
  * than `Approve`, `Edit` or `Reject`, a missing or ill-typed field, edited arguments
- * that are not JSON within `Json.maxDepth`/`Json.maxValues`; `toolCallId` is `""` when
- * it has none), for a call the run is not waiting on (`unknown`), given twice in one
- * resume (`repeated`), or for a call already decided (`decided`).
+ * that are not JSON within `Json.maxDepth`/`Json.maxValues`, a `by` or `reason` that is
+ * not a string within its bound, or `by: "hookline"`; `toolCallId` is `""` when it has
+ * none), for a call the run is not waiting on (`unknown`), given twice in one resume
+ * (`repeated`), for a call already decided (`decided`), or approving (or editing) a call
+ * whose approval expired (`expired`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class DecisionInvalid extends Data.TaggedError("DecisionInvalid")<{
   readonly toolCallId: string
-  readonly reason: "malformed" | "unknown" | "repeated" | "decided"
+  readonly reason: "malformed" | "unknown" | "repeated" | "decided" | "expired"
   readonly message: string
 }> {}
 
+// Only the fields given: a decision without a decider is the object it always was.
+const withDecider = <A extends object>(decision: A, decider: Decider | undefined): A & Decider =>
+  Object.freeze({
+    ...decision,
+    ...(decider?.by === undefined ? {} : { by: decider.by }),
+    ...(decider?.reason === undefined ? {} : { reason: decider.reason }),
+  })
+
 /** @since 0.1.0 @category constructors */
-export const approve = (toolCallId: string): Decision => Object.freeze({ _tag: "Approve", toolCallId })
+export const approve = (toolCallId: string, decider?: Decider): Decision => withDecider({ _tag: "Approve" as const, toolCallId }, decider)
 /** @since 0.1.0 @category constructors */
-export const edit = (toolCallId: string, args: Json.JsonValue): Decision => Object.freeze({ _tag: "Edit", toolCallId, arguments: args })
+export const edit = (toolCallId: string, args: Json.JsonValue, decider?: Decider): Decision =>
+  withDecider({ _tag: "Edit" as const, toolCallId, arguments: args }, decider)
 /** @since 0.1.0 @category constructors */
-export const reject = (toolCallId: string, message: string): Decision => Object.freeze({ _tag: "Reject", toolCallId, message })
+export const reject = (toolCallId: string, message: string, decider?: Pick<Decider, "by">): Decision =>
+  withDecider({ _tag: "Reject" as const, toolCallId, message }, decider === undefined ? undefined : { by: decider.by })
 
 // Edited arguments: JSON (core's codec: no cycle, no function, no NaN, at most
 // `Json.maxDepth` deep), then the bounds a model's arguments meet (`Json.maxValues`
@@ -66,11 +117,30 @@ const EditedArguments = new t.Type<Json.JsonValue, Json.JsonValue, unknown>(
 
 const ToolCallId = t.string
 
+// Absent, or a string of at most `max` characters.
+const bounded = (name: string, max: number) =>
+  new t.Type<string | undefined, string | undefined, unknown>(
+    `${name} (absent, or a string of at most ${max} characters)`,
+    (u): u is string | undefined => u === undefined || (typeof u === "string" && u.length <= max),
+    (u, c) =>
+      u === undefined
+        ? t.success(u)
+        : typeof u !== "string"
+        ? t.failure(u, c, `expected a string, got ${Json.excerpt(u, 60)}`)
+        : u.length > max
+        ? t.failure(u, c, `expected at most ${max} characters, got ${u.length}`)
+        : t.success(u),
+    (a) => a,
+  )
+
+const by = bounded("by", maxBy)
+const reason = bounded("reason", maxReason)
+
 // One codec per kind, chosen by `_tag`: a failure then names the field of that kind.
 const kinds = {
-  Approve: t.type({ _tag: t.literal("Approve"), toolCallId: ToolCallId }),
-  Edit: t.type({ _tag: t.literal("Edit"), toolCallId: ToolCallId, arguments: EditedArguments }),
-  Reject: t.type({ _tag: t.literal("Reject"), toolCallId: ToolCallId, message: t.string }),
+  Approve: t.type({ _tag: t.literal("Approve"), toolCallId: ToolCallId, by, reason }),
+  Edit: t.type({ _tag: t.literal("Edit"), toolCallId: ToolCallId, arguments: EditedArguments, by, reason }),
+  Reject: t.type({ _tag: t.literal("Reject"), toolCallId: ToolCallId, message: t.string, by }),
 } as const
 
 /**
@@ -85,7 +155,8 @@ export const Codec: t.Type<Decision, Decision, unknown> = new t.Type<Decision, D
   "Decision",
   (u): u is Decision => {
     const kind = kindOf(u)
-    return kind !== undefined && kinds[kind].is(u)
+    // By validation: `t.type`'s `is` wants a key for every optional field (`by`, `reason`).
+    return kind !== undefined && kinds[kind].validate(u, [])._tag === "Right"
   },
   (u, c) => {
     if (typeof u !== "object" || u === null || Array.isArray(u)) return t.failure(u, c, "expected a decision object (Decision.approve, edit or reject)")
@@ -97,7 +168,8 @@ export const Codec: t.Type<Decision, Decision, unknown> = new t.Type<Decision, D
     const decoded = kinds[kind].validate(u, c)
     if (decoded._tag === "Left") return decoded
     const d = decoded.right
-    return t.success(d._tag === "Approve" ? approve(d.toolCallId) : d._tag === "Edit" ? edit(d.toolCallId, d.arguments) : reject(d.toolCallId, d.message))
+    const who = { by: d.by, reason: d._tag === "Reject" ? undefined : d.reason }
+    return t.success(d._tag === "Approve" ? approve(d.toolCallId, who) : d._tag === "Edit" ? edit(d.toolCallId, d.arguments, who) : reject(d.toolCallId, d.message, who))
   },
   (a) => a,
 )
@@ -121,7 +193,7 @@ const idOf = (u: unknown): string => {
 const malformed = (u: unknown, where: string, detail: string): DecisionInvalid =>
   new DecisionInvalid({ toolCallId: idOf(u), reason: "malformed", message: `${where} ${detail}` })
 
-const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">): DecisionInvalid =>
+const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], "malformed">, expiresAt?: number): DecisionInvalid =>
   new DecisionInvalid({
     toolCallId,
     reason,
@@ -129,6 +201,8 @@ const invalid = (toolCallId: string, reason: Exclude<DecisionInvalid["reason"], 
       ? `the run is not waiting on a call ${JSON.stringify(toolCallId)}`
       : reason === "repeated"
       ? `call ${JSON.stringify(toolCallId)} has two decisions`
+      : reason === "expired"
+      ? `the approval of call ${JSON.stringify(toolCallId)} expired${expiresAt === undefined ? "" : ` at ${new Date(expiresAt).toISOString()}`}`
       : `call ${JSON.stringify(toolCallId)} was already decided`,
   })
 
@@ -157,6 +231,10 @@ export const decode = (decisions: unknown): Result.Result<ReadonlyArray<Decision
     if (Result.isFailure(decoded)) {
       // "cannot decode the root: …" / "cannot decode message: …" read as "…" / "message: …".
       return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, decoded.failure.message.replace(/^cannot decode (the root: )?/, "")))
+    }
+    // The library's own decisions (an expired approval) name it; a caller's may not.
+    if (decoded.success.by === library) {
+      return Result.fail(malformed(given, `decisions[${i}] is not a decision:`, `by: ${JSON.stringify(library)} is the library's own name`))
     }
     out.push(decoded.success)
   }
@@ -216,7 +294,9 @@ const jsonEqual = (a: Json.JsonValue, b: Json.JsonValue): boolean => {
  * a call the run waits on, or a call one of its subagents waits on (the pending call's
  * payload lists it), once. A decision equal to the one kept for an already decided call
  * (`same`) is a repeat: left out, a no-op; a different one is `DecisionInvalid`
- * (`decided`). Gives the others by call id.
+ * (`decided`; `expired` when the library rejected the call because its approval
+ * expired). Given `now` (epoch ms), an approval or edit of a call whose `expiresAt` has
+ * passed is `expired`. Gives the others by call id.
  *
  * @since 0.1.0
  * @category validation
@@ -224,6 +304,7 @@ const jsonEqual = (a: Json.JsonValue, b: Json.JsonValue): boolean => {
 export const validate = (
   state: AgentState,
   decisions: ReadonlyArray<Decision>,
+  now?: number,
 ): Result.Result<ReadonlyMap<string, Decision>, DecisionInvalid> => {
   const decoded = decode(decisions)
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
@@ -239,10 +320,18 @@ export const validate = (
     // Decided already, by a resume that began (its checkpoint keeps the decision with the
     // pending call) or that carried it out (the resumed step's record keeps it): the same
     // decision again is a repeat, a no-op; a different one is refused.
-    const kept = target === undefined ? keptInSteps(state, id) : target._tag === "Own" ? keptOnPending(state, target.toolCallId) : undefined
+    // A subagent's call decided in an earlier resume that left the parent waiting is kept
+    // in the open step's record, by its path.
+    const kept = target === undefined || target._tag === "Nested" ? keptInSteps(state, id) : keptOnPending(state, target.toolCallId)
     if (kept !== undefined) {
       if (same(kept, decision)) continue
-      return Result.fail(invalid(id, "decided"))
+      // Rejected by the library because its approval expired: say so.
+      return Result.fail(invalid(id, kept.by === library ? "expired" : "decided"))
+    }
+    // An expired approval cannot be given any more (a rejection still can).
+    if (now !== undefined && target?._tag === "Own" && decision._tag !== "Reject") {
+      const expiresAt = state.execution.pendingCalls?.find((p) => p.toolCall.id === target.toolCallId)?.expiresAt
+      if (expiresAt !== undefined && expiresAt <= now) return Result.fail(invalid(id, "expired", expiresAt))
     }
     if (target === undefined) {
       const answered = state.context.messages.toArray().some((m) => m.role === "tool" && m.toolCallId === id)

@@ -385,8 +385,10 @@ describe("Tool.fromAgent", () => {
       expect(half.execution.status).toBe("suspended")
       expect(paid).toEqual(["k1"])
       expect(half.execution.pendingCalls?.[0]?.payload).toMatchObject({ pendingCalls: [{ toolCall: { id: "p1/k2" } }] })
-      // k1 is decided now: deciding it again is refused.
-      await expect(parent.resume(half, [Decision.approve("p1/k1")])).rejects.toMatchObject({ _tag: "DecisionInvalid" })
+      // The rule for repeats holds for a subagent's call too (issue 26): the same decision
+      // again is a no-op, a different one is refused.
+      expect(await parent.resume(half, [Decision.approve("p1/k1")])).toBe(half)
+      await expect(parent.resume(half, [Decision.reject("p1/k1", "no")])).rejects.toMatchObject({ _tag: "DecisionInvalid", reason: "decided" })
       const final = await parent.resume(half, [Decision.approve("p1/k2")])
       expect(final.execution.status).toBe("completed")
       expect(paid).toEqual(["k1", "k2"])

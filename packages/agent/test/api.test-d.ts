@@ -6,7 +6,7 @@
 import { describe, expectTypeOf, it } from "vitest"
 import type { Effect, Stream } from "effect"
 import type { AgentError, AgentState, HookExecuted, InferenceRequest, InferenceResponse, Json, ToolCall } from "@hookline/core"
-import { Tool, type Agent, type AgentEvent, type AgentLoop, type Decision, type Driver, type Resource } from "@hookline/agent"
+import { Tool, type Agent, type AgentEvent, type AgentLoop, Decision, type Driver, type Resource } from "@hookline/agent"
 
 interface Ctx {
   readonly user: string
@@ -56,10 +56,15 @@ describe("Driver", () => {
 describe("Decision", () => {
   it("keeps the three decisions on a pending call", () => {
     expectTypeOf<Decision>().toEqualTypeOf<
-      | { readonly _tag: "Approve"; readonly toolCallId: string }
-      | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue }
-      | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string }
+      | { readonly _tag: "Approve"; readonly toolCallId: string } & Decision.Decider
+      | { readonly _tag: "Edit"; readonly toolCallId: string; readonly arguments: Json.JsonValue } & Decision.Decider
+      | { readonly _tag: "Reject"; readonly toolCallId: string; readonly message: string } & Decision.Decider
     >()
+    expectTypeOf<Decision.Decider>().toEqualTypeOf<{ readonly by?: string | undefined; readonly reason?: string | undefined }>()
+    // A rejection says who, its message says why.
+    expectTypeOf(Decision.reject).toBeCallableWith("c1", "too much", { by: "ana" })
+    // @ts-expect-error: a rejection's reason is its message
+    Decision.reject("c1", "too much", { by: "ana", reason: "why" })
   })
 })
 

@@ -2,33 +2,13 @@
 // no-op and the resume gives the run's current outcome; a different one is
 // DecisionInvalid("decided"). While the decision is kept with the pending call, and after
 // the resumed run carried it out and went on (the step's record keeps it).
-import { AgentState, Codecs, HookContext, HookTriggers } from "@hookline/core"
-import { ScriptedDriver } from "@hookline/testing"
-import * as t from "io-ts"
+import { AgentState, Codecs } from "@hookline/core"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, Decision, Tool, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { Decision } from "../src/index.js"
+import { twoPayments } from "./payments.js"
 
 // The model asks for two payments in one step, then answers; every payment waits for a person.
-const setup = () => {
-  const paid: Array<number> = []
-  const pay = Tool.make({
-    name: "pay",
-    parameters: t.type({ amount: t.number }),
-    execute: ({ amount }) => (paid.push(amount), { paid: amount }),
-  })
-  const agent = AgentBuilder.make(
-    UseDriver(ScriptedDriver.make([
-      ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: { amount: 1 } }, { id: "c2", name: "pay", arguments: { amount: 2 } }]),
-      ScriptedDriver.text("paid"),
-    ])),
-    UseTools([pay]),
-    UseHook((ctx) => (ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve payment") : ctx), {
-      triggers: HookTriggers.beforeToolUse,
-      name: "test:approval",
-    }),
-  )
-  return { agent, paid }
-}
+const setup = twoPayments
 
 const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
 

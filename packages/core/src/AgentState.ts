@@ -44,6 +44,12 @@ export interface PendingCall {
    * another decision, and a resume after a crash carries it out without asking again.
    */
   readonly decision?: PendingDecision | undefined
+  /**
+   * When the approval expires (epoch ms, Effect's clock): the next resume at or after
+   * it rejects the call by `"hookline"` with "the approval expired at <ISO time>", and
+   * refuses a caller's approval of it (`DecisionInvalid`, `expired`). `undefined`: never.
+   */
+  readonly expiresAt?: number | undefined
 }
 
 /**
@@ -427,17 +433,33 @@ export const withStatus: {
  * @category combinators
  */
 export const suspendCall: {
-  (toolCall: ToolCall, reason: string, payload?: JsonValue): (self: AgentState) => AgentState
-  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue): AgentState
+  (toolCall: ToolCall, reason: string, payload?: JsonValue, options?: SuspendOptions): (self: AgentState) => AgentState
+  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue, options?: SuspendOptions): AgentState
 } = dual(
   (args) => isAgentState(args[0]),
-  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue): AgentState => {
+  (self: AgentState, toolCall: ToolCall, reason: string, payload?: JsonValue, options?: SuspendOptions): AgentState => {
     const pending = self.execution.pendingCalls ?? []
     if (pending.some((p) => p.toolCall.id === toolCall.id)) return self
-    const call: PendingCall = deepFreeze(payload === undefined ? { toolCall, reason } : { toolCall, reason, payload })
+    const expiresAt = finiteOptional("expiresAt", options?.expiresAt)
+    const call: PendingCall = deepFreeze({
+      toolCall,
+      reason,
+      ...(payload === undefined ? {} : { payload }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    })
     return patchExecution(self, { pendingCalls: Object.freeze([...pending, call]) })
   },
 )
+
+/**
+ * How a call waits: until `expiresAt` (epoch ms, Effect's clock), if given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SuspendOptions {
+  readonly expiresAt?: number | undefined
+}
 
 /**
  * Replaces the calls waiting for a decision (none: `undefined`).

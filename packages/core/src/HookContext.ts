@@ -6,14 +6,15 @@
  *
  * @since 0.1.0
  */
+import { Duration } from "effect"
 import { dual } from "effect/Function"
 import type { Draft } from "immer"
-import type { AgentError } from "./AgentError.js"
+import { HooklineError, invalidConfiguration, type AgentError } from "./AgentError.js"
 import * as AgentState from "./AgentState.js"
 import type { HookTrigger } from "./HookTrigger.js"
 import * as InferenceRequest from "./InferenceRequest.js"
 import { asReplayed as replayedResponse, type InferenceResponse } from "./InferenceResponse.js"
-import { emptyMetadata, type JsonValue, type Metadata } from "./Json.js"
+import { emptyMetadata, excerpt, type JsonValue, type Metadata } from "./Json.js"
 import * as Message from "./Message.js"
 import type { StopSignal } from "./StopSignal.js"
 import type { ToolCall } from "./ToolCall.js"
@@ -265,20 +266,49 @@ export const withToolExecutionBlocked: {
  * stays blocked (fail-closed): it is not suspended. The hook's return is checked: a
  * `reason` that is not a string, or a `payload` that is not JSON (a cycle, `NaN`, a
  * function, deeper than `Json.maxDepth`) is that hook's `HookFailed`, naming the field.
+ * With `expiresIn`, the approval expires that long after the context's `createdAt` (the
+ * loop's clock reading): see `AgentState.PendingCall.expiresAt`.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const suspend: {
-  (reason: string, payload?: JsonValue): (self: HookContext) => HookContext
-  (self: HookContext, reason: string, payload?: JsonValue): HookContext
+  (reason: string, payload?: JsonValue, options?: SuspendOptions): (self: HookContext) => HookContext
+  (self: HookContext, reason: string, payload?: JsonValue, options?: SuspendOptions): HookContext
 } = dual(
   (args) => isHookContext(args[0]),
-  (self: HookContext, reason: string, payload?: JsonValue): HookContext =>
+  (self: HookContext, reason: string, payload?: JsonValue, options?: SuspendOptions): HookContext =>
     self.toolExecutionBlocked || self.toolCall === undefined || self.toolExecution !== undefined
       ? self
-      : patch(self, { state: AgentState.suspendCall(self.state, self.toolCall, reason, payload) }),
+      : patch(self, {
+        state: AgentState.suspendCall(
+          self.state,
+          self.toolCall,
+          reason,
+          payload,
+          options?.expiresIn === undefined ? undefined : { expiresAt: self.createdAt + expiryMillis(options.expiresIn) },
+        ),
+      }),
 )
+
+/**
+ * How a call waits: `expiresIn`, how long its approval holds (a `Duration` input:
+ * `"2 hours"`, a number of ms), if it expires.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SuspendOptions {
+  readonly expiresIn?: Duration.Input | undefined
+}
+
+// A finite duration >= 0 in ms, else the hook's error naming the field.
+const expiryMillis = (input: Duration.Input): number => {
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  throw new HooklineError(invalidConfiguration("expiresIn", `expected a finite duration >= 0 ("2 hours", a number of ms), got ${excerpt(input, 60)}`))
+}
 
 /**
  * Adds a stop signal to the state; the loop decides whether to stop.

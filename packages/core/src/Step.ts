@@ -93,9 +93,23 @@ export const toolAttempt = (input: {
  * @category models
  */
 export type Decision =
-  | { readonly _tag: "Approve" }
-  | { readonly _tag: "Edit"; readonly arguments: JsonValue }
-  | { readonly _tag: "Reject"; readonly message: string }
+  | { readonly _tag: "Approve" } & DecidedBy
+  | { readonly _tag: "Edit"; readonly arguments: JsonValue } & DecidedBy
+  | { readonly _tag: "Reject"; readonly message: string } & DecidedBy
+
+/**
+ * Who made a decision and why, when the caller said (`Decision.approve(id, { by,
+ * reason })`); `by` is `"hookline"` for a decision the library made itself (an approval
+ * that expired). Both are kept with the decision and are not part of it: a repeat
+ * compares the kind and the arguments or message only.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecidedBy {
+  readonly by?: string | undefined
+  readonly reason?: string | undefined
+}
 
 /**
  * @since 0.1.0

@@ -12,6 +12,7 @@
  */
 import { AgentError, HookContext, HookTrigger, HookTriggers, type AgentState, type Hook, type Json, type ToolCall } from "@hookline/core"
 import { Tool, UseHook, type AgentBuilder } from "@hookline/agent"
+import { Duration } from "effect"
 
 /**
  * A call as `when`, `reason` and `payload` get it: the call, and its arguments as its
@@ -38,6 +39,12 @@ export interface Options<C = unknown> {
   readonly reason?: ((toolCall: Call) => string) | string | undefined
   /** What to show the person; default the call's arguments. */
   readonly payload?: ((toolCall: Call) => Json.JsonValue) | undefined
+  /**
+   * How long an approval holds (`"2 hours"`, a number of ms), from when the run
+   * suspends; the next resume after it rejects the call ("the approval expired at …").
+   * Default: it never expires.
+   */
+  readonly expiresIn?: Duration.Input | undefined
   /** Registration priority; default `defaultPriority`. */
   readonly priority?: number | undefined
   /** Registration name; default `defaultName`. */
@@ -79,20 +86,28 @@ export const make = <C = unknown>(options: Options<C>): Hook<C> => {
   if (tools === undefined && when === undefined) invalid("", "expected tools or when")
   if (tools !== undefined && (!Array.isArray(tools) || tools.some((n) => typeof n !== "string"))) invalid("tools", "expected tool names")
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
+  const expiry = expiryOf(options.expiresIn)
   const names = new Set(tools ?? [])
   const decoders = decodersOf(options.decode)
   return (ctx) => {
     const toolCall = ctx.toolCall
     if (toolCall === undefined) return ctx
     const decoded = decodedOf(decoders, toolCall)
-    if (decoded._tag === "Async") return askFailClosed(ctx, toolCall, reason)
+    if (decoded._tag === "Async") return askFailClosed(ctx, toolCall, reason, expiry)
     const call: Call = Object.freeze({ ...toolCall, decoded: decoded._tag === "Valid" ? decoded.args : undefined })
     // Arguments that do not decode: the call will not run, so `when` is not asked.
     const needs = names.has(call.name) || (when !== undefined && decoded._tag === "Valid" && when(call, ctx.state, ctx))
     if (!needs) return ctx
     const why = typeof reason === "function" ? reason(call) : reason ?? "needs approval"
-    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call))
+    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call), expiry)
   }
+}
+
+// A finite duration >= 0, checked when the hook is made.
+const durationOf = (input: Duration.Input): Duration.Duration => {
+  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  return Number.isFinite(ms) && ms >= 0 ? Duration.millis(ms) : invalid("expiresIn", `expected a finite duration >= 0 ("2 hours", a number of ms), got ${String(input)}`)
 }
 
 /**
@@ -157,8 +172,12 @@ const decodedOf = (decoders: ReadonlyMap<string, Tool.Tool<unknown, unknown>>, t
 }
 
 // Arguments a pure hook cannot read now (an asynchronous validator): a person decides.
-const askFailClosed = <C>(ctx: HookContext<C>, toolCall: ToolCall, reason: unknown): HookContext =>
-  HookContext.suspend(ctx, typeof reason === "string" ? reason : "needs approval", toolCall.arguments)
+const askFailClosed = <C>(ctx: HookContext<C>, toolCall: ToolCall, reason: unknown, expiry: Expiry): HookContext =>
+  HookContext.suspend(ctx, typeof reason === "string" ? reason : "needs approval", toolCall.arguments, expiry)
+
+// How long an approval holds, as `HookContext.suspend` takes it (none: it never expires).
+type Expiry = { readonly expiresIn: Duration.Duration } | undefined
+const expiryOf = (expiresIn: Duration.Input | undefined): Expiry => expiresIn === undefined ? undefined : { expiresIn: durationOf(expiresIn) }
 
 /**
  * The options of `forTool`: the policy over one tool's decoded arguments.
@@ -173,6 +192,8 @@ export interface ForToolOptions<A, C = unknown> {
   readonly reason?: ((args: A, call: ToolCall) => string) | string | undefined
   /** What to show the person; default the call's arguments as the model sent them. */
   readonly payload?: ((args: A, call: ToolCall) => Json.JsonValue) | undefined
+  /** How long an approval holds, from when the run suspends (as `Options.expiresIn`); default it never expires. */
+  readonly expiresIn?: Duration.Input | undefined
   /** Registration priority; default `defaultPriority`. */
   readonly priority?: number | undefined
   /** Registration name; default `approval:suspend:<tool name>`. */
@@ -199,15 +220,16 @@ export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToo
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
   if (reason !== undefined && typeof reason !== "function" && typeof reason !== "string") invalid("reason", "expected a string or a function")
   if (payload !== undefined && typeof payload !== "function") invalid("payload", "expected a function")
+  const expiry = expiryOf(options.expiresIn)
   return (ctx) => {
     const call = ctx.toolCall
     if (call === undefined || call.name !== tool.name) return ctx
     const decoded = decodedBy(tool, call)
-    if (decoded._tag === "Async") return askFailClosed(ctx, call, reason)
+    if (decoded._tag === "Async") return askFailClosed(ctx, call, reason, expiry)
     if (decoded._tag === "Invalid") return ctx
     const args = decoded.args
     if (when !== undefined && !when(args, call, ctx)) return ctx
     const why = typeof reason === "function" ? reason(args, call) : reason ?? "needs approval"
-    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(args, call))
+    return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(args, call), expiry)
   }
 }

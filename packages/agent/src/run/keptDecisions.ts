@@ -4,15 +4,22 @@
 // a resume after a crash carries them out without asking the person again.
 import { AgentState, Codecs, ToolCall } from "@hookline/core"
 import { Codec, type Decision } from "../Decision.js"
+import { nameOf, separator } from "../internal/subagentPayload.js"
 import { bounds } from "../internal/toolArguments.js"
 
-// Plain objects: `withPendingCalls` freezes them whole (edited arguments included).
-const kept = (decision: Decision): AgentState.PendingDecision =>
-  decision._tag === "Approve"
-    ? { _tag: "Approve" }
+// Plain objects: `withPendingCalls` freezes them whole (edited arguments included). Who
+// decided and why go with the decision, only when given.
+const kept = (decision: Decision): AgentState.PendingDecision => {
+  const who = {
+    ...(decision.by === undefined ? {} : { by: decision.by }),
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  }
+  return decision._tag === "Approve"
+    ? { _tag: "Approve", ...who }
     : decision._tag === "Edit"
-    ? { _tag: "Edit", arguments: decision.arguments }
-    : { _tag: "Reject", message: decision.message }
+    ? { _tag: "Edit", arguments: decision.arguments, ...who }
+    : { _tag: "Reject", message: decision.message, ...who }
+}
 
 /**
  * The state with each decided pending call carrying its decision. Calls in `skip` (a
@@ -50,9 +57,29 @@ export const carried = (
   // Only a decision that is one (a state built by hand may keep anything): the record
   // must encode and load again.
   const now = pending.filter((p) => p.decision !== undefined && decisions.has(p.toolCall.id) && isKeptDecision(p.decision))
-  if (now.length === 0) return earlier
+  // A subagent's call, decided by its path (`<callId>/<childCallId>`, see Subagent.route).
+  const nested = nestedOf(pending, decisions)
+  if (now.length === 0 && nested.length === 0) return earlier
   // fromEntries defines each key (a call id "__proto__" is a key like any other).
-  return Object.fromEntries([...Object.entries(earlier ?? {}), ...now.map((p) => [p.toolCall.id, p.decision as AgentState.PendingDecision] as const)])
+  return Object.fromEntries([
+    ...Object.entries(earlier ?? {}),
+    ...nested,
+    ...now.map((p) => [p.toolCall.id, p.decision as AgentState.PendingDecision] as const),
+  ])
+}
+
+// The decisions filed under a path below one of the waiting calls, as kept decisions.
+const nestedOf = (
+  pending: ReadonlyArray<AgentState.PendingCall>,
+  decisions: ReadonlyMap<string, unknown>,
+): ReadonlyArray<readonly [string, AgentState.PendingDecision]> => {
+  const out: Array<readonly [string, AgentState.PendingDecision]> = []
+  for (const [key, decision] of decisions) {
+    if (!key.includes(separator) || pending.some((p) => p.toolCall.id === key)) continue
+    if (!pending.some((p) => key.startsWith(nameOf(p.toolCall.id) + separator))) continue
+    if (isFiledDecision(key, decision)) out.push([key, kept(decision)])
+  }
+  return out
 }
 
 const isKeptDecision = (decision: unknown): boolean => {

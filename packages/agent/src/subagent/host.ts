@@ -134,7 +134,8 @@ const withId = (decision: Decision, toolCallId: string): Decision =>
  * for calls a subagent waits on become a resumption of that subagent's call, each
  * decision naming the child's call by the child's name for it; the subagent's call is
  * approved (it runs again and resumes its child), unless the caller decided on it
- * directly.
+ * directly. A subagent's decisions also stay under their path (`<callId>/<childCallId>`),
+ * for the parent's step record (`Step.decisions`): the engine acts only on own call ids.
  */
 export const route = (
   state: AgentState,
@@ -144,6 +145,7 @@ export const route = (
   const own = new Map<string, Decision>()
   let renamed = false
   let nested: Map<string, Array<Decision>> | undefined
+  const paths = new Map<string, { readonly owner: string; readonly decision: Decision }>()
   for (const [key, decision] of decisions) {
     const target = resolve(state, decision.toolCallId)
     if (target === undefined) {
@@ -156,6 +158,9 @@ export const route = (
       const list = nested.get(target.owner) ?? []
       list.push(withId(decision, target.childName))
       nested.set(target.owner, list)
+      // Also kept under its path, for the parent's step record (KeptDecisions.carried),
+      // so a repeat of it is told from a different one; never over an own call's id.
+      if (!state.execution.pendingCalls.some((p) => p.toolCall.id === key)) paths.set(key, { owner: target.owner, decision })
     }
   }
   if (nested === undefined) return { decisions: renamed ? own : decisions, resumptions: undefined }
@@ -167,5 +172,6 @@ export const route = (
     if (!own.has(owner)) own.set(owner, Object.freeze({ _tag: "Approve", toolCallId: owner }))
     resumptions.set(owner, Object.freeze({ state: payload.state, decisions: Object.freeze(list) }))
   }
+  for (const [key, { owner, decision }] of paths) if (resumptions.has(owner)) own.set(key, decision)
   return { decisions: own, resumptions }
 }

@@ -136,17 +136,27 @@ export const ToolAttempt = struct(
  * @category codecs
  */
 export const PendingDecision = tagged("PendingDecision", "_tag", {
-  Approve: struct("Approve", { _tag: t.literal("Approve") }, () => Object.freeze({ _tag: "Approve" as const })),
+  Approve: struct(
+    "Approve",
+    { _tag: t.literal("Approve"), by: optional(t.string), reason: optional(t.string) },
+    ({ by, reason }) => Object.freeze({ _tag: "Approve" as const, ...decidedBy(by, reason) }),
+  ),
   Edit: struct(
     "Edit",
-    { _tag: t.literal("Edit"), arguments: JsonValue },
-    ({ arguments: args }) => Object.freeze({ _tag: "Edit" as const, arguments: args }),
+    { _tag: t.literal("Edit"), arguments: JsonValue, by: optional(t.string), reason: optional(t.string) },
+    ({ arguments: args, by, reason }) => Object.freeze({ _tag: "Edit" as const, arguments: args, ...decidedBy(by, reason) }),
   ),
   Reject: struct(
     "Reject",
-    { _tag: t.literal("Reject"), message: t.string },
-    ({ message }) => Object.freeze({ _tag: "Reject" as const, message }),
+    { _tag: t.literal("Reject"), message: t.string, by: optional(t.string), reason: optional(t.string) },
+    ({ message, by, reason }) => Object.freeze({ _tag: "Reject" as const, message, ...decidedBy(by, reason) }),
   ),
+})
+
+// Who decided and why, only when given (a decision stored before them decodes as it was).
+const decidedBy = (by: string | undefined, reason: string | undefined) => ({
+  ...(by === undefined ? {} : { by }),
+  ...(reason === undefined ? {} : { reason }),
 })
 
 /**
@@ -198,13 +208,14 @@ export const AgentContext = struct(
  */
 export const PendingCall = struct(
   "PendingCall",
-  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision) },
-  ({ toolCall, reason, payload, decision }): AgentState_.PendingCall =>
+  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
+  ({ toolCall, reason, payload, decision, expiresAt }): AgentState_.PendingCall =>
     Object.freeze({
       toolCall,
       reason,
       ...(payload === undefined ? {} : { payload }),
       ...(decision === undefined ? {} : { decision }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
     }),
 )
 

@@ -8,7 +8,7 @@ import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { Approval, UseApproval } from "../src/index.js"
 
-const setup = () => {
+const setup = (forTool = false) => {
   const refunds: Array<number> = []
   const refund = Tool.make({
     name: "refund",
@@ -21,15 +21,15 @@ const setup = () => {
       ScriptedDriver.text("done"),
     ])),
     UseTools([refund]),
-    UseApproval({ tools: ["refund"], expiresIn: "2 hours" }),
+    forTool ? UseApproval.forTool(refund, { expiresIn: "2 hours" }) : UseApproval({ tools: ["refund"], expiresIn: "2 hours" }),
   )
-  return { agent, refunds }
+  return { agent, refunds, refund }
 }
 
 describe("UseApproval", () => {
   describe("expiresIn", () => {
-    it("gives the waiting call a deadline, and the next resume after it rejects the call", async () => {
-      const { agent, refunds } = setup()
+    it.each([["UseApproval", false], ["UseApproval.forTool", true]] as const)("%s gives the waiting call a deadline, and the next resume after it rejects the call", async (_, forTool) => {
+      const { agent, refunds } = setup(forTool)
       const out = await Effect.runPromise(Effect.gen(function*() {
         yield* TestClock.setTime(5_000)
         const suspended = yield* agent.runEffect("refund")
@@ -50,6 +50,7 @@ describe("UseApproval", () => {
 
     it.each([-1, "soon", Infinity])("refuses %s when the hook is made, naming expiresIn", (expiresIn) => {
       expect(() => Approval.make({ tools: ["refund"], expiresIn: expiresIn as "1 hour" })).toThrow(/expiresIn/)
+      expect(() => Approval.forTool(setup().refund, { expiresIn: expiresIn as "1 hour" })).toThrow(/expiresIn/)
     })
   })
 })

@@ -5,7 +5,8 @@
  * the run starts from, each run a new thread (run id, thread id, session) so its first
  * checkpoint writes the history once. Measured per run: µs per step (the whole run / S),
  * steady µs per step (from the second model call to the run's end / (S - 1): without the
- * first checkpoint), and bytes written per step (how each counts them: `bytesHow`).
+ * first checkpoint), and bytes written per step (how each counts them: `bytesHow`), all
+ * of them and a tool step's alone.
  */
 import type { Mode } from "../Plan.js"
 
@@ -82,6 +83,11 @@ export interface DurableRow {
   readonly steadyUsPerStep: Spread
   /** Every byte the run wrote / S (the first checkpoint, with the whole history, included). */
   readonly bytesPerStep: number
+  /**
+   * What a tool step writes: (the run's bytes − a one-step run's bytes over the same
+   * history) / (S − 1). The first checkpoint (the history) and the run's end cancel out.
+   */
+  readonly bytesPerToolStep: number
   /** What `bytesPerStep` counts. */
   readonly bytesHow: string
 }

@@ -2,13 +2,14 @@
  * The child that measures durable rows:
  * `node --expose-gc --import tsx durable/child.ts <jobs JSON> <settings JSON>`: the jobs
  * of one system module (the smoke: of every module), one store opened per store named. Per job: warm-up runs (the
- * first counts the bytes and reads the stored run back), then timed runs; every run
+ * first counts the bytes and reads the stored run back; then a one-step run, for the bytes
+ * of a tool step), then timed runs; every run
  * validated outside the timed region (model and tool calls, the final text). One `@@row`
  * line per job on stdout; progress on stderr; exit 1 on a failure.
  */
 import { quantile } from "../../measure.js"
 import * as Rows from "../Rows.js"
-import { calls, type DurableJob, type DurableResult, type DurableSettings, type DurableSystem, type OpenedStore, type Spread } from "./Durable.js"
+import { calls, type DurableCase, type DurableJob, type DurableResult, type DurableSettings, type DurableSystem, type OpenedStore, type Spread } from "./Durable.js"
 
 const clock = (): bigint => process.hrtime.bigint()
 
@@ -25,35 +26,40 @@ interface Timed {
   readonly bytes: number
 }
 
+/** One run of `steps` steps, validated; its time and (with `count`) its bytes. */
+const runOnce = async (c: DurableCase, steps: number, count: boolean): Promise<Timed> => {
+  const id = `bench-durable-${process.pid}-${serial++}`
+  await c.before(id)
+  const [model, tool] = [calls.model, calls.tool]
+  calls.stamps.length = 0
+  const start = clock()
+  const text = await c.run(id, count)
+  const end = clock()
+  const second = calls.stamps[1]
+  const wrong: Array<string> = []
+  if (calls.model - model !== steps) wrong.push(`model calls ${calls.model - model}, expected ${steps}`)
+  if (calls.tool - tool !== steps - 1) wrong.push(`tool calls ${calls.tool - tool}, expected ${steps - 1}`)
+  if (text !== "done") wrong.push(`final text ${JSON.stringify(text.slice(0, 300))}, expected "done"`)
+  if (second === undefined && steps > 1) wrong.push("no second model call")
+  if (wrong.length > 0) throw new Error(`validation failed: ${wrong.join("; ")}`)
+  const bytes = await c.after(id, count)
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  return { us: Number(end - start) / 1000 / steps, steadyUs: second === undefined ? Number.NaN : Number(end - second) / 1000 / (steps - 1), bytes }
+}
+
 const measure = async (system: DurableSystem, opened: OpenedStore, job: DurableJob, settings: DurableSettings): Promise<DurableResult> => {
   const c = await opened.prepare(job.H, job.steps)
-  const once = async (count: boolean): Promise<Timed> => {
-    const id = `bench-durable-${process.pid}-${serial++}`
-    await c.before(id)
-    const [model, tool] = [calls.model, calls.tool]
-    calls.stamps.length = 0
-    const start = clock()
-    const text = await c.run(id, count)
-    const end = clock()
-    const second = calls.stamps[1]
-    const wrong: Array<string> = []
-    if (calls.model - model !== job.steps) wrong.push(`model calls ${calls.model - model}, expected ${job.steps}`)
-    if (calls.tool - tool !== job.steps - 1) wrong.push(`tool calls ${calls.tool - tool}, expected ${job.steps - 1}`)
-    if (text !== "done") wrong.push(`final text ${JSON.stringify(text.slice(0, 300))}, expected "done"`)
-    if (second === undefined) wrong.push("no second model call")
-    if (wrong.length > 0) throw new Error(`validation failed: ${wrong.join("; ")}`)
-    const bytes = await c.after(id, count)
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    return { us: Number(end - start) / 1000 / job.steps, steadyUs: Number(end - (second as bigint)) / 1000 / (job.steps - 1), bytes }
-  }
   let bytes = 0
   for (let i = 0; i < Math.max(1, settings.warmupRuns); i++) {
-    const r = await once(i === 0)
+    const r = await runOnce(c, job.steps, i === 0)
     if (i === 0) bytes = r.bytes
   }
+  // A run of one step (the answer, no tool call) over the same history writes what the
+  // run's start and end write; the difference is what its tool steps write.
+  const one = await runOnce(await opened.prepare(job.H, 1), 1, true)
   const timed: Array<Timed> = []
   const until = clock() + BigInt(settings.timeMs * 1e6)
-  while (timed.length < settings.maxRuns && (timed.length < settings.minRuns || clock() < until)) timed.push(await once(false))
+  while (timed.length < settings.maxRuns && (timed.length < settings.minRuns || clock() < until)) timed.push(await runOnce(c, job.steps, false))
   return {
     kind: "durable",
     job,
@@ -65,6 +71,7 @@ const measure = async (system: DurableSystem, opened: OpenedStore, job: DurableJ
     usPerStep: spread(timed.map((t) => t.us)),
     steadyUsPerStep: spread(timed.map((t) => t.steadyUs)),
     bytesPerStep: bytes / job.steps,
+    bytesPerToolStep: (bytes - one.bytes) / (job.steps - 1),
     bytesHow: opened.bytesHow,
   }
 }

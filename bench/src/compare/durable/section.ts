@@ -93,6 +93,7 @@ export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode):
       ? [
           { header: "runs validated", align: "right" as const, cell: ok((r) => formatCount(r.validated)) },
           { header: "bytes/step", align: "right" as const, cell: ok((r) => kb(r.bytesPerStep)) },
+          { header: "bytes/tool step", align: "right" as const, cell: ok((r) => kb(r.bytesPerToolStep)) },
           { header: "status", cell: (r: DurableResult) => (isRow(r) ? "validated" : "FAILED") },
         ]
       : [
@@ -100,6 +101,7 @@ export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode):
           { header: "steady µs/step", align: "right" as const, cell: ok((r) => `${formatNs(r.steadyUsPerStep.p50)} (${formatNs(r.steadyUsPerStep.p10)}–${formatNs(r.steadyUsPerStep.p90)})`) },
           { header: "steady vs hookline (memory/PostgreSQL)", align: "right" as const, cell: ok(vsHookline) },
           { header: "bytes/step", align: "right" as const, cell: ok((r) => kb(r.bytesPerStep)) },
+          { header: "bytes/tool step", align: "right" as const, cell: ok((r) => kb(r.bytesPerToolStep)) },
           { header: "timed runs", align: "right" as const, cell: ok((r) => formatCount(r.runs)) },
         ]),
   ]

@@ -8,7 +8,8 @@
  *   caller keeps them (hookline: the suspended AgentState; AI SDK: the messages array;
  *   LangChain: the interrupted thread's checkpoint in a MemorySaver); (heap − before) / N;
  * - leak check: M completed runs (one tool call, then the answer) one after another;
- *   (heap after − heap before) / M: a run that leaves nothing behind is ~0.
+ *   (heap after M − heap after M/2) / (M/2), the slope over the second half (a one-off
+ *   growth lands in the first): a run that leaves nothing behind is ~0.
  */
 import type { Mode } from "../Plan.js"
 

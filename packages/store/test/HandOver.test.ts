@@ -136,3 +136,18 @@ describe("a run handed over (interruption: \"handOver\")", () => {
     expect(saved?.state.execution.stopReason).toBe("UserRequested")
   })
 })
+
+describe("RunStore.breakLeaseEffect", () => {
+  it("drops whoever holds the run's lease, as breakLease does, and answers whether one was dropped", async () => {
+    const store = MemoryStore.make()
+    const program = Effect.gen(function*() {
+      yield* store.takeLease({ runId: "r", owner: "dead-runner", expiresAt: Number.MAX_SAFE_INTEGER }, 0)
+      const first = yield* RunStore.breakLeaseEffect(store, "r")
+      const second = yield* RunStore.breakLeaseEffect(store, "r")
+      // Free now: another owner takes it at once.
+      yield* store.takeLease({ runId: "r", owner: "new-owner", expiresAt: Number.MAX_SAFE_INTEGER }, 0)
+      return [first, second]
+    })
+    expect(await Effect.runPromise(program)).toEqual([true, false])
+  })
+})

@@ -65,6 +65,9 @@ for (const [label, load] of both) {
 
   const { McpServer } = await load("@hookline/mcp")
   check(typeof McpServer.describe(McpServer.stdio({ name: "files", command: "node" })) === "string", `@hookline/mcp (${label}): McpServer.stdio describes`)
+
+  const { Settings } = await load("@hookline/cluster")
+  check(Settings.leaseMillis(Settings.defaults) === 10_000, `@hookline/cluster (${label}): Settings.leaseMillis reads the defaults`)
 }
 
 console.log(failures === 0 ? "smoke: all builds load" : `smoke: ${failures} failed`)

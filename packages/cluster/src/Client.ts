@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Schedule } from "effect"
 import type { Sharding } from "effect/cluster"
 import { HooklineRun } from "./HooklineRun.js"
 import type { RunError, RunSummary } from "./Protocol.js"
@@ -74,11 +74,15 @@ const isRunError = (e: { readonly _tag: string }): e is RunError => runErrors.ha
 
 // The run's own answer goes to the caller; what the cluster met on the way (a runner
 // gone, a full mailbox, a timeout) is tried again.
+// A call to a runner that died is interrupted, not failed: that is tried again too.
 const delivered = <A, E extends { readonly _tag: string }>(call: Effect.Effect<A, E>, timeout: Duration.Input, times: number) =>
   call.pipe(
+    Effect.catchCause((cause): Effect.Effect<never, E | { readonly _tag: "CallInterrupted" }> =>
+      Cause.hasInterruptsOnly(cause) ? Effect.fail({ _tag: "CallInterrupted" } as const) : Effect.failCause(cause)
+    ),
     Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail({ _tag: "CallTimedOut" } as const) }),
     Effect.retry({
-      while: (e: E | { readonly _tag: "CallTimedOut" }) => !isRunError(e),
+      while: (e: { readonly _tag: string }) => !isRunError(e),
       schedule: Schedule.spaced("250 millis"),
       times,
     }),

@@ -3,7 +3,7 @@
 // three `hookline-runner` processes and a client process. A runner is SIGKILLed in the
 // middle of 300 runs; another is shut down with SIGTERM; a run suspended on a runner is
 // approved through a client after that runner is gone. The bounds are ceilings.
-import { Codecs, type AgentState } from "@hookline/core"
+import type { AgentState } from "@hookline/core"
 import { MemoryStore, PostgresStore, RunStore } from "@hookline/store"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { normalizedMessages } from "../../store/test/support/charges.js"
 import { startPostgres, type Server } from "../../store/test/support/postgres.js"
 import { ClusterAgent } from "../src/index.js"
 import { agents, type Charge } from "./support/agents.js"
@@ -93,21 +94,14 @@ const runner = async (log: string, toolMs: number) => {
 const charges = (log: string): Array<Charge & { readonly pid: number }> =>
   existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) : []
 
-// Tool call ids are random: name them by order of appearance to compare runs.
-const normalized = (state: AgentState) => {
-  const names = new Map<string, string>()
-  const text = JSON.stringify(Codecs.encode(Codecs.appendLog(Codecs.Message), state.context.messages))
-  return {
-    messages: text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-      if (!names.has(id)) names.set(id, `id${names.size}`)
-      return names.get(id) as string
-    }),
+// The run's outcome, its tool call ids named by order of appearance.
+const normalized = (state: AgentState) => ({
+    messages: normalizedMessages(state),
     status: state.execution.status,
     stopReason: state.execution.stopReason,
     usage: state.execution.usage,
     steps: state.execution.steps.length,
-  }
-}
+})
 
 // What an uncrashed run of `charger` ends with, in one process.
 const reference = async () => {

@@ -4,22 +4,12 @@
 // released, so a new owner's resume goes on from there to the final state an
 // uninterrupted run reaches. Only the abort signal stops it.
 import { AgentBuilder, Tool, UseDriver, UseGuards, UseHook, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, Hook, HookTriggers, Message, StopSignal } from "@hookline/core"
-import { ScriptedDriver } from "@hookline/testing"
+import { AgentState, Hook, HookTriggers, Message, StopSignal } from "@hookline/core"
 import { Deferred, Effect, Fiber } from "effect"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { MemoryStore, RunStore, UseCheckpoints } from "../src/index.js"
-
-// Three steps of two `charge` calls each, then an answer; ids random, as a real model's.
-const model = () =>
-  ScriptedDriver.make([
-    ScriptedDriver.respond((request) => {
-      const step = request.messages.toArray().filter((m) => m.role === "assistant").length
-      if (step >= 3) return ScriptedDriver.text(`charged ${step * 2} times`)
-      return ScriptedDriver.toolCalls([0, 1].map((j) => ({ id: crypto.randomUUID(), name: "charge", arguments: { amount: step * 10 + j } })))
-    }),
-  ], { repeatLast: true })
+import { chargeModel, normalizedMessages } from "./support/charges.js"
 
 interface World {
   readonly ran: Array<number>
@@ -49,7 +39,7 @@ const agentOf = (store: RunStore.RunStore, world: World) => {
     world.afterExecution.push(ctx.state.execution.status)
   })
   return AgentBuilder.make(
-    UseDriver(model()),
+    UseDriver(chargeModel()),
     UseTools([charge]),
     UseGuards({ maxSteps: 10 }),
     UseCheckpoints(store),
@@ -57,18 +47,8 @@ const agentOf = (store: RunStore.RunStore, world: World) => {
   )
 }
 
-// Tool call ids are random: name them by order of appearance to compare two runs.
-const normalized = (state: AgentState) => {
-  const names = new Map<string, string>()
-  const text = JSON.stringify(Codecs.encode(Codecs.appendLog(Codecs.Message), state.context.messages))
-  return text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-    if (!names.has(id)) names.set(id, `id${names.size}`)
-    return names.get(id) as string
-  })
-}
-
 const outcomeOf = (state: AgentState) => ({
-  messages: normalized(state),
+  messages: normalizedMessages(state),
   status: state.execution.status,
   stopReason: state.execution.stopReason,
   steps: state.execution.steps.length,

@@ -4,8 +4,8 @@
 // only the journal gives the same ids back after a take-over.
 import { Tool, UseDriver, UseGuards, UseHook, UseTools } from "@hookline/agent"
 import { HookContext, HookTriggers } from "@hookline/core"
-import { ScriptedDriver } from "@hookline/testing"
 import * as t from "io-ts"
+import { chargeModel } from "../../../store/test/support/charges.js"
 import { ClusterAgent } from "../../src/index.js"
 
 export interface Charge {
@@ -14,15 +14,6 @@ export interface Charge {
   readonly key: string
   readonly amount: number
 }
-
-const model = () =>
-  ScriptedDriver.make([
-    ScriptedDriver.respond((request) => {
-      const step = request.messages.toArray().filter((m) => m.role === "assistant").length
-      if (step >= 3) return ScriptedDriver.text(`charged ${step * 2} times`)
-      return ScriptedDriver.toolCalls([0, 1].map((j) => ({ id: crypto.randomUUID(), name: "charge", arguments: { amount: step * 10 + j } })))
-    }),
-  ], { repeatLast: true })
 
 const pause = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -42,7 +33,7 @@ export const agents = (onCharge: (charge: Charge) => void, toolMillis = 0): Read
     { triggers: HookTriggers.beforeToolUse, name: "test:approval" },
   )
   return [
-    ClusterAgent.make("charger", UseDriver(model()), UseTools([charge]), UseGuards({ maxSteps: 10 })),
-    ClusterAgent.make("approver", UseDriver(model()), UseTools([charge]), UseGuards({ maxSteps: 10 }), approval),
+    ClusterAgent.make("charger", UseDriver(chargeModel()), UseTools([charge]), UseGuards({ maxSteps: 10 })),
+    ClusterAgent.make("approver", UseDriver(chargeModel()), UseTools([charge]), UseGuards({ maxSteps: 10 }), approval),
   ]
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AgentError, type AgentState } from "@hookline/core"
+import { AgentError, type AgentState, type Message } from "@hookline/core"
 import { Effect, Result, type Scope } from "effect"
 import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
@@ -13,6 +13,7 @@ import { Driver, type DriverShape } from "./Driver.js"
 import * as FiberIterable from "./internal/fiberIterable.js"
 import type * as Resource from "./Resource.js"
 import * as Conclude from "./run/conclude.js"
+import * as Continuation from "./run/continuation.js"
 import * as Tools from "./Tools.js"
 
 /**
@@ -46,6 +47,85 @@ export type ResumeOptions<C = unknown> = Omit<AgentLoop.RunOptions<C>, "decision
  */
 export type ResumeArguments<C> = unknown extends C ? [options?: ResumeOptions<C>]
   : [options: ResumeOptions<C> & { readonly context: C }]
+
+/**
+ * The options of a continuation (`agent.continue`): a resume's options without
+ * `decisions` (`context`, `signal`, `sink`...), and an idempotency `key`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ContinueOptions<C = unknown> = Omit<ResumeOptions<C>, "decisions"> & {
+  /**
+   * Names this continuation (the chat message's id, a request id; 1 to 256
+   * characters). A continue whose key the run already took is a repeat: it appends
+   * nothing, and gives the run's current state (or, while the run is still running,
+   * goes on with it as a resume). Without a key every continue is a new turn.
+   */
+  readonly key?: string | undefined
+}
+
+/**
+ * The options argument of a continuation: optional when the agent reads no per-run
+ * context, required with its `context` when it does (the context is never stored).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ContinueArguments<C> = unknown extends C ? [options?: ContinueOptions<C>]
+  : [options: ContinueOptions<C> & { readonly context: C }]
+
+/**
+ * What a conversation goes on with: the user's text, or a user message as core has it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ContinueMessage = string | Message.UserMessage
+
+/**
+ * A stored run that may not go on now (`running`, `suspended` or `pending`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const ContinuationRefused = Continuation.ContinuationRefused
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ContinuationRefused = Continuation.ContinuationRefused
+
+/**
+ * A message or key `agent.continue` cannot take (`path` names the part).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const ContinuationInvalid = Continuation.ContinuationInvalid
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ContinuationInvalid = Continuation.ContinuationInvalid
+
+/**
+ * `agent.continue` and `agent.continueEffect`: the next turn of a stored run's
+ * conversation. The run is loaded as a resume loads it; only a completed, stopped or
+ * failed run goes on (a `running`, `suspended` or `pending` one is
+ * `ContinuationRefused`, naming its status, before anything is written). The user
+ * message is appended, the run runs again, its steps and usage go on from the stored
+ * ones, and it is durable and leased as a resume is (the same `CheckpointConflict` or
+ * `RunLeased` when another process got there first).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Continue<C, A> {
+  (run: string | AgentState, message: ContinueMessage, ...options: ContinueArguments<C>): A
+}
 
 /**
  * `agent.resume` and `agent.resumeEffect`: go on with a stored run where its last
@@ -112,6 +192,20 @@ export interface Agent<C = unknown> {
    * one `RunEnded` with the run's current state.
    */
   readonly resumeStream: (run: string | AgentState, ...options: ResumeArguments<C>) => AsyncIterable<AgentEvent>
+  /**
+   * The next turn of a stored run's conversation:
+   * `agent.continue(runId, "and in euros?", { context, key })`. See `Continue`.
+   */
+  readonly continue: Continue<C, Promise<AgentState>>
+  /** The Effect form of `continue`: fails with the loader's typed error, `ContinuationRefused` or `ContinuationInvalid`. */
+  readonly continueEffect: Continue<C, Effect.Effect<AgentState, ResumeError>>
+  /**
+   * A continuation whose events stream as a live `stream`'s do: the first event is
+   * `RunStarted` with the loaded state and the new message. A load, refusal or
+   * invalid-message error rejects the first `next()`; breaking out aborts the run. A
+   * repeat of a continuation the run already took yields one `RunEnded` with its state.
+   */
+  readonly continueStream: (run: string | AgentState, message: ContinueMessage, ...options: ContinueArguments<C>) => AsyncIterable<AgentEvent>
 }
 
 /**
@@ -127,12 +221,23 @@ export interface ResumeError {
 
 /**
  * Loads the latest state of a stored run. The agent knows no store: a capability
- * gives it this function.
+ * gives it this function. A continuation passes `derive`, the next turn made from the
+ * loaded state: the loader runs it and gives back its result, which the store then
+ * treats as the loaded run (a loader that ignores it works too: the agent derives).
  *
  * @since 0.1.0
  * @category models
  */
-export type Loader = (runId: string) => Effect.Effect<AgentState, ResumeError>
+export type Loader = (runId: string, derive?: Derive) => Effect.Effect<AgentState, ResumeError>
+
+/**
+ * The state a run goes on from, made from the state a loader read (a continuation's
+ * next turn), or the reason it may not go on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Derive = (loaded: AgentState) => Effect.Effect<AgentState, ResumeError>
 
 /**
  * Looks at the final state of a run `resume` started, and gives it back or fails the
@@ -303,21 +408,56 @@ export const make = <C = unknown>(
       const runOptions: AgentLoop.RunOptions<C> = none ? rest : { ...rest, decisions: checked.success }
       return Effect.succeed({ run: true, state, options: runOptions })
     })
+  // Where a continuation starts: the next turn made from the loaded state (by the loader,
+  // so a store takes it for the run it loaded), a repeat's run as it is, or a refusal.
+  const beginTurn = (run: string | AgentState, message: unknown, options: ContinueOptions<C>): Effect.Effect<ResumeStart<C>, ResumeError> =>
+    Effect.suspend(() => {
+      // Only a run's options go on (a `decisions` a JavaScript caller slipped in is dropped).
+      const { key, decisions: _decisions, ...rest } = options as ContinueOptions<C> & { readonly decisions?: unknown }
+      const checked = Continuation.check(message, key)
+      if (Result.isFailure(checked)) return Effect.fail(checked.failure)
+      let planned: Continuation.Plan | undefined
+      const derive: Derive = (loaded) => {
+        const result = Continuation.plan(loaded, checked.success)
+        if (Result.isFailure(result)) return Effect.fail(result.failure)
+        planned = result.success
+        return Effect.succeed(result.success.state)
+      }
+      const loaded = typeof run !== "string" ? derive(run) : loader === undefined ? load(run) : loader(run, derive)
+      return Effect.flatMap(loaded, (state): Effect.Effect<ResumeStart<C>, ResumeError> => {
+        // A loader that did not derive: the agent does.
+        if (planned === undefined) return Effect.flatMap(derive(state), () => Effect.succeed(startOf(planned as Continuation.Plan, rest)))
+        return Effect.succeed(startOf(planned, rest))
+      })
+    })
+  const startOf = (plan: Continuation.Plan, options: AgentLoop.RunOptions<C>): ResumeStart<C> =>
+    plan._tag === "Done" ? { run: false, state: plan.state } : { run: true, state: plan.state, options }
   const settled = (ran: Effect.Effect<AgentState>): Effect.Effect<AgentState, ResumeError> =>
     settle === undefined ? ran : Effect.flatMap(ran, settle)
-  const resumeEffect = (run: string | AgentState, ...args: ReadonlyArray<unknown>): Effect.Effect<AgentState, ResumeError> =>
-    Effect.flatMap(begin(run, resumeOptions<C>(args)), (start) => start.run ? settled(runEffect(start.state, start.options)) : Effect.succeed(start.state))
-  const resumeStream = (run: string | AgentState, ...args: ReadonlyArray<unknown>): AsyncIterable<AgentEvent> => {
+  // A resume or a continuation, from where it starts: run and settled, or given back.
+  const ranFrom = (start: Effect.Effect<ResumeStart<C>, ResumeError>): Effect.Effect<AgentState, ResumeError> =>
+    Effect.flatMap(start, (s) => s.run ? settled(runEffect(s.state, s.options)) : Effect.succeed(s.state))
+  // Its events. A load or refusal error is the iteration's failure (its first `next()`
+  // rejects with it); with nothing to run, one `RunEnded` with the run's state.
+  const streamedFrom = (start: Effect.Effect<ResumeStart<C>, ResumeError>): AsyncIterable<AgentEvent> => {
     if (driver === undefined) throw missingDriver()
-    const options = resumeOptions<C>(args)
-    // A load or decision error is the iteration's failure (its first `next()` rejects with it).
     return FiberIterable.make<AgentEvent>((push, ready) =>
-      Effect.orDie(Effect.flatMap(begin(run, options), (start) =>
-        start.run
-          ? settled(observing(start.state, start.options, true, pushEvent, push, ready))
-          : Effect.sync(() => push({ _tag: "RunEnded", state: start.state }))))
+      Effect.orDie(Effect.flatMap(start, (s) =>
+        s.run
+          ? settled(observing(s.state, s.options, true, pushEvent, push, ready))
+          : Effect.sync(() => push({ _tag: "RunEnded", state: s.state }))))
     )
   }
+  const promised = (ran: () => Effect.Effect<AgentState, ResumeError>): Promise<AgentState> =>
+    driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(ran())
+  const resumeEffect = (run: string | AgentState, ...args: ReadonlyArray<unknown>): Effect.Effect<AgentState, ResumeError> =>
+    ranFrom(begin(run, resumeOptions<C>(args)))
+  const resumeStream = (run: string | AgentState, ...args: ReadonlyArray<unknown>): AsyncIterable<AgentEvent> =>
+    streamedFrom(begin(run, resumeOptions<C>(args)))
+  const continueEffect = (run: string | AgentState, message: unknown, options?: ContinueOptions<C>): Effect.Effect<AgentState, ResumeError> =>
+    ranFrom(beginTurn(run, message, options ?? {}))
+  const continueStream = (run: string | AgentState, message: unknown, options?: ContinueOptions<C>): AsyncIterable<AgentEvent> =>
+    streamedFrom(beginTurn(run, message, options ?? {}))
   return Object.freeze({
     _tag: "Agent",
     loop,
@@ -333,9 +473,11 @@ export const make = <C = unknown>(
     stream: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentEvent>(input, options, true, pushEvent),
     iterate: (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) => observed<AgentState>(input, options, false, pushState),
     runEffect,
-    resume: (run: string | AgentState, ...args: ReadonlyArray<unknown>) =>
-      driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(resumeEffect(run, ...args)),
+    resume: (run: string | AgentState, ...args: ReadonlyArray<unknown>) => promised(() => resumeEffect(run, ...args)),
     resumeEffect,
     resumeStream,
+    continue: (run: string | AgentState, message: unknown, options?: ContinueOptions<C>) => promised(() => continueEffect(run, message, options)),
+    continueEffect,
+    continueStream,
   }) as Agent<C>
 }

@@ -96,6 +96,7 @@ describe("Agent", () => {
   it("keeps its members, and asks for the context only when the agent has one", () => {
     expectTypeOf<keyof Agent>().toEqualTypeOf<
       "_tag" | "loop" | "driver" | "resources" | "run" | "runOrThrow" | "stream" | "iterate" | "runEffect" | "resume" | "resumeEffect" | "resumeStream"
+      | "continue" | "continueEffect" | "continueStream"
     >()
     expectTypeOf<Agent<Ctx>["loop"]>().toEqualTypeOf<AgentLoop.AgentLoop<never, Ctx>>()
     expectTypeOf<Agent["resources"]>().toEqualTypeOf<ReadonlyArray<Resource>>()
@@ -103,6 +104,16 @@ describe("Agent", () => {
     expectTypeOf<Agent["stream"]>().returns.toEqualTypeOf<AsyncIterable<AgentEvent>>()
     expectTypeOf(plain.run).parameters.toEqualTypeOf<[input: AgentLoop.Input, options?: AgentLoop.RunOptions<unknown>]>()
     expectTypeOf(withContext.run).parameters.toEqualTypeOf<[input: AgentLoop.Input, options: AgentLoop.RunOptions<Ctx> & { readonly context: Ctx }]>()
+    // A continuation asks for the context as a resume does, and takes no decisions.
+    expectTypeOf(plain.continue).toBeCallableWith("run-1", "and then?")
+    expectTypeOf(plain.continue).toBeCallableWith("run-1", { role: "user", content: "and then?" }, { key: "m-2" })
+    expectTypeOf(withContext.continue).toBeCallableWith("run-1", "and then?", { context: {} as Ctx })
+    // @ts-expect-error: a typed context is required
+    withContext.continue("run-1", "and then?")
+    // @ts-expect-error: a continuation takes no decisions
+    plain.continue("run-1", "and then?", { decisions: [] })
+    // @ts-expect-error: only a user message
+    plain.continue("run-1", { role: "assistant", content: "x", toolCalls: [] })
   })
 
   it("resumes with one options object, the context required when the agent has one", () => {

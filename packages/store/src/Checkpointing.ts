@@ -34,7 +34,7 @@
  *
  * @since 0.1.0
  */
-import { AgentLoop, UseAll, UseHook, UseLoader, type AgentBuilder } from "@hookline/agent"
+import { AgentLoop, UseAll, UseHook, UseLoader, type Agent, type AgentBuilder } from "@hookline/agent"
 import {
   AgentError,
   AgentState,
@@ -208,11 +208,15 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return entry === undefined ? Effect.succeed(onNone) : f(entry)
     })
 
-  const load = (runId: string) =>
+  // A continuation's next turn (`derive`) is the run it loaded, made from the saved state:
+  // its first checkpoint is the delta from that save, under the run's lease.
+  const load = (runId: string, derive?: Agent.Derive) =>
     Effect.flatMap(RunStore.loadEffect(store, runId), (saved) => {
       if (saved === undefined) return Effect.fail(StoreError.runNotFound(runId))
-      loads.set(saved.state.context, saved)
-      return Effect.succeed(saved.state)
+      return Effect.map(derive === undefined ? Effect.succeed(saved.state) : derive(saved.state), (state) => {
+        loads.set(state.context, saved)
+        return state
+      })
     })
 
   // Writes the run's deferred journal entries, oldest first (each is taken off the list

@@ -68,6 +68,9 @@ for (const [label, load] of both) {
 
   const { Telemetry } = await load("@hookline/otel")
   check(typeof Telemetry.make().envelope === "function", `@hookline/otel (${label}): Telemetry.make gives an envelope`)
+
+  const { Settings } = await load("@hookline/cluster")
+  check(Settings.leaseMillis(Settings.defaults) === 10_000, `@hookline/cluster (${label}): Settings.leaseMillis reads the defaults`)
 }
 
 console.log(failures === 0 ? "smoke: all builds load" : `smoke: ${failures} failed`)

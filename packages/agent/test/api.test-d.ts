@@ -19,6 +19,7 @@ describe("AgentLoop.RunOptions", () => {
   it("keeps the options of a run, with the context typed by its parameter", () => {
     expectTypeOf<AgentLoop.RunOptions<Ctx>>().toEqualTypeOf<{
       readonly signal?: AbortSignal | undefined
+      readonly interruption?: "stop" | "handOver" | undefined
       readonly sink?: HookExecuted.EventSink | undefined
       readonly hookEvents?: boolean | undefined
       readonly decisions?: ReadonlyMap<string, Decision> | undefined

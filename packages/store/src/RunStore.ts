@@ -351,7 +351,16 @@ export const remove = (store: RunStore, runId: string): Promise<boolean> => Effe
  * @since 0.1.0
  * @category running
  */
-export const breakLease = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(store.releaseLease(runId))
+export const breakLease = (store: RunStore, runId: string): Promise<boolean> => Effect.runPromise(breakLeaseEffect(store, runId))
+
+/**
+ * The Effect form of `breakLease`: a cluster's new shard owner takes a run over with it
+ * (shard ownership is the authority; the lease still stops a zombie holder's tools).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const breakLeaseEffect = (store: RunStore, runId: string): Effect.Effect<boolean, StoreError.StoreFailed> => store.releaseLease(runId)
 
 /**
  * @since 0.1.0

@@ -7,18 +7,10 @@ import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { MemoryStore, RunStore, StoreError } from "../src/index.js"
 import { UseCheckpoints, type Options } from "../src/Checkpointing.js"
+import { chargeModel, normalizedMessages } from "./support/charges.js"
 import { dyingAfter } from "./support/dyingStore.js"
 
-// A model that asks for `charge` twice per step for three steps, then answers. Its tool
-// call ids are random, as a real model's are: only the journal gives the same ids back.
-const model = () =>
-  ScriptedDriver.make([
-    ScriptedDriver.respond((request) => {
-      const step = request.messages.toArray().filter((m) => m.role === "assistant").length
-      if (step >= 3) return ScriptedDriver.text(`charged ${step * 2} times`)
-      return ScriptedDriver.toolCalls([0, 1].map((j) => ({ id: crypto.randomUUID(), name: "charge", arguments: { amount: step * 10 + j } })))
-    }),
-  ], { repeatLast: true })
+const model = chargeModel
 
 interface Effects {
   readonly log: Array<{ readonly toolCallId: string; readonly key: string; readonly amount: number }>
@@ -37,15 +29,7 @@ const chargeTool = (effects: Effects) =>
 const agentOf = (store: RunStore.RunStore, effects: Effects, every: "tool" | "step" = "tool") =>
   AgentBuilder.make(UseDriver(model()), UseTools([chargeTool(effects)]), UseGuards({ maxSteps: 10 }), UseCheckpoints(store, { every }))
 
-// Tool call ids are random: name them by order of appearance to compare two runs.
-const normalized = (state: AgentState) => {
-  const names = new Map<string, string>()
-  const text = JSON.stringify(Codecs.encode(Codecs.appendLog(Codecs.Message), state.context.messages))
-  return text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-    if (!names.has(id)) names.set(id, `id${names.size}`)
-    return names.get(id) as string
-  })
-}
+const normalized = normalizedMessages
 
 // A tool held inside its call of amount 1 (the approved one): the run stays in it until `release`.
 const heldCharge = (effects: Effects) => {

@@ -82,7 +82,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     settled: observer?.settled,
   }
   const cell = new RunCell(state, now)
-  return yield* execute(env, cell, options.signal, checked?._tag === "Failure" ? checked.failure : undefined).pipe(
+  return yield* execute(env, cell, options.signal, checked?._tag === "Failure" ? checked.failure : undefined, options.interruption).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
     // The tools of this run (a subagent's tool) read the host; a link was for this run only.
@@ -90,23 +90,39 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
   )
 }
 
+// How a handed-over run ends (`RunOptions.interruption`): not an Outcome, it does not end.
+const handedOver = Symbol("handedOver")
+
+/**
+ * The run's last committed step boundary: after BeforeExecution, and after each step
+ * (or handled failure) the loop goes on from. A hand-over ends the run there, so the
+ * state it leaves is one a resume can go on from (never half a step).
+ */
+interface Boundary {
+  state: AgentState
+}
+
 const execute = <R>(
   env: RunEnv<R>,
   cell: RunCell,
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
+  interruption: RunOptions["interruption"],
 ): Effect.Effect<AgentState, never, R> => {
   // AfterExecution runs exactly once, whatever happened.
   let finished = false
-  const finish = (outcome: Outcome): Effect.Effect<AgentState, never, R> => {
+  const boundary: Boundary = { state: cell.state }
+  const finish = (outcome: Outcome | typeof handedOver): Effect.Effect<AgentState, never, R> => {
     if (finished) return Effect.succeed(cell.state)
     finished = true
-    return Effect.gen(() => finishGen(env, cell, outcome)).pipe(Effect.uninterruptible)
+    const ending = outcome === handedOver ? handOverGen(env, cell, boundary) : finishGen(env, cell, outcome)
+    return Effect.gen(() => ending).pipe(Effect.uninterruptible)
   }
-  return Effect.gen(() => executeGen(env, cell, signal, refused, finish)).pipe(
+  return Effect.gen(() => executeGen(env, cell, signal, refused, finish, boundary)).pipe(
     // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
-    // still fires, on what was committed.
-    Effect.onInterrupt(() => Effect.asVoid(finish(Conclude.aborted))),
+    // still fires, on what was committed; the run stops, unless its caller said an
+    // interruption hands it over (Stop.handsOver).
+    Effect.onInterrupt(() => Effect.asVoid(finish(Stop.handsOver(interruption, signal) ? handedOver : Conclude.aborted))),
   )
 }
 
@@ -116,8 +132,10 @@ function* executeGen<R>(
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
   finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>,
+  boundary: Boundary,
 ) {
   cell.state = AgentState.withStatus(cell.state, "running", cell.read())
+  boundary.state = cell.state
   cell.stepIndex = cell.state.execution.steps.length
   env.emit?.({ _tag: "RunStarted", state: cell.state })
   const check = env.config.textCheck
@@ -128,7 +146,7 @@ function* executeGen<R>(
     cell.state = AgentState.addError(cell.state, refused)
     return yield* finish({ _tag: "Failed", errors: [refused] })
   }
-  const steps = Effect.gen(() => body(env, cell)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
+  const steps = Effect.gen(() => body(env, cell, boundary)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
   // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
   // call or hook is interrupted when it passes.
   const limit = env.config.timeLimit
@@ -171,7 +189,7 @@ function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {
 }
 
 // BeforeExecution, then steps until a stop, a suspension or an error nobody handled.
-function* body<R>(env: RunEnv<R>, cell: RunCell) {
+function* body<R>(env: RunEnv<R>, cell: RunCell, boundary: Boundary) {
   const first = yield* Effect.result(Effect.gen(() => beforeExecution(env, cell)))
   if (first._tag === "Failure") {
     if (abortSeen(cell)) return Conclude.aborted
@@ -181,6 +199,7 @@ function* body<R>(env: RunEnv<R>, cell: RunCell) {
   } else if (first.success) {
     return Conclude.done
   }
+  boundary.state = cell.state
   const next = Effect.gen(() => step(env, cell))
   // A suspended run first finishes the step it was suspended in, with the decisions:
   // this resume's, or those a resume that did not finish kept in the state.
@@ -195,7 +214,10 @@ function* body<R>(env: RunEnv<R>, cell: RunCell) {
     decided = undefined
     if (result._tag === "Success") {
       const end = result.success
-      if (end._tag === "Continue") continue
+      if (end._tag === "Continue") {
+        boundary.state = cell.state
+        continue
+      }
       return end._tag === "Stop" ? Conclude.done : Conclude.suspended
     }
     recordFailedStep(env, cell, false, `its step failed before it ran (${result.failure._tag})`)
@@ -207,6 +229,7 @@ function* body<R>(env: RunEnv<R>, cell: RunCell) {
     // fired in the dispatch that failed).
     cell.state = Stop.holdStepsLimit(cell.state, env.config.stepsLimit)
     if (yield* shouldStop(env, cell)) return Conclude.done
+    boundary.state = cell.state
   }
 }
 
@@ -289,6 +312,29 @@ function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
   // ran; its usage already counts in the run's (found by the fuzzer, issue 13).
   if (!keepPending) closeOpenStep(cell, undefined)
   cell.state = Conclude.conclude(cell.state, outcome, { timeLimit: env.config.timeLimit, timedFrom: () => timedFrom(cell), read: () => cell.read() })
+  yield* afterExecution(env, cell)
+  const pendingCalls = cell.state.execution.pendingCalls
+  if (cell.state.execution.status === "suspended" && pendingCalls !== undefined) {
+    env.emit?.({ _tag: "Suspended", pendingCalls, state: cell.state })
+  }
+  // A failed run is never silent: one warning through Effect's logger (docs/loop.md, "A failed run").
+  if (cell.state.execution.status === "failed") yield* Effect.logWarning(Conclude.failureLine(cell.state))
+  env.emit?.({ _tag: "RunEnded", state: cell.state })
+  return cell.state
+}
+
+// A hand-over: the run ends at its last committed step boundary, still `running`, with
+// no stop signal and nothing settled (what ran after it is the journal's, and the new
+// owner's resume replays it); AfterExecution sees that state.
+function* handOverGen<R>(env: RunEnv<R>, cell: RunCell, boundary: Boundary) {
+  cell.state = boundary.state
+  yield* afterExecution(env, cell)
+  env.emit?.({ _tag: "RunEnded", state: cell.state })
+  return cell.state
+}
+
+// AfterExecution: every hook runs; each failure is reported.
+function* afterExecution<R>(env: RunEnv<R>, cell: RunCell) {
   const exit = yield* Effect.exit(
     Effect.gen(() => dispatch(env, cell, Records.point("AfterExecution", cell.state, cell.read()))),
   )
@@ -300,12 +346,4 @@ function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
       reportHookFailure(env, cell, AgentError.hookFailed("AfterExecution", "AfterExecution", Cause.squash(exit.cause)))
     }
   }
-  const pendingCalls = cell.state.execution.pendingCalls
-  if (cell.state.execution.status === "suspended" && pendingCalls !== undefined) {
-    env.emit?.({ _tag: "Suspended", pendingCalls, state: cell.state })
-  }
-  // A failed run is never silent: one warning through Effect's logger (docs/loop.md, "A failed run").
-  if (cell.state.execution.status === "failed") yield* Effect.logWarning(Conclude.failureLine(cell.state))
-  env.emit?.({ _tag: "RunEnded", state: cell.state })
-  return cell.state
 }

@@ -20,6 +20,14 @@ export const holdStepsLimit = (state: AgentState, limit: number | undefined): Ag
   )
 }
 
+/**
+ * Whether an interruption from outside hands the run over (it ends `running`, no stop
+ * signal) rather than stopping it: only when the caller said so, and never once the
+ * run's abort signal fired (an abort is a stop, whoever interrupts).
+ */
+export const handsOver = (interruption: "stop" | "handOver" | undefined, signal: AbortSignal | undefined): boolean =>
+  interruption === "handOver" && signal?.aborted !== true
+
 /** What a stop check decided: the state, and whether the run stops. */
 export interface AfterOnStop {
   readonly state: AgentState

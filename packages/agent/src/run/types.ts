@@ -42,6 +42,15 @@ export interface EngineConfig<R> {
 export interface RunOptions<C = unknown> {
   /** Aborts the run: it ends stopped with UserRequested, AfterExecution still fires. */
   readonly signal?: AbortSignal | undefined
+  /**
+   * What an interruption of the run's fiber from outside means. `"stop"` (default): the
+   * run ends stopped with UserRequested, as an abort would. `"handOver"`: the run moves to
+   * another owner (its process shuts down, its cluster entity is evicted): it ends with no
+   * stop signal, its state the last committed step with status `running`, which
+   * AfterExecution sees (a checkpointing capability saves it and releases the lease), so
+   * a resume goes on from there. The abort signal still stops the run.
+   */
+  readonly interruption?: "stop" | "handOver" | undefined
   /** Receives every HookExecuted event of the run. */
   readonly sink?: HookExecuted.EventSink | undefined
   /**

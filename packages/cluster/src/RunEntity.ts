@@ -1,0 +1,184 @@
+/**
+ * The handlers of `HooklineRun`, on a runner. Shard ownership is the authority: a
+ * handler that takes a run over breaks the run's lease (the runner that had it is gone,
+ * or a zombie whose next renewal fails, so it runs no more tools). A run is handed over,
+ * not stopped, when its entity is interrupted (the runner shuts down, the entity is
+ * evicted): it stays `running` at its last committed step, and the redelivered message
+ * resumes it on the new owner. Only Cancel stops it, and a Cancel is stored first.
+ *
+ * @since 0.1.0
+ */
+import { AgentState, Message } from "@hookline/core"
+import { Envelope, RunStore } from "@hookline/store"
+import { Clock, Context, Effect } from "effect"
+import { Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import * as Cancellation from "./Cancellation.js"
+import type { Registered } from "./ClusterAgent.js"
+import { HooklineRun } from "./HooklineRun.js"
+import { RunNotFound, RunRejected, type RunSummary, ToolSetMismatch, UnknownAgent } from "./Protocol.js"
+import { summaryOf } from "./internal/summary.js"
+
+/**
+ * What the handlers need on a runner: the store the runs checkpoint to, and the agents.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Hookline extends Context.Service<Hookline, {
+  readonly store: RunStore.RunStore
+  readonly agents: ReadonlyMap<string, Registered>
+}>()("@hookline/cluster/Hookline") {}
+
+// A store that failed, or a run another writer holds: not the message's final answer.
+// A defect restarts the entity, and the persisted message is handled again.
+const retried = new Set(["StoreFailed", "RunLeased", "RunExists", "CheckpointConflict"])
+
+const rejected = (runId: string) => (error: { readonly _tag: string; readonly message: string }) =>
+  retried.has(error._tag) ? Effect.die(error) : Effect.fail(new RunRejected({ runId, reason: error._tag, detail: error.message.slice(0, 2_000) }))
+
+const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.loadEffect(store, runId), rejected(runId))
+
+const cancelled = (store: RunStore.RunStore, runId: string) =>
+  Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)
+
+/**
+ * The agent a stored run names, checked: known here, with the tool set it was stored with.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const agentFor = (
+  agents: ReadonlyMap<string, Registered>,
+  runId: string,
+  named: string,
+  envelope: Envelope.Envelope | undefined,
+): Effect.Effect<Registered, UnknownAgent | ToolSetMismatch> => {
+  const name = envelope?.agent ?? named
+  const registered = agents.get(name)
+  if (registered === undefined) return Effect.fail(new UnknownAgent({ runId, agent: name }))
+  if (envelope?.toolSet !== undefined && !Envelope.sameToolSet(envelope.toolSet, registered.toolSet)) {
+    return Effect.fail(new ToolSetMismatch({ runId, agent: name }))
+  }
+  return Effect.succeed(registered)
+}
+
+const handlers = Effect.gen(function*() {
+  const { agents, store } = yield* Hookline
+  const runId: string = (yield* Entity.CurrentAddress).entityId
+  // The Start or Resume in flight: Cancel aborts it.
+  let inFlight: AbortController | undefined
+
+  const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
+    summaryOf(state, envelope?.agent ?? named)
+
+  // A cancelled run that is not in flight, stopped in the store (a new one stored
+  // stopped). A writer that raced it (the other path of a Cancel) wins: its state stands.
+  const ensureStopped = (initial: AgentState | undefined, named: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const saved = yield* load(store, runId)
+      if (saved === undefined) {
+        if (initial === undefined) return undefined
+        yield* Effect.ignore(RunStore.startEffect(store, Cancellation.stopped(initial, now), { envelope: { agent: named } }))
+      } else if (!Cancellation.isFinished(saved.state)) {
+        yield* Effect.ignore(RunStore.breakLeaseEffect(store, runId))
+        yield* Effect.ignore(RunStore.saveEffect(store, Cancellation.stopped(saved.state, now), saved, undefined, saved.envelope))
+      }
+      const after = yield* load(store, runId)
+      return after === undefined ? undefined : summary(after.state, after.envelope, named)
+    })
+
+  // Runs (or resumes) the run with an abort controller Cancel can reach; an
+  // interruption hands it over. A cancel that came meanwhile is honoured at the end.
+  const running = <E>(f: (signal: AbortSignal) => Effect.Effect<AgentState, E>, initial: AgentState | undefined, named: string) =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      inFlight = controller
+      const final = yield* Effect.ensuring(f(controller.signal), Effect.sync(() => (inFlight = inFlight === controller ? undefined : inFlight)))
+      if (yield* cancelled(store, runId)) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
+      const saved = yield* load(store, runId)
+      return summary(saved?.state ?? final, saved?.envelope, named)
+    })
+
+  const options = (signal: AbortSignal) => ({ signal, interruption: "handOver" as const })
+
+  return HooklineRun.of({
+    Start: ({ payload }) =>
+      Effect.gen(function*() {
+        const saved = yield* load(store, runId)
+        if (saved === undefined) {
+          const initial = AgentState.make({ id: runId, messages: [Message.user(payload.input)] })
+          const registered = agents.get(payload.agent)
+          if (registered === undefined) {
+            // Kept, not lost: stored with its agent's name, for a runner that has it.
+            yield* Effect.ignore(RunStore.startEffect(store, initial, { envelope: { agent: payload.agent } }))
+            return yield* new UnknownAgent({ runId, agent: payload.agent })
+          }
+          if (yield* cancelled(store, runId)) return (yield* ensureStopped(initial, payload.agent)) as RunSummary
+          // resumeEffect given a state is a new run that fails typed (RunExists, RunLeased)
+          // where runEffect would only stop.
+          return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(initial, options(signal)), rejected(runId)), initial, payload.agent)
+        }
+        // Redelivered (the runner that had it is gone), or resent after it was stored.
+        const registered = yield* agentFor(agents, runId, payload.agent, saved.envelope)
+        if (yield* cancelled(store, runId)) return (yield* ensureStopped(undefined, registered.name)) as RunSummary
+        if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
+        yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
+        return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(runId, options(signal)), rejected(runId)), undefined, registered.name)
+      }),
+    Resume: ({ payload }) =>
+      Effect.gen(function*() {
+        const saved = yield* load(store, runId)
+        if (saved === undefined) return yield* new RunNotFound({ runId })
+        const registered = yield* agentFor(agents, runId, "", saved.envelope)
+        if (yield* cancelled(store, runId)) return (yield* ensureStopped(undefined, registered.name)) as RunSummary
+        if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
+        yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
+        // A redelivered Resume meets its own kept decisions: the agent's repeat rule makes
+        // them a no-op, and the run carries them out.
+        const decisions = payload.decisions as ReadonlyArray<never>
+        return yield* running(
+          (signal) => Effect.catch(registered.agent.resumeEffect(runId, { ...options(signal), decisions }), rejected(runId)),
+          undefined,
+          registered.name,
+        )
+      }),
+    Status: () =>
+      Rpc.fork(Effect.gen(function*() {
+        const saved = yield* load(store, runId)
+        if (saved === undefined) return yield* new RunNotFound({ runId })
+        return summary(saved.state, saved.envelope)
+      })),
+    Result: () =>
+      Effect.gen(function*() {
+        const saved = yield* load(store, runId)
+        if (saved === undefined) return yield* new RunNotFound({ runId })
+        // A run no runner here can go on with says so, rather than waiting forever.
+        yield* agentFor(agents, runId, "", saved.envelope)
+        return summary(saved.state, saved.envelope)
+      }),
+    Cancel: () =>
+      Rpc.fork(Effect.gen(function*() {
+        // Stored first: a Start, Resume or redelivery after this honours it.
+        yield* Effect.orDie(store.journalPut(runId, Cancellation.markerKey, "{}"))
+        const controller = inFlight
+        if (controller !== undefined) {
+          // The run ends stopped (UserRequested) and checkpoints so itself.
+          controller.abort()
+          const saved = yield* load(store, runId)
+          return saved === undefined ? null : summary(saved.state, saved.envelope)
+        }
+        return (yield* ensureStopped(undefined, "")) ?? null
+      })),
+  })
+})
+
+/**
+ * The entity's handlers as a layer (needs `Hookline` and the cluster's `Sharding`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: { readonly maxIdleTime?: string | number | undefined } = {}) =>
+  HooklineRun.toLayer(handlers, options.maxIdleTime === undefined ? {} : { maxIdleTime: options.maxIdleTime as never })

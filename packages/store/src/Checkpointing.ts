@@ -140,6 +140,8 @@ interface Tracked {
   heartbeat: Fiber.Fiber<void> | undefined
   // The store said another holds the lease now: the run runs no more tools.
   lost: boolean
+  // When the store last confirmed the lease (taken or renewed), on Effect's clock.
+  confirmedAt: number
   saved: RunStore.Saved | undefined
   // The store refused a checkpoint of this run: another writer moved its head.
   conflict: StoreError.CheckpointConflict | undefined
@@ -255,9 +257,15 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       while (!entry.lost) {
         yield* Effect.sleep(Math.max(1, Math.floor(ttl / 3)))
         const now = yield* Clock.currentTimeMillis
-        const held = yield* Effect.result(store.renewLease({ runId, owner: entry.owner, expiresAt: now + ttl }))
-        if (Result.isSuccess(held) && !held.success) entry.lost = true
+        yield* renew(runId, entry, now)
       }
+    })
+
+  const renew = (runId: string, entry: Tracked, now: number): Effect.Effect<void> =>
+    Effect.map(Effect.result(store.renewLease({ runId, owner: entry.owner, expiresAt: now + ttl })), (held) => {
+      if (Result.isFailure(held)) return
+      if (held.success) entry.confirmedAt = Math.max(entry.confirmedAt, now)
+      else entry.lost = true
     })
 
   const refuse = (ctx: HookContext, reason: StopReason.Custom, error: StoreError.RunLeased | StoreError.RunExists) => {
@@ -299,6 +307,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         owner,
         heartbeat: undefined,
         lost: false,
+        confirmedAt: now,
         saved,
         conflict: undefined,
         replaying: journaling && loaded,
@@ -360,19 +369,29 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       }))
   )
 
+  // A lease the store has not confirmed for half its time to live (the process froze or
+  // starved, and the heartbeat's renewal has not answered) is confirmed before a tool runs:
+  // a zombie whose lease was taken over learns it here, not after its next tool.
+  const confirm = (runId: string, entry: Tracked | undefined): Effect.Effect<void> =>
+    entry === undefined || entry.lost
+      ? Effect.void
+      : Effect.flatMap(Clock.currentTimeMillis, (now) => (now - entry.confirmedAt > ttl / 2 ? renew(runId, entry, now) : Effect.void))
+
   // A run with no lease (refused, or lost since) runs no tool: the block is final.
   const guardTool = Hook.effect((ctx: HookContext) =>
-    Effect.flatMap(keyOf(ctx.state), (key) => {
-      if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
+    Effect.gen(function*() {
+      const key = yield* keyOf(ctx.state)
+      if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return ctx
       const entry = runs.get(key)
-      if (entry !== undefined && !entry.lost) return Effect.succeed(ctx)
+      yield* confirm(ctx.state.id, entry)
+      if (entry !== undefined && !entry.lost) return ctx
       const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
-      if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return Effect.succeed(blocked)
+      if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return blocked
       // Lost while running: the run stops after this step, as a refused run would.
       const error = StoreError.runLost(ctx.state.id)
       const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
       refusals.set(signal, error)
-      return Effect.succeed(HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal)))
+      return HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal))
     })
   )
 

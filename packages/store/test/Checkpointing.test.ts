@@ -437,6 +437,33 @@ describe("UseCheckpoints leases", () => {
     expect(after?.seq).toBe(before?.seq)
   })
 
+  it("runs no new tool after its process froze past the lease's time to live, before its heartbeat's renewal answers (a zombie)", async () => {
+    const base = MemoryStore.make()
+    // The heartbeat's first renewal after the freeze is slow to answer (a store round trip
+    // under way when the process wakes); any other renewal answers at once.
+    let renewals = 0
+    const store: RunStore.RunStore = {
+      ...base,
+      renewLease: (lease) => (++renewals === 1 ? Effect.never : base.renewLease(lease)),
+    }
+    const { effects, make, suspended, approve } = await suspendedRun(store, { lease: "30 seconds" })
+    const slow = heldCharge(effects)
+    const program = Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(Effect.flip(make(slow.tool).resumeEffect(suspended.id, approve)))
+      yield* Effect.promise(() => slow.inside)
+      // Frozen for a minute: its lease expired, a new owner broke it and took the run.
+      yield* Effect.promise(() => RunStore.breakLease(store, suspended.id))
+      yield* store.takeLease({ runId: suspended.id, owner: "new owner", expiresAt: 1_000_000 }, 0)
+      yield* TestClock.adjust("60 seconds")
+      slow.release()
+      return yield* Fiber.join(fiber)
+    })
+    const error = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(error).toMatchObject({ _tag: "RunLeased", runId: suspended.id })
+    // The call in flight finished; no call after it ran.
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1])
+  })
+
   it("refuses a lease shorter than 10 ms or not a duration", () => {
     expect(() => UseCheckpoints(MemoryStore.make(), { lease: "1 millis" })).toThrow(/lease.*at least 10 ms/)
     expect(() => UseCheckpoints(MemoryStore.make(), { lease: "soon" as never })).toThrow(/lease/)

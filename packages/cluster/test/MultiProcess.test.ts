@@ -148,39 +148,50 @@ const scratch = (name: string) => {
   return path
 }
 
+// Three runners serving `count` charger runs from a client process; answers once every
+// runner has run tools and a fifth of the way in (when a test signals one of them).
+const threeRunnersMidway = async (log: string, prefix: string, count: number) => {
+  const runners = [await runner(log, 15), await runner(log, 15), await runner(log, 15)]
+  const client = node([clientScript, "runs", (pg as Server).connectionString, prefix, String(count)], {})
+  await until("every runner to serve runs", () => {
+    const seen = charges(log)
+    return seen.length >= count * 1.2 && runners.every((r) => seen.some((c) => c.pid === r.pid))
+  })
+  return { runners, client, before: charges(log) }
+}
+
+// The client ended well, every run completed once, each with the final state of an uncrashed run.
+const finishedOnce = async (client: Proc, count: number) => {
+  const exit = await client.exited
+  expect(exit.code, logs.join("\n---\n")).toBe(0)
+  const done = client.lines.filter((l) => l.startsWith("done ")).map((l) => l.split(" "))
+  expect(done).toHaveLength(count)
+  expect(new Set(done.map((d) => d[1])).size).toBe(count)
+  expect(done.every((d) => d[2] === "completed")).toBe(true)
+  const expected = await reference()
+  const store = await PostgresStore.open({ connectionString: (pg as Server).connectionString })
+  try {
+    for (const [, runId] of done) {
+      const saved = await RunStore.load(store, runId as string)
+      expect(normalized((saved as RunStore.Saved).state)).toEqual(expected)
+    }
+  } finally {
+    await RunStore.close(store)
+  }
+  return done
+}
+
 describe("a cluster of three runner processes on PostgreSQL", () => {
   it("finishes 100 runs once each when a runner is SIGKILLed mid-way, repeating no journaled tool call", async () => {
     const log = scratch("kill.jsonl")
-    const expected = await reference()
-    const runners = [await runner(log, 15), await runner(log, 15), await runner(log, 15)]
     const began = Date.now()
-    const client = node([clientScript, "runs", (pg as Server).connectionString, "k", String(COUNT)], {})
     // Killed once every runner has run tools, a fifth of the way in.
+    const { runners, client, before } = await threeRunnersMidway(log, "k", COUNT)
     const victim = runners[0] as Proc
-    await until("every runner to serve runs", () => {
-      const seen = charges(log)
-      return seen.length >= COUNT * 1.2 && runners.every((r) => seen.some((c) => c.pid === r.pid))
-    })
-    const before = charges(log)
     victim.child.kill("SIGKILL")
     const killedAt = Date.now()
-    const exit = await client.exited
-    expect(exit.code, logs.join("\n---\n")).toBe(0)
-    const done = client.lines.filter((l) => l.startsWith("done ")).map((l) => l.split(" "))
+    const done = await finishedOnce(client, COUNT)
     const elapsed = Date.now() - began
-
-    expect(done).toHaveLength(COUNT)
-    expect(new Set(done.map((d) => d[1])).size).toBe(COUNT)
-    expect(done.every((d) => d[2] === "completed")).toBe(true)
-    const store = await PostgresStore.open({ connectionString: (pg as Server).connectionString })
-    try {
-      for (const [, runId] of done) {
-        const saved = await RunStore.load(store, runId as string)
-        expect(normalized((saved as RunStore.Saved).state)).toEqual(expected)
-      }
-    } finally {
-      await RunStore.close(store)
-    }
     // Every runner served runs before the kill.
     expect(runners.every((r) => before.some((c) => c.pid === r.pid))).toBe(true)
     // Each call ran once, but a call in flight when its run moved (the killed runner's,
@@ -209,37 +220,16 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
   it("hands a SIGTERMed runner's runs over to the others: each finishes once and no tool call runs twice", async () => {
     const count = Math.max(30, Math.round(COUNT / 2))
     const log = scratch("term.jsonl")
-    const expected = await reference()
-    const runners = [await runner(log, 15), await runner(log, 15), await runner(log, 15)]
     const began = Date.now()
-    const client = node([clientScript, "runs", (pg as Server).connectionString, "t", String(count)], {})
+    const { runners, client, before } = await threeRunnersMidway(log, "t", count)
     const leaving = runners[0] as Proc
-    await until("every runner to serve runs", () => {
-      const seen = charges(log)
-      return seen.length >= count * 1.2 && runners.every((r) => seen.some((c) => c.pid === r.pid))
-    })
-    const before = charges(log)
     leaving.child.kill("SIGTERM")
     const termAt = Date.now()
     // Graceful: the runner exits by itself once its runs are handed over (130: NodeRuntime's exit after an interruption).
     const left = await leaving.exited
     const leftAfter = Date.now() - termAt
     expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
-    const exit = await client.exited
-    expect(exit.code, logs.join("\n---\n")).toBe(0)
-    const done = client.lines.filter((l) => l.startsWith("done ")).map((l) => l.split(" "))
-    expect(done).toHaveLength(count)
-    expect(new Set(done.map((d) => d[1])).size).toBe(count)
-    expect(done.every((d) => d[2] === "completed")).toBe(true)
-    const store = await PostgresStore.open({ connectionString: (pg as Server).connectionString })
-    try {
-      for (const [, runId] of done) {
-        const saved = await RunStore.load(store, runId as string)
-        expect(normalized((saved as RunStore.Saved).state)).toEqual(expected)
-      }
-    } finally {
-      await RunStore.close(store)
-    }
+    await finishedOnce(client, count)
     // No tool call ran twice, not even one in flight at the SIGTERM.
     const all = charges(log)
     const byCall = new Map<string, number>()

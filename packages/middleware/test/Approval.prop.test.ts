@@ -4,11 +4,11 @@
 // coerce, transform, default), models that send strings for numbers, and hooks that
 // edit the call before the policy.
 import { AgentBuilder, Decision, UseDriver, UseHook, UseLoopOptions, UseTools, type AgentBuilder as Builder } from "@hookline/agent"
-import { HookContext, HookTriggers, ToolCall, type JsonValue } from "@hookline/core"
+import { HookContext, HookTriggers, ToolCall } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { policyCase, referenceDecode, refundTool, type PolicyCase } from "../../agent/test/fuzz/policies.js"
+import { foundCases, heldArguments, policyCase, referenceDecode, refundTool, type PolicyCase } from "../../agent/test/fuzz/policies.js"
 import { UseApproval } from "../src/index.js"
 
 const runs = Number(process.env["FUZZ_POLICY_RUNS"] ?? 200)
@@ -44,7 +44,7 @@ const decidesAsTheToolDecodes = async (kind: Policy, c: PolicyCase): Promise<boo
     UseHook(edit, { triggers: HookTriggers.beforeToolUse, priority: 100, name: "fuzz:edit" }),
     policyOf(kind, tool, c.limit, seen),
   )
-  const args: JsonValue = c.edit === undefined ? c.sent : c.edit
+  const args = heldArguments(c)
   const decoded = referenceDecode(tool, args)
   const shouldAsk = decoded !== undefined && decoded.amount > c.limit
   const state = await agent.run("refund")
@@ -60,13 +60,13 @@ describe("Approval (fuzz: policies over validated arguments)", () => {
   it(`UseApproval.forTool decides on what the tool decodes, over ${runs} cases`, async () => {
     await fc.assert(fc.asyncProperty(policyCase, async (c) => {
       expect(await decidesAsTheToolDecodes("forTool", c)).toBe(true)
-    }), { numRuns: runs })
+    }), { numRuns: runs, examples: foundCases })
   }, 120_000)
 
   it(`UseApproval({ decode, when }) decides on what the tool decodes, over ${runs} cases`, async () => {
     await fc.assert(fc.asyncProperty(policyCase, async (c) => {
       expect(await decidesAsTheToolDecodes("decode", c)).toBe(true)
-    }), { numRuns: runs })
+    }), { numRuns: runs, examples: foundCases })
   }, 120_000)
 
   it("finds the bug class: a policy on the raw JSON lets a refund of \"500\" through", async () => {

@@ -7,7 +7,7 @@ import { HookContext, HookTriggers, ToolCall } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { policyCase, referenceDecode, refundTool, type PolicyCase } from "./policies.js"
+import { foundCases, heldArguments, policyCase, referenceDecode, refundTool, type PolicyCase } from "./policies.js"
 
 const runs = Number(process.env["FUZZ_POLICY_RUNS"] ?? 300)
 
@@ -34,7 +34,7 @@ describe("policies over validated arguments (fuzz)", () => {
     await fc.assert(
       fc.asyncProperty(policyCase, async (c) => {
         const { final, received, read, tool } = await runCase(c)
-        const args = c.edit === undefined ? c.sent : c.edit
+        const args = heldArguments(c)
         const expected = referenceDecode(tool, args)
         expect(read).toHaveLength(1)
         expect(read[0]).toEqual(expected)
@@ -50,7 +50,7 @@ describe("policies over validated arguments (fuzz)", () => {
         // The call keeps the raw JSON the model (or the editing hook) gave.
         expect(execution?.toolCall.arguments).toEqual(args)
       }),
-      { numRuns: runs },
+      { numRuns: runs, examples: foundCases },
     )
   }, 120_000)
 })

@@ -3,7 +3,7 @@
 // numbers (and worse), and hooks that edit a call before the policy reads it. The
 // rule it serves: no built-in policy decides on arguments that the tool would decode
 // differently (docs/decisions.md, "Policies over validated arguments").
-import type { JsonValue } from "@hookline/core"
+import { type JsonValue, ToolCall } from "@hookline/core"
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as t from "io-ts"
@@ -89,3 +89,15 @@ export const policyCase: fc.Arbitrary<PolicyCase> = fc.record({
   limit: fc.integer({ min: 0, max: 300 }),
   toolConcurrency: fc.constantFrom("sequential" as const, "concurrent" as const),
 })
+
+/**
+ * The arguments of a case as the run holds them (the editing hook's, else the model's):
+ * a call's arguments are JSON, where -0 is 0, and `ToolCall.make` keeps them so; the
+ * tool and every hook read that, so the reference decodes it too.
+ */
+export const heldArguments = (c: PolicyCase): JsonValue =>
+  ToolCall.make({ id: "r1", name: "refund", arguments: c.edit === undefined ? c.sent : c.edit }).arguments
+
+/** Cases a run found once, checked every time: an edit to -0 (CI, seed -1851248920). */
+export const foundCases: Array<[PolicyCase]> = [[{ schema: "zodCoerce", sent: { amount: 0 }, edit: { amount: -0 }, limit: 0, toolConcurrency: "sequential" }]]
+

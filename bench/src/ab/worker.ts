@@ -35,7 +35,8 @@ export const median = (xs: Array<number>): number => {
   return xs.length === 0 ? Number.NaN : xs.length % 2 === 1 ? (xs[mid] as number) : ((xs[mid - 1] as number) + (xs[mid] as number)) / 2
 }
 
-const load = async (tree: string) => {
+/** Loads a tree's built core and agent, and the effect and io-ts they resolve. */
+export const load = async (tree: string) => {
   const from = createRequire(join(tree, "packages", "agent", "package.json"))
   const url = (path: string) => pathToFileURL(path).href
   const agent = (await import(url(join(tree, "packages", "agent", "dist", "index.js")))) as Agent
@@ -45,10 +46,10 @@ const load = async (tree: string) => {
   return { agent, core, effect, t: ioTs.default ?? ioTs }
 }
 
-type Loaded = Awaited<ReturnType<typeof load>>
+export type Loaded = Awaited<ReturnType<typeof load>>
 
 /** A run of one case: returns a function that runs the loop once and checks the result. */
-const caseRun = (m: Loaded, K: number, effectful: boolean): () => Promise<number> => {
+export const caseRun = (m: Loaded, K: number, effectful: boolean): () => Promise<number> => {
   const { AgentLoop, Driver, Tool, Tools } = m.agent
   const { AgentState, Hook, HookStack, HookTriggers, InferenceResponse, Message, ToolCall } = m.core
   const { Effect } = m.effect

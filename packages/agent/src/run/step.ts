@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import type { Decision } from "../Decision.js"
 import type { RunCell } from "./cell.js"
 import { LOOP } from "./conclude.js"
-import { dispatch, reportHookFailure } from "./dispatch.js"
+import { dispatch, dispatchNow, reportHookFailure } from "./dispatch.js"
 import { callDriver, wrappedCall } from "./inference.js"
 import * as KeptDecisions from "./keptDecisions.js"
 import * as Records from "./records.js"
@@ -29,7 +29,9 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   const open: OpenStep = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
   cell.open = open
   cell.inBeforeStep = true
-  yield* dispatch(env, cell, Records.point("BeforeStep", cell.state, startedAt))
+  // dispatchNow: no generator per dispatch when every hook is pure (dispatch.ts).
+  const beforeStep = dispatchNow(env, cell, Records.point("BeforeStep", cell.state, startedAt))
+  if (Effect.isEffect(beforeStep)) yield* beforeStep
   cell.inBeforeStep = false
   if (cell.state.execution.stopSignals.length > 0) {
     // The stop check is not part of the step: an OnStop failure here leaves no step record.
@@ -46,7 +48,8 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     responseFormat: cell.state.context.responseFormat,
     options: env.config.modelOptions,
   })
-  const before = yield* dispatch(env, cell, Records.point("BeforeInference", cell.state, cell.at(), draft))
+  const beforeInference = dispatchNow(env, cell, Records.point("BeforeInference", cell.state, cell.at(), draft))
+  const before = Effect.isEffect(beforeInference) ? yield* beforeInference : beforeInference
   const request = before.request ?? draft
   let answered = before.response
   if (answered === undefined) {
@@ -55,7 +58,8 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
       : yield* wrappedCall(env, cell, env.config.wraps, before, request, index, open)
     cell.stale = true
   }
-  const after = yield* dispatch(env, cell, Records.point("AfterInference", cell.state, cell.at(), request, answered))
+  const afterInference = dispatchNow(env, cell, Records.point("AfterInference", cell.state, cell.at(), request, answered))
+  const after = Effect.isEffect(afterInference) ? yield* afterInference : afterInference
   const response = after.response ?? answered
   open.response = response
   if (env.streaming && env.config.textCheck !== undefined && response.text.length > 0) {
@@ -93,9 +97,11 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   if (response.toolCalls.length === 0) {
     cell.state = AgentState.withStopSignal(cell.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
   }
-  yield* dispatch(env, cell, Records.point("AfterStep", cell.state, cell.at()))
+  const afterStep = dispatchNow(env, cell, Records.point("AfterStep", cell.state, cell.at()))
+  if (Effect.isEffect(afterStep)) yield* afterStep
   env.emit?.({ _tag: "StepEnded", step: record, state: cell.state })
-  return ended(yield* shouldStop(env, cell))
+  // No stop signal: no OnStop, and no generator for the check.
+  return cell.state.execution.stopSignals.length === 0 ? Continue : ended(yield* shouldStop(env, cell))
 }
 
 // The run ends at once, `suspended`; the step stays open until the decisions come, its
@@ -167,7 +173,8 @@ export function* decidedStep<R>(
   cell.open = undefined
   yield* dispatch(env, cell, Records.point("AfterStep", cell.state, cell.at()))
   env.emit?.({ _tag: "StepEnded", step: closed, state: cell.state })
-  return ended(yield* shouldStop(env, cell))
+  // No stop signal: no OnStop, and no generator for the check.
+  return cell.state.execution.stopSignals.length === 0 ? Continue : ended(yield* shouldStop(env, cell))
 }
 
 /**

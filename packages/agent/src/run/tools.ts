@@ -9,12 +9,12 @@ import { AgentError, AgentState, HookContext, HookStack, type JsonValue, Step, t
 import { Effect, Exit } from "effect"
 import * as Tools from "../Tools.js"
 import { abortSeen, type RunCell } from "./cell.js"
-import { dispatch } from "./dispatch.js"
+import { dispatch, dispatchNow } from "./dispatch.js"
 import * as Records from "./records.js"
 import type { Dispatched, OpenStep, Phase, RunEnv } from "./types.js"
 
-/** The calls of a step, with the tool concurrency. */
-export function* runTools<R>(
+/** The calls of a step, with the tool concurrency (a plain function: one generator per step, not two). */
+export const runTools = <R>(
   env: RunEnv<R>,
   cell: RunCell,
   calls: ReadonlyArray<ToolCall>,
@@ -22,11 +22,10 @@ export function* runTools<R>(
   executions: Array<ToolExecution>,
   approved = false,
   answered?: ReadonlyMap<string, ToolExecution>,
-): Phase<void, AgentError.HookFailed, R> {
-  return env.config.toolConcurrency === "sequential"
-    ? yield* sequential(env, cell, calls, index, executions, approved, answered)
-    : yield* concurrent(env, cell, calls, index, executions, approved, answered)
-}
+): Phase<void, AgentError.HookFailed, R> =>
+  env.config.toolConcurrency === "sequential"
+    ? sequential(env, cell, calls, index, executions, approved, answered)
+    : concurrent(env, cell, calls, index, executions, approved, answered)
 
 function* sequential<R>(
   env: RunEnv<R>,
@@ -37,14 +36,16 @@ function* sequential<R>(
   approved: boolean,
   answered: ReadonlyMap<string, ToolExecution> | undefined,
 ) {
-  for (const call of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall
     if (abortSeen(cell)) return
     // prepare, inlined on this hot path (no generator or record per call).
     let toolCall = call
     let given = answered?.get(call.id)
     let before: Dispatched | undefined
     if (given === undefined) {
-      before = yield* dispatch(env, cell, Records.point("BeforeToolUse", cell.state, cell.at(), undefined, undefined, call))
+      const d = dispatchNow(env, cell, Records.point("BeforeToolUse", cell.state, cell.at(), undefined, undefined, call))
+      before = Effect.isEffect(d) ? yield* d : d
       if (waits(cell, call, approved, before.toolExecution !== undefined)) continue
       toolCall = before.toolCall ?? call
       given = before.toolExecution
@@ -70,7 +71,8 @@ function* sequential<R>(
       park(cell, toolCall, execution, parked, usage)
       continue
     }
-    executions.push(yield* after(env, cell, toolCall, execution, usage, index))
+    const done = after(env, cell, toolCall, execution, usage, index)
+    executions.push(Effect.isEffect(done) ? yield* done : done)
   }
 }
 
@@ -110,7 +112,8 @@ function* concurrent<R>(
       park(cell, p.toolCall, execution, parked, usage)
       continue
     }
-    executions.push(yield* after(env, cell, p.toolCall, execution, usage, index))
+    const done = after(env, cell, p.toolCall, execution, usage, index)
+    executions.push(Effect.isEffect(done) ? yield* done : done)
   }
 }
 
@@ -171,16 +174,28 @@ const park = (cell: RunCell, toolCall: ToolCall, execution: ToolExecution, parke
 // What a call spent on models (a subagent reports it through the host) goes on its
 // execution, so AfterToolUse hooks and the journal see it, and a replayed execution
 // brings it back; it is added to the run's as the call is committed.
-function* after<R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, ran: ToolExecution, usage: Usage.Usage | undefined, index: number) {
+// Its result at once when the AfterToolUse hooks are pure (no generator per call), else
+// an Effect to yield (dispatch.ts, dispatchNow).
+const after = <R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  toolCall: ToolCall,
+  ran: ToolExecution,
+  usage: Usage.Usage | undefined,
+  index: number,
+): ToolExecution | Effect.Effect<ToolExecution, AgentError.HookFailed, R> => {
   const execution = ToolExecution.withUsage(ran, usage)
   const unrecorded = cell.ran.indexOf(ran)
   // Recorded as it ran, spending included, if AfterToolUse fails (Records.settle).
   if (unrecorded >= 0) cell.ran[unrecorded] = execution
-  const ctx = yield* dispatch(env, cell, Records.point("AfterToolUse", cell.state, cell.at(), undefined, undefined, toolCall, execution))
-  const final = ctx.toolExecution ?? execution
-  if (unrecorded >= 0) cell.ran.splice(cell.ran.indexOf(execution), 1)
-  commit(env, cell, toolCall, final, index, ToolExecution.usageOf(execution))
-  return final
+  const ended = (ctx: Dispatched): ToolExecution => {
+    const final = ctx.toolExecution ?? execution
+    if (unrecorded >= 0) cell.ran.splice(cell.ran.indexOf(execution), 1)
+    commit(env, cell, toolCall, final, index, ToolExecution.usageOf(execution))
+    return final
+  }
+  const d = dispatchNow(env, cell, Records.point("AfterToolUse", cell.state, cell.at(), undefined, undefined, toolCall, execution))
+  return Effect.isEffect(d) ? Effect.map(d, ended) : ended(d)
 }
 
 /** A call's result committed (`spent`: what the call spent, whatever a hook made of its result), and its event. */

@@ -1,0 +1,26 @@
+/**
+ * Bytes allocated per step by one A/B case on one tree: a deterministic figure beside
+ * the timed A/B, for a loaded machine where times say little. Run with a young
+ * generation large enough that no collection happens while it counts:
+ *
+ *   node --expose-gc --max-semi-space-size=256 --import tsx bench/src/ab/allocated.ts <tree> [case] [runs]
+ */
+import { caseRun, cases, load, steps } from "./worker.js"
+
+const [tree, name = "pure K=0", runs = "100"] = process.argv.slice(2)
+if (tree === undefined) throw new Error("usage: allocated.ts <tree> [case] [runs]")
+const found = cases.find((c) => c.name === name)
+if (found === undefined) throw new Error(`no case ${name}: ${cases.map((c) => c.name).join(", ")}`)
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) throw new Error("run with --expose-gc")
+const run = caseRun(await load(tree), found.K, found.effect)
+for (let i = 0; i < 300; i++) await run()
+const samples: Array<number> = []
+for (let round = 0; round < 5; round++) {
+  gc()
+  const before = process.memoryUsage().heapUsed
+  for (let i = 0; i < Number(runs); i++) await run()
+  samples.push((process.memoryUsage().heapUsed - before) / Number(runs) / steps)
+}
+samples.sort((a, b) => a - b)
+process.stdout.write(`${name}: ${Math.round(samples[2] as number)} bytes/step allocated (median of 5; min ${Math.round(samples[0] as number)})\n`)

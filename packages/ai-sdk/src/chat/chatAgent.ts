@@ -2,9 +2,10 @@
 // new chat starts the run, a new user turn continues it, approval responses resume it.
 // The conversation is the stored run's; the client's messages give only the new text
 // or the decisions.
-import type { Agent, AgentEvent } from "@hookline/agent"
+import { Agent, type AgentEvent } from "@hookline/agent"
 import { AgentState, Message } from "@hookline/core"
 import type { UIMessage } from "ai"
+import { Result } from "effect"
 import { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
 import { toUIMessages } from "./history.js"
 import { toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"
@@ -79,7 +80,10 @@ export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): Cha
     const stored = await options.load(turn.chatId)
     const args = [{ ...context, ...signal }] as unknown as Agent.RunArguments<C>
     if (stored === undefined) {
-      return yield* agent.stream(AgentState.make({ id: turn.chatId, messages: [Message.user(turn.text)] }), ...args)
+      // Keyed by the message's id as a continuation is: the same first message sent again is a repeat.
+      const started = Agent.startKeyed(AgentState.make({ id: turn.chatId, messages: [Message.user(turn.text)] }), turn.messageId)
+      if (Result.isFailure(started)) throw started.failure
+      return yield* agent.stream(started.success, ...args)
     }
     // The client's message id keys the turn: the same message sent again appends nothing.
     const continued = [{ ...context, ...signal, key: turn.messageId }] as unknown as Agent.ContinueArguments<C>

@@ -46,7 +46,7 @@ export const makeChat = (options: { readonly role?: string } = {}) => {
         chunks: ["Checking ", "your order."],
       })
     }),
-  ], { repeatLast: true })
+  ], { repeatLast: true, usage: { inputTokens: 10, outputTokens: 5 } })
   const store = MemoryStore.make()
   const agent = AgentBuilder.make(
     UseDriver(model),
@@ -54,11 +54,12 @@ export const makeChat = (options: { readonly role?: string } = {}) => {
     UseApproval({ when: (call) => call.name === "refund" && amountOf(call.arguments) > 100, reason: () => "above the limit of 100" }),
     UseCheckpoints(store),
   )
+  const load = (id: string) => RunStore.load(store, id).then((saved) => saved?.state)
   const chat = chatAgent(agent, {
-    load: (id) => RunStore.load(store, id).then((saved) => saved?.state),
+    load,
     context: (request) => request?.headers.get("x-role") ?? options.role ?? "anonymous",
   })
-  return { chat, store, refunds }
+  return { chat, agent, load, store, refunds }
 }
 
 /** A node:http server on 127.0.0.1 that hands each request to `respond` as a fetch Request. */

@@ -53,7 +53,8 @@ export interface ChatAgent {
 
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
- * A chat's first message starts the run; each later user message continues the stored
+ * A chat's first message starts the run (keyed by the message's id, so the same first
+ * message sent again starts nothing); each later user message continues the stored
  * run (`agent.continueStream`, keyed by the message's id, so the same message sent
  * again appends nothing; a user message while the run waits for an approval is refused
  * with an `error` part, `ContinuationRefused`); approval responses (`addToolApprovalResponse`) resume

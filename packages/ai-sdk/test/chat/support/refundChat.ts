@@ -18,7 +18,7 @@ const amountOf = (args: Json.JsonValue): number => {
   return typeof amount === "number" ? amount : Infinity
 }
 
-export const makeChat = (options: { readonly role?: string } = {}) => {
+export const makeChat = (options: { readonly role?: string; readonly store?: RunStore.RunStore } = {}) => {
   const refunds: Array<{ readonly order: string; readonly amount: number; readonly role: unknown }> = []
   let calls = 0
   const refund = Tool.make({
@@ -47,7 +47,7 @@ export const makeChat = (options: { readonly role?: string } = {}) => {
       })
     }),
   ], { repeatLast: true, usage: { inputTokens: 10, outputTokens: 5 } })
-  const store = MemoryStore.make()
+  const store = options.store ?? MemoryStore.make()
   const agent = AgentBuilder.make(
     UseDriver(model),
     UseTools([refund]),

@@ -20,4 +20,4 @@ export {
 } from "./chat/index.js"
 export { toAiSdkAgent, TurnFailed } from "./agent/index.js"
 export type { AiSdkAgentCallOptions, AiSdkAgentOptions } from "./agent/index.js"
-export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessageStreamOptions } from "./chat/index.js"
+export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessagesOptions, UIMessageStreamOptions } from "./chat/index.js"

@@ -3,7 +3,7 @@
 // readUIMessageStream (what useChat does); createAgentUIStream; and `generate`.
 import { createAgentUIStream, createAgentUIStreamResponse, readUIMessageStream, type UIMessage } from "ai"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { errorText, toAiSdkAgent } from "@hookline/ai-sdk"
+import { errorText, toAiSdkAgent, toUIMessages } from "@hookline/ai-sdk"
 import { answer, chunkTypes, makeChat, send, serve, user } from "../chat/support/refundChat.js"
 
 let env: ReturnType<typeof makeChat>
@@ -84,6 +84,18 @@ describe("a hookline agent as an AI SDK Agent", () => {
     await send(server.url, "agent-conflict", [first, answer(asked, "call-1", true)])
     await expect(send(server.url, "agent-conflict", [first, answer(asked, "call-1", false)])).rejects.toThrow(/DecisionInvalid: .*call-1/)
     expect(env.refunds).toHaveLength(1)
+  })
+
+  it("a page reloaded from the store (toUIMessages, dynamic tool parts) approves in the shape the agent reads", async () => {
+    const first = user("u1", "refund 250 on order R1")
+    await send(server.url, "agent-reload", [first])
+    const history = toUIMessages((await env.load("agent-reload"))!, { toolParts: "dynamic" })
+    expect(toolParts(history[1]!)).toMatchObject([{ type: "dynamic-tool", toolName: "refund", toolCallId: "call-1", state: "approval-requested", providerExecuted: true }])
+    const done = await send(server.url, "agent-reload", [history[0]!, answer(history[1]!, "call-1", true)])
+    expect(toolParts(done)).toMatchObject([{ toolCallId: "call-1", state: "output-available", output: { refunded: 250, order: "R1" } }])
+    expect(env.refunds).toHaveLength(1)
+    const after = toUIMessages((await env.load("agent-reload"))!, { toolParts: "dynamic" })
+    expect(toolParts(after[1]!)).toMatchObject([{ type: "dynamic-tool", state: "output-available" }])
   })
 
   it("a second turn continues the stored conversation; the client's copy of earlier messages is not read", async () => {

@@ -1,48 +1,21 @@
-// The thin interpreter over modelParts: a language model (specification v3) whose one
+// The interpreter over modelParts (through the shared eventStream): a language model (specification v3) whose one
 // call is one hookline turn. `doStream` pulls the turn's events and writes their parts;
 // `doGenerate` collects the same parts into a response. The AI SDK's own `streamText`
 // and `generateText` run over it, so every field of their results is the SDK's.
 import type { AgentEvent } from "@hookline/agent"
+import { eventStream } from "../chat/eventStream.js"
 import * as ModelParts from "./modelParts.js"
 import type { CallOptions, ContentPart, FinishPart, GenerateResult, ModelV3, StreamPart } from "./modelSpec.js"
 
 let streams = 0
 
 /** The parts of a turn's events; cancelling the stream ends the events' iteration, which aborts the run. */
-export const partsOf = (events: AsyncIterable<AgentEvent>): ReadableStream<StreamPart> => {
-  let iterator: AsyncIterator<AgentEvent> | undefined
-  let state = ModelParts.initial(`hl${(streams++).toString(36)}`)
-  let done = false
-  return new ReadableStream<StreamPart>({
-    pull: async (controller) => {
-      if (done) return
-      iterator ??= events[Symbol.asyncIterator]()
-      try {
-        // Pull events until one shows something: a pull that enqueues nothing is not asked again.
-        for (;;) {
-          const next = await iterator.next()
-          if (next.done === true) {
-            done = true
-            controller.close()
-            return
-          }
-          const mapped = ModelParts.step(state, next.value)
-          state = mapped.state
-          for (const part of mapped.parts) controller.enqueue(part)
-          if (mapped.parts.length > 0) return
-        }
-      } catch (error) {
-        done = true
-        for (const part of ModelParts.broken(state, error).parts) controller.enqueue(part)
-        controller.close()
-      }
-    },
-    cancel: async () => {
-      done = true
-      await iterator?.return?.()
-    },
+export const partsOf = (events: AsyncIterable<AgentEvent>): ReadableStream<StreamPart> =>
+  eventStream(events, {
+    initial: ModelParts.initial(`hl${(streams++).toString(36)}`),
+    step: ModelParts.step,
+    broken: (state, error) => ModelParts.broken(state, error).parts,
   })
-}
 
 /** A stream's parts as one `doGenerate` answer; an `error` part is thrown, as a failed call is. */
 export const collect = async (stream: ReadableStream<StreamPart>): Promise<GenerateResult> => {

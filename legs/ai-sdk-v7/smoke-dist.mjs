@@ -46,6 +46,15 @@ try {
       if (event._tag === "RunEnded") status = event.state.execution.status
     }
     check(status === "completed" && text === "Hello there, world", `dist (${label}): stream gives the text as deltas`)
+    // The other direction: the hookline agent as an AI SDK 7 Agent, run by ai 7's own generateText.
+    const { toAiSdkAgent } = await load("@hookline/ai-sdk")
+    const sdkAgent = toAiSdkAgent(agent, { id: "smoke", load: async () => undefined })
+    server.script(reply.toolCalls({ id: "call_2", name: "add", arguments: { a: 1, b: 1 } }), reply.text("Two."))
+    const result = await sdkAgent.generate({ prompt: "what is 1+1?", options: { chatId: `smoke-${label}` } })
+    check(
+      sdkAgent.version === "agent-v1" && result.text === "Two." && result.steps.length === 1 && result.toolResults[0]?.output === 2 && result.usage.inputTokens === 22,
+      `dist (${label}): toAiSdkAgent's generate is ai 7's generateText result (text, one step, the tool's result, usage)`,
+    )
   }
 } finally {
   await server.close()

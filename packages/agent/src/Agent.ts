@@ -113,6 +113,18 @@ export const ContinuationInvalid = Continuation.ContinuationInvalid
 export type ContinuationInvalid = Continuation.ContinuationInvalid
 
 /**
+ * A new run's state that counts `key` as a turn it already took, so a later `continue`
+ * with the same key is a repeat: a chat's first message starts the run keyed by the
+ * message's id, and the same first message sent again appends nothing. Fails with
+ * `ContinuationInvalid` (`key`) for a key that is not 1 to 256 characters.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const startKeyed = (state: AgentState, key: string): Result.Result<AgentState, ContinuationInvalid> =>
+  Result.map(Continuation.check({ role: "user", content: "" }, key), () => Continuation.withKey(state, key))
+
+/**
  * `agent.continue` and `agent.continueEffect`: the next turn of a stored run's
  * conversation. The run is loaded as a resume loads it; only a completed, stopped or
  * failed run goes on (a `running`, `suspended` or `pending` one is

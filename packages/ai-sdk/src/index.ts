@@ -1,5 +1,6 @@
 /**
- * @hookline/ai-sdk: any Vercel AI SDK (ai 6 or 7) language model as a hookline driver.
+ * @hookline/ai-sdk: any Vercel AI SDK (ai 6 or 7) language model as a hookline driver;
+ * a hookline agent behind AI SDK UI's useChat, and as an AI SDK `Agent`.
  *
  * @since 0.1.0
  */
@@ -17,4 +18,6 @@ export {
   toUIMessageStream,
   toUIMessageStreamResponse,
 } from "./chat/index.js"
-export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessageStreamOptions } from "./chat/index.js"
+export { toAiSdkAgent, TurnFailed } from "./agent/index.js"
+export type { AiSdkAgentCallOptions, AiSdkAgentOptions } from "./agent/index.js"
+export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessagesOptions, UIMessageStreamOptions } from "./chat/index.js"

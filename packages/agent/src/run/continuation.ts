@@ -153,6 +153,9 @@ export const continued = (state: AgentState, checked: Checked): AgentState => {
     pendingCalls: undefined,
     suspendedStep: undefined,
   })
-  if (checked.key === undefined) return running
-  return AgentState.withMetadata(running, { [keysField]: [...keysOf(state), checked.key].slice(-keptKeys) })
+  return checked.key === undefined ? running : withKey(running, checked.key)
 }
+
+/** The state with `key` kept among its latest continuation keys. */
+export const withKey = (state: AgentState, key: string): AgentState =>
+  AgentState.withMetadata(state, { [keysField]: [...keysOf(state), key].slice(-keptKeys) })

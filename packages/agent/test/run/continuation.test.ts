@@ -2,6 +2,7 @@
 import { AgentError, AgentState, Message, Step, StopReason, StopSignal, Usage } from "@hookline/core"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
+import { startKeyed } from "../../src/Agent.js"
 import * as Continuation from "../../src/run/continuation.js"
 
 const ended = (status: AgentState.ExecutionStatus): AgentState => {
@@ -143,5 +144,15 @@ describe("Continuation.plan", () => {
     const state = AgentState.withMetadata(ended("completed"), { [Continuation.keysField]: ["a", 1, null, "b"] })
     expect(Continuation.keysOf(state)).toEqual(["a", "b"])
     expect(Continuation.keysOf(AgentState.withMetadata(ended("completed"), { [Continuation.keysField]: "a" }))).toEqual([])
+  })
+
+  it("startKeyed: a run started with a key takes a continue with the same key as a repeat", () => {
+    const started = startKeyed(AgentState.make({ id: "run", messages: [Message.user("hi")] }), "m-1")
+    if (!Result.isSuccess(started)) throw new Error("refused")
+    expect(Continuation.keysOf(started.success)).toEqual(["m-1"])
+    const done = AgentState.withStatus(started.success, "completed", 40)
+    expect(Result.isSuccess(Continuation.plan(done, checked("hi", "m-1"))) && Continuation.plan(done, checked("hi", "m-1"))).toMatchObject({ success: { _tag: "Done" } })
+    const bad = startKeyed(AgentState.make({ id: "run" }), "")
+    expect(Result.isFailure(bad) && bad.failure).toMatchObject({ _tag: "ContinuationInvalid", path: "key" })
   })
 })

@@ -3,11 +3,12 @@
 // The conversation is the stored run's; the client's messages give only the new text
 // or the decisions.
 import type { Agent, AgentEvent } from "@hookline/agent"
-import { AgentState, Message } from "@hookline/core"
+import type { AgentState } from "@hookline/core"
 import type { UIMessage } from "ai"
 import { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
 import { toUIMessages } from "./history.js"
 import { toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"
+import { turnEvents } from "./turnEvents.js"
 
 /**
  * Options of `chatAgent`.
@@ -52,7 +53,8 @@ export interface ChatAgent {
 
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
- * A chat's first message starts the run; each later user message continues the stored
+ * A chat's first message starts the run (keyed by the message's id, so the same first
+ * message sent again starts nothing); each later user message continues the stored
  * run (`agent.continueStream`, keyed by the message's id, so the same message sent
  * again appends nothing; a user message while the run waits for an approval is refused
  * with an `error` part, `ContinuationRefused`); approval responses (`addToolApprovalResponse`) resume
@@ -67,23 +69,10 @@ export interface ChatAgent {
 export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): ChatAgent => {
   const limits: ChatLimits = { ...defaultLimits, ...options.limits }
   const contextOf = async (request: Request | undefined) =>
-    options.context === undefined ? {} : { context: await options.context(request) }
+    options.context === undefined ? undefined : { context: await options.context(request) }
 
   async function* stream(turn: ChatTurn, request?: Request): AsyncGenerator<AgentEvent> {
-    const context = await contextOf(request)
-    const signal = request === undefined ? {} : { signal: request.signal }
-    if (turn._tag === "Decisions") {
-      const args = [{ ...context, ...signal, decisions: turn.decisions }] as unknown as Agent.ResumeArguments<C>
-      return yield* agent.resumeStream(turn.chatId, ...args)
-    }
-    const stored = await options.load(turn.chatId)
-    const args = [{ ...context, ...signal }] as unknown as Agent.RunArguments<C>
-    if (stored === undefined) {
-      return yield* agent.stream(AgentState.make({ id: turn.chatId, messages: [Message.user(turn.text)] }), ...args)
-    }
-    // The client's message id keys the turn: the same message sent again appends nothing.
-    const continued = [{ ...context, ...signal, key: turn.messageId }] as unknown as Agent.ContinueArguments<C>
-    return yield* agent.continueStream(turn.chatId, turn.text, ...continued)
+    return yield* turnEvents(agent, turn, { load: options.load, context: await contextOf(request), signal: request?.signal })
   }
 
   const refused = (error: ChatRequestInvalid): Response =>

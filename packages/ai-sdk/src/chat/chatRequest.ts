@@ -52,6 +52,9 @@ const chatIdPattern = /^[A-Za-z0-9_.:-]{1,128}$/
 
 const ChatId = t.refinement(t.string, (s) => chatIdPattern.test(s), "chat id (1 to 128 of A-Z a-z 0-9 _ . : -)")
 
+/** Whether a value is a chat id a run can take: 1 to 128 of A-Z a-z 0-9 _ . : - */
+export const isChatId = (value: unknown): value is string => ChatId.is(value)
+
 const invalid = (field: string, message: string) => new ChatRequestInvalid({ field, message })
 
 const firstProblem = (errors: t.Errors): ChatRequestInvalid => {

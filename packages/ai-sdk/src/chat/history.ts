@@ -39,8 +39,26 @@ const parsed = (content: string): unknown => {
   }
 }
 
-const toolPart = (call: ToolCall, outcomes: Outcomes, result: Message.ToolMessage | undefined): Part => {
-  const base = { type: `tool-${call.name}` as const, toolCallId: call.id, input: call.arguments }
+/**
+ * Options of `toUIMessages`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UIMessagesOptions {
+  /**
+   * How tool calls show: `"static"` (default) as `tool-<name>` parts, as `chatAgent`
+   * streams them; `"dynamic"` as provider-executed `dynamic-tool` parts, as the AI SDK
+   * streams the calls of `toAiSdkAgent`, so a page reloaded from the store answers an
+   * approval in the shape that agent reads.
+   */
+  readonly toolParts?: "static" | "dynamic" | undefined
+}
+
+const toolPart = (call: ToolCall, outcomes: Outcomes, result: Message.ToolMessage | undefined, dynamic: boolean): Part => {
+  const base = dynamic
+    ? { type: "dynamic-tool" as const, toolName: call.name, toolCallId: call.id, input: call.arguments, providerExecuted: true }
+    : { type: `tool-${call.name}` as const, toolCallId: call.id, input: call.arguments }
   const execution = outcomes.executions.get(call.id)
   if (outcomes.pending.has(call.id)) return { ...base, state: "approval-requested", approval: { id: call.id } } as Part
   if (outcomes.rejected.has(call.id)) return { ...base, state: "output-denied", approval: { id: call.id, approved: false } } as Part
@@ -55,12 +73,14 @@ const toolPart = (call: ToolCall, outcomes: Outcomes, result: Message.ToolMessag
 /**
  * The UI messages of a run's conversation (system messages left out), with each tool
  * call's state: waiting for approval, denied, its output or error. Ids are
- * `<runId>-<index>`, stable for one state.
+ * `<runId>-<index>`, stable for one state. With `toolParts: "dynamic"`, the parts
+ * `toAiSdkAgent`'s stream makes.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const toUIMessages = (state: AgentState): Array<UIMessage> => {
+export const toUIMessages = (state: AgentState, options: UIMessagesOptions = {}): Array<UIMessage> => {
+  const dynamic = options.toolParts === "dynamic"
   const outcomes = outcomesOf(state)
   const messages = [...state.context.messages]
   const results = new Map<string, Message.ToolMessage>()
@@ -79,7 +99,7 @@ export const toUIMessages = (state: AgentState): Array<UIMessage> => {
       assistant ??= []
       assistant.push({ type: "step-start" })
       if (m.content !== "") assistant.push({ type: "text", text: m.content, state: "done" })
-      for (const call of m.toolCalls) assistant.push(toolPart(call, outcomes, results.get(call.id)))
+      for (const call of m.toolCalls) assistant.push(toolPart(call, outcomes, results.get(call.id), dynamic))
     }
   }
   flush()

@@ -2,5 +2,5 @@
 // behind useChat (one run per chat, approvals as the AI SDK's approval parts).
 export { chatAgent, type ChatAgent, type ChatAgentOptions } from "./chatAgent.js"
 export { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
-export { toUIMessages } from "./history.js"
+export { toUIMessages, type UIMessagesOptions } from "./history.js"
 export { errorText, toUIMessageStream, toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"

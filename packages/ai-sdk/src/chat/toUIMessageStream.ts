@@ -1,7 +1,8 @@
-// The thin interpreter over uiChunks: pulls the hookline events, writes the chunks to a
-// ReadableStream, and makes the SSE Response through the AI SDK's own helper.
+// The UI message stream of a run's events: uiChunks through the shared interpreter
+// (eventStream.ts), and the SSE Response through the AI SDK's own helper.
 import type { AgentEvent } from "@hookline/agent"
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai"
+import { eventStream } from "./eventStream.js"
 import * as UiChunks from "./uiChunks.js"
 
 /**
@@ -55,37 +56,13 @@ export const toUIMessageStream = (
   options: UIMessageStreamOptions = {},
 ): ReadableStream<UIMessageChunk> => {
   const onError = options.onError ?? errorText
-  let iterator: AsyncIterator<AgentEvent> | undefined
-  let state = UiChunks.initial(`h${(streams++).toString(36)}`)
-  let done = false
-  return new ReadableStream<UIMessageChunk>({
-    pull: async (controller) => {
-      if (done) return
-      iterator ??= events[Symbol.asyncIterator]()
-      try {
-        // Pull events until one shows something: a pull that enqueues nothing is not asked again.
-        for (;;) {
-          const next = await iterator.next()
-          if (next.done === true) {
-            done = true
-            controller.close()
-            return
-          }
-          const mapped = UiChunks.step(state, next.value)
-          state = mapped.state
-          for (const chunk of mapped.chunks) controller.enqueue(chunk)
-          if (mapped.chunks.length > 0) return
-        }
-      } catch (error) {
-        done = true
-        for (const chunk of UiChunks.broken(state, onError(error)).chunks) controller.enqueue(chunk)
-        controller.close()
-      }
+  return eventStream(events, {
+    initial: UiChunks.initial(`h${(streams++).toString(36)}`),
+    step: (state, event) => {
+      const mapped = UiChunks.step(state, event)
+      return { state: mapped.state, parts: mapped.chunks }
     },
-    cancel: async () => {
-      done = true
-      await iterator?.return?.()
-    },
+    broken: (state, error) => UiChunks.broken(state, onError(error)).chunks,
   })
 }
 

@@ -109,6 +109,14 @@ describe("the next user turn continues the stored run", () => {
     expect(await env.chat.messages("chat-turns")).toHaveLength(4)
   })
 
+  it("the first message sent again (a retried first request) starts nothing and appends nothing", async () => {
+    const first = user("u1", "refund 40 on order A9")
+    await send(server.url, "chat-first-retry", [first])
+    expect(await chunkTypes(server.url, "chat-first-retry", [first])).toEqual(["start", "finish"])
+    expect(env.refunds).toHaveLength(1)
+    expect((await env.chat.messages("chat-first-retry")).map((m) => m.role)).toEqual(["user", "assistant"])
+  })
+
   it("a new message while an approval waits is refused with an error part; the approval still goes on", async () => {
     const first = user("u1", "refund 250 on order F6")
     const asked = await send(server.url, "chat-busy", [first])

@@ -18,7 +18,7 @@ const amountOf = (args: Json.JsonValue): number => {
   return typeof amount === "number" ? amount : Infinity
 }
 
-export const makeChat = (options: { readonly role?: string } = {}) => {
+export const makeChat = (options: { readonly role?: string; readonly store?: RunStore.RunStore } = {}) => {
   const refunds: Array<{ readonly order: string; readonly amount: number; readonly role: unknown }> = []
   let calls = 0
   const refund = Tool.make({
@@ -46,19 +46,20 @@ export const makeChat = (options: { readonly role?: string } = {}) => {
         chunks: ["Checking ", "your order."],
       })
     }),
-  ], { repeatLast: true })
-  const store = MemoryStore.make()
+  ], { repeatLast: true, usage: { inputTokens: 10, outputTokens: 5 } })
+  const store = options.store ?? MemoryStore.make()
   const agent = AgentBuilder.make(
     UseDriver(model),
     UseTools([refund]),
     UseApproval({ when: (call) => call.name === "refund" && amountOf(call.arguments) > 100, reason: () => "above the limit of 100" }),
     UseCheckpoints(store),
   )
+  const load = (id: string) => RunStore.load(store, id).then((saved) => saved?.state)
   const chat = chatAgent(agent, {
-    load: (id) => RunStore.load(store, id).then((saved) => saved?.state),
+    load,
     context: (request) => request?.headers.get("x-role") ?? options.role ?? "anonymous",
   })
-  return { chat, store, refunds }
+  return { chat, agent, load, store, refunds }
 }
 
 /** A node:http server on 127.0.0.1 that hands each request to `respond` as a fetch Request. */

@@ -1,0 +1,93 @@
+// A hookline agent as an AI SDK `Agent` (`version: "agent-v1"`): each call is one turn
+// of the run whose id is the chat id, presented to the AI SDK's own `streamText` and
+// `generateText` as one call of a language model (turnModel.ts), so their results are
+// the SDK's, complete.
+import type { Agent } from "@hookline/agent"
+import type { AgentState } from "@hookline/core"
+import { generateText, streamText, type Agent as SdkAgent } from "ai"
+import { defaultLimits, type ChatLimits } from "../chat/chatRequest.js"
+import { turnEvents } from "../chat/turnEvents.js"
+import { checkCallOptions, decodeAgentTurn } from "./agentTurn.js"
+import { turnModel } from "./turnModel.js"
+
+/**
+ * The call options of a hookline agent's AI SDK calls (`options` of `generate`/`stream`,
+ * of `createAgentUIStreamResponse`): per request, never stored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AiSdkAgentCallOptions<C = unknown> {
+  /** The chat: the id of its hookline run (1 to 128 of A-Z a-z 0-9 _ . : -). */
+  readonly chatId: string
+  /**
+   * The new user message's id (the last UI message's `id`): the turn's idempotency key,
+   * so the same message sent again runs nothing. Without it the key is derived from the
+   * message's place among the user messages and its text.
+   */
+  readonly messageId?: string | undefined
+  /** The run context of this request (who asks), given to the run. */
+  readonly context?: C | undefined
+}
+
+/**
+ * Options of `toAiSdkAgent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AiSdkAgentOptions {
+  /** The agent's id (`Agent.id`); also the model id its steps report. */
+  readonly id?: string | undefined
+  /**
+   * The stored run of a chat id, `undefined` for a new chat: with `@hookline/store`,
+   * `(id) => RunStore.load(store, id).then((saved) => saved?.state)`. The agent must
+   * keep its runs in the same store (`UseCheckpoints(store)`).
+   */
+  readonly load: (chatId: string) => Promise<AgentState | undefined>
+  /** Bounds on a call's messages (defaults: `defaultLimits`; `maxBodyBytes` is not read). */
+  readonly limits?: Partial<ChatLimits> | undefined
+}
+
+/**
+ * A hookline agent as an AI SDK `Agent` (`version: "agent-v1"`; ai 7, and ai 6 whose
+ * `Agent` interface is the same), for `createAgentUIStreamResponse({ agent, uiMessages,
+ * options: { chatId } })` and every other AI SDK function that takes an `Agent`.
+ *
+ * Each call is one turn of the run whose id is `options.chatId`: a trailing user message
+ * starts the run (a new chat) or continues it (`agent.continueStream`, keyed by
+ * `options.messageId`, so a retried request runs nothing); trailing approval responses
+ * (`addToolApprovalResponse`) resume it (`agent.resumeStream`: the same response again is
+ * a no-op, a conflicting one an `error` part). The turn is one AI SDK step: its text,
+ * its tool calls and results as provider-executed dynamic tools (the hookline loop ran
+ * them, under its hooks), the calls it waits on as approval requests, its usage and
+ * finish reason. `stream` and `generate` are the AI SDK's own `streamText` and
+ * `generateText` over that step, so their results are complete. `tools` is empty: the
+ * AI SDK runs none of hookline's tools.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toAiSdkAgent = <C>(agent: Agent<C>, options: AiSdkAgentOptions): SdkAgent<AiSdkAgentCallOptions<C>> => {
+  const limits: ChatLimits = { ...defaultLimits, ...options.limits }
+  const modelId = options.id ?? "hookline"
+  const prepare = async (callOptions: unknown, prompt: unknown) => {
+    const call = checkCallOptions(callOptions)
+    const turn = await decodeAgentTurn(call, prompt, limits)
+    const run = { load: options.load, context: call.context as { readonly context: C } | undefined }
+    return turnModel((signal) => turnEvents(agent, turn, { ...run, signal }), modelId)
+  }
+  return {
+    version: "agent-v1",
+    id: options.id,
+    tools: {},
+    generate: async ({ options: callOptions, prompt, messages, ...settings }) => {
+      const input = prompt ?? messages
+      return generateText({ ...settings, model: await prepare(callOptions, input), ...(typeof input === "string" ? { prompt: input } : { messages: input }) })
+    },
+    stream: async ({ options: callOptions, prompt, messages, ...settings }) => {
+      const input = prompt ?? messages
+      return streamText({ ...settings, model: await prepare(callOptions, input), ...(typeof input === "string" ? { prompt: input } : { messages: input }) })
+    },
+  }
+}

@@ -311,6 +311,7 @@ const openAll = (
         runContext: loop.runContext,
 
         hookListeners: loop.hookListeners,
+        aroundRun: loop.aroundRun,
       }),
   )
 

@@ -21,11 +21,12 @@ import {
   trace,
   type Tracer as OtelTracer,
 } from "@opentelemetry/api"
-import { type AgentState, Hook, type HookContext, type HookExecuted, type InferenceRequest, type InferenceResponse, type ToolExecution, WrapHook } from "@hookline/core"
+import { type AgentState, Hook, type HookContext, type HookExecuted, HookTriggers, type InferenceRequest, type InferenceResponse, type ToolExecution, WrapHook } from "@hookline/core"
 import { AgentBuilder, Driver } from "@hookline/agent"
 import { Effect, Option, Tracer } from "effect"
 import * as Bridge from "./internal/bridge.js"
 import * as Content from "./internal/content.js"
+import * as Current from "./internal/current.js"
 import { Attr, Hookline, Metric, Operation, scope, Value } from "./internal/names.js"
 import { type Attempt, type Open, type Run, Runs } from "./internal/runs.js"
 import * as Traceparent from "./internal/traceparent.js"
@@ -129,6 +130,15 @@ const responseAttributes = (span: Span, response: InferenceResponse): void => {
   if (u.reasoningTokens !== undefined) span.setAttribute(Attr.usageReasoningOutputTokens, u.reasoningTokens)
 }
 
+// The OpenTelemetry context under an Effect parent span: ours (a run's current span, a
+// model call's or a tool's), or the active one.
+const contextOfParent = (span: Tracer.AnySpan | undefined): OtelContext => {
+  if (span instanceof Current.RunSpan) {
+    return span.current !== undefined ? trace.setSpan(otelContext.active(), span.current) : contextOfParent(span.outer)
+  }
+  return Bridge.contextOf(span) ?? otelContext.active()
+}
+
 /**
  * A telemetry instance over the tracer and meter of `options` (the global ones by
  * default): give its `capability` to the agent, and its `envelope` to
@@ -192,9 +202,11 @@ export const make = (options: Options = {}): Telemetry => {
     Effect.gen(function*() {
       const state = ctx.state
       const model = yield* runModel
-      const parentSpan = yield* Effect.serviceOption(Tracer.ParentSpan)
+      // The run's own current span (UseAroundRun), over the caller's parent span.
+      const given = Option.getOrUndefined(yield* Effect.serviceOption(Tracer.ParentSpan))
+      const live = given instanceof Current.RunSpan ? given : undefined
       // A subagent's run: under the calling tool's span (the tool runs in its context).
-      const parent = Option.isSome(parentSpan) ? Bridge.contextOf(parentSpan.value) ?? otelContext.active() : otelContext.active()
+      const parent = contextOfParent(live === undefined ? given : live.outer)
       const links = yield* linksOf(state)
       const startedAt = Date.now()
       const span = tracer.startSpan(agentName === undefined ? Operation.invokeAgent : `${Operation.invokeAgent} ${agentName}`, {
@@ -207,7 +219,8 @@ export const make = (options: Options = {}): Telemetry => {
           ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
         },
       }, parent)
-      runs.open.set(state.id, { span, ctx: trace.setSpan(parent, span), startedAt, chat: undefined, tools: new Map(), descriptions: undefined, provider: model?.provider })
+      runs.open.set(state.id, { span, ctx: trace.setSpan(parent, span), startedAt, chat: undefined, tools: new Map(), descriptions: undefined, provider: model?.provider, live })
+      if (live !== undefined) live.current = span
       return ctx
     })
   )
@@ -290,6 +303,7 @@ export const make = (options: Options = {}): Telemetry => {
       const attempts: Array<Attempt> = []
       const open = { span, ctx: spanCtx, startedAt, attempts, model: model?.id, provider: model?.provider }
       run.chat = open
+      if (run.live !== undefined) run.live.current = span
       const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
         Effect.suspend(() => {
           const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, startedAt: Date.now(), endedAt: undefined, error: undefined }
@@ -320,6 +334,7 @@ export const make = (options: Options = {}): Telemetry => {
           const errorType = failure === undefined ? Value.interrupted : errorTypeOf(failure.error)
           duration.record((endedAt - startedAt) / 1000, { ...attrs, [Attr.errorType]: errorType })
           if (run.chat === open) run.chat = undefined
+          if (run.live !== undefined) run.live.current = run.span
           failed(span, errorType)
           span.end(hrOf(endedAt))
         }))
@@ -347,6 +362,7 @@ export const make = (options: Options = {}): Telemetry => {
     const open = run?.chat
     if (run === undefined || open === undefined) return
     run.chat = undefined
+    if (run.live !== undefined) run.live.current = run.span
     if (content && ctx.response !== undefined) open.span.setAttribute(Attr.outputMessages, Content.outputMessages(ctx.response))
     open.span.end()
   })
@@ -356,6 +372,12 @@ export const make = (options: Options = {}): Telemetry => {
     const run = runs.open.get(ctx.state.id)
     const call = ctx.toolCall
     if (run === undefined || call === undefined) return
+    if (ctx.trigger === "AfterToolUse") {
+      // Concurrent calls: the AfterToolUse hooks of each call run in call order, after all ran.
+      const open = run.tools.get(call.id)
+      if (open !== undefined && run.live !== undefined) run.live.current = open.span
+      return
+    }
     const startedAt = Date.now()
     const description = run.descriptions?.get(call.name)
     const span = tracer.startSpan(`${Operation.executeTool} ${call.name}`, {
@@ -371,6 +393,7 @@ export const make = (options: Options = {}): Telemetry => {
       },
     }, run.ctx)
     run.tools.set(call.id, { span, ctx: trace.setSpan(run.ctx, span), startedAt })
+    if (run.live !== undefined) run.live.current = span
   })
 
   const tool = WrapHook.toolUse((ctx, next) => {
@@ -384,6 +407,7 @@ export const make = (options: Options = {}): Telemetry => {
     const open = call === undefined ? undefined : run?.tools.get(call.id)
     if (run === undefined || call === undefined || open === undefined) return
     run.tools.delete(call.id)
+    if (run.live !== undefined) run.live.current = run.span
     const span = open.span
     const execution: ToolExecution | undefined = ctx.toolExecution
     if (content) span.setAttribute(Attr.toolCallArguments, Content.value(call.arguments))
@@ -428,11 +452,12 @@ export const make = (options: Options = {}): Telemetry => {
     AgentBuilder.UseHook(startRun, { name: "otel:run", triggers: "BeforeExecution", priority: top, onError: "skip" }),
     AgentBuilder.UseHook(endRun, { name: "otel:run_end", triggers: "AfterExecution", priority: -top, onError: "skip" }),
     AgentBuilder.UseHook(chatEnd, { name: "otel:chat_end", triggers: "AfterInference", priority: -top, onError: "skip" }),
-    AgentBuilder.UseHook(toolStart, { name: "otel:tool", triggers: "BeforeToolUse", priority: top, onError: "skip" }),
+    AgentBuilder.UseHook(toolStart, { name: "otel:tool", triggers: HookTriggers.of("BeforeToolUse", "AfterToolUse"), priority: top, onError: "skip" }),
     AgentBuilder.UseHook(toolEnd, { name: "otel:tool_end", triggers: "AfterToolUse", priority: -top, onError: "skip" }),
     AgentBuilder.UseWrap(chat, { name: "otel:chat", priority: top }),
     AgentBuilder.UseWrap(tool, { name: "otel:execute_tool", priority: top }),
     AgentBuilder.UseHookListener(listener),
+    AgentBuilder.UseAroundRun(Current.around),
   )
 
   const envelope = (state: AgentState) => {

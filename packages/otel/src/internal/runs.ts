@@ -3,6 +3,7 @@
 // AfterExecution. The trace contexts of suspended runs are kept (bounded) for a resume
 // in this process to link to.
 import type { Context as OtelContext, Span, SpanContext } from "@opentelemetry/api"
+import type { RunSpan } from "./current.js"
 
 export interface Open {
   readonly span: Span
@@ -31,6 +32,8 @@ export interface Run extends Open {
   /** Tool descriptions from the last request, by name (gen_ai.tool.description). */
   descriptions: ReadonlyMap<string, string> | undefined
   readonly provider: string | undefined
+  /** The run's current span in its fiber (logs read it); `undefined` when not wrapped. */
+  readonly live: RunSpan | undefined
 }
 
 const keptSuspensions = 1_024

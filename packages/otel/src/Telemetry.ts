@@ -166,10 +166,12 @@ export const make = (options: Options = {}): Telemetry => {
     advice: { explicitBucketBoundaries: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864] },
   })
 
-  const baseAttributes = (provider: string | undefined, operation: string, model?: string): Attributes => ({
+  const baseAttributes = (provider: string | undefined, operation: string, model?: string, server?: Driver.ModelServer): Attributes => ({
     [Attr.operationName]: operation,
     ...(provider === undefined ? {} : { [Attr.providerName]: provider }),
     ...(model === undefined ? {} : { [Attr.requestModel]: model }),
+    // Where the driver sends the call, when it knows (DriverShape.model.server).
+    ...(server === undefined ? {} : server.port === undefined ? { [Attr.serverAddress]: server.address } : { [Attr.serverAddress]: server.address, [Attr.serverPort]: server.port }),
   })
 
   // The driver the run was given, as it names its model.
@@ -178,7 +180,7 @@ export const make = (options: Options = {}): Telemetry => {
     const model = Driver.modelOf(d.value)
     if (model !== undefined) return model
     const id = (d.value as { readonly modelId?: unknown }).modelId
-    return typeof id === "string" ? { provider: undefined, id } : undefined
+    return typeof id === "string" ? { provider: undefined, id, server: undefined } : undefined
   })
 
   // --- the run ---
@@ -285,7 +287,7 @@ export const make = (options: Options = {}): Telemetry => {
         kind: SpanKind.CLIENT,
         startTime: hrOf(startedAt),
         attributes: {
-          ...baseAttributes(model?.provider, Operation.chat, model?.id),
+          ...baseAttributes(model?.provider, Operation.chat, model?.id, model?.server),
           [Attr.conversationId]: ctx.state.id,
           ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
           ...(request === undefined ? {} : requestAttributes(request)),
@@ -306,7 +308,7 @@ export const make = (options: Options = {}): Telemetry => {
       if (run.live !== undefined) run.live.current = span
       const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
         Effect.suspend(() => {
-          const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, startedAt: Date.now(), endedAt: undefined, error: undefined }
+          const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, server: attempt.model?.server, startedAt: Date.now(), endedAt: undefined, error: undefined }
           attempts.push(a)
           return Effect.onExit(call, (exit) =>
             Effect.sync(() => {
@@ -319,7 +321,7 @@ export const make = (options: Options = {}): Telemetry => {
         Effect.sync(() => {
           const endedAt = Date.now()
           attemptSpans(open, endedAt)
-          const attrs = baseAttributes(model?.provider, Operation.chat, model?.id)
+          const attrs = baseAttributes(model?.provider, Operation.chat, model?.id, model?.server)
           if (exit._tag === "Success") {
             responseAttributes(span, exit.value)
             const u = exit.value.usage
@@ -350,7 +352,7 @@ export const make = (options: Options = {}): Telemetry => {
       const span = tracer.startSpan(a.model === undefined ? Operation.chat : `${Operation.chat} ${a.model}`, {
         kind: SpanKind.CLIENT,
         startTime: hrOf(a.startedAt),
-        attributes: { ...baseAttributes(a.provider, Operation.chat, a.model), [Hookline.attempt]: i + 1 },
+        attributes: { ...baseAttributes(a.provider, Operation.chat, a.model, a.server), [Hookline.attempt]: i + 1 },
       }, open.ctx)
       if (a.error !== undefined) failed(span, a.error)
       span.end(hrOf(a.endedAt ?? endedAt))

@@ -3,6 +3,7 @@
 // AfterExecution. The trace contexts of suspended runs are kept (bounded) for a resume
 // in this process to link to.
 import type { Context as OtelContext, Span, SpanContext } from "@opentelemetry/api"
+import type { Driver } from "@hookline/agent"
 import type { RunSpan } from "./current.js"
 
 export interface Open {
@@ -21,6 +22,7 @@ export interface Chat extends Open {
 export interface Attempt {
   readonly model: string | undefined
   readonly provider: string | undefined
+  readonly server: Driver.ModelServer | undefined
   readonly startedAt: number
   endedAt: number | undefined
   error: string | undefined

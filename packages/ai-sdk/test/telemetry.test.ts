@@ -1,7 +1,11 @@
 // What the driver tells telemetry, over the loopback OpenAI-compatible server: the server
 // its calls go to (server.address/port on UseTelemetry's chat spans, through
-// DriverShape.model). The CI leg of AI SDK 7 runs this file there too.
+// DriverShape.model), and, on ai 7 (the CI leg runs this file there), that the AI SDK's
+// own telemetry stays silent unless the driver is given settings: no second report of
+// a call beside hookline's `chat` span.
+import { tracingChannel } from "node:diagnostics_channel"
 import { createOpenAI } from "@ai-sdk/openai"
+import * as Ai from "ai"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { WrapHook } from "@hookline/core"
 import { AgentBuilder, Driver, UseDriver, UseWrap } from "@hookline/agent"
@@ -9,6 +13,7 @@ import { AiSdkDriver } from "@hookline/ai-sdk"
 import { Effect } from "effect"
 import * as Server from "../src/internal/server.js"
 import { reply, start, type OpenAiServer } from "./support/openaiServer.js"
+import { aiMajor } from "./support/specModels.js"
 
 const apiKey = "sk-test-secret"
 
@@ -68,4 +73,65 @@ describe("AiSdkDriver", () => {
       expect(AiSdkDriver.make({ ...base, config: { baseURL: "https://api.acme.test/v2" } } as never).model.server).toEqual({ address: "api.acme.test", port: 443 })
     })
   })
+
+  // ai 7 reports a call to the integrations registered with `registerTelemetry` (the
+  // @ai-sdk/otel integration is one) and on the `ai:telemetry` tracing channel (what APM
+  // agents subscribe to), unless the call's settings say `isEnabled: false`.
+  if (aiMajor === 7) {
+    describe.each(["generate", "stream"] as const)("ai 7 telemetry default (%s)", (mode) => {
+      const listen = () => {
+        const heard: Array<string> = []
+        const integration = new Proxy({}, {
+          get: (_, key) => typeof key === "string" && /^(on|execute)/.test(key) ? (...args: Array<unknown>) => {
+            heard.push(`integration:${key}`)
+            const last = args[0] as { readonly execute?: () => unknown } | undefined
+            return key.startsWith("execute") && typeof last?.execute === "function" ? last.execute() : undefined
+          } : undefined,
+        })
+        ;(Ai as unknown as { registerTelemetry: (...integrations: ReadonlyArray<unknown>) => void }).registerTelemetry(integration)
+        // ai 7's Ai.AI_SDK_TELEMETRY_TRACING_CHANNEL (ai 6's types, which this file is checked against, lack it).
+        const channel = tracingChannel((Ai as unknown as { readonly AI_SDK_TELEMETRY_TRACING_CHANNEL: string }).AI_SDK_TELEMETRY_TRACING_CHANNEL)
+        const onStart = () => void heard.push("channel:start")
+        const handlers = { start: onStart, end: () => {}, asyncStart: () => {}, asyncEnd: () => {}, error: () => {} }
+        channel.subscribe(handlers)
+        const stop = () => {
+          channel.unsubscribe(handlers)
+          ;(globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown }).AI_SDK_TELEMETRY_INTEGRATIONS = undefined
+        }
+        return { heard, stop }
+      }
+
+      const run = async (options: AiSdkDriver.AiSdkDriverOptions) => {
+        server.script(reply.text("hi"))
+        const agent = AgentBuilder.make(UseDriver(AiSdkDriver.make(createOpenAI({ baseURL: server.baseURL, apiKey }).chat("gpt-4o-mini"), options)))
+        if (mode === "generate") return await agent.run("hello")
+        let final
+        for await (const event of agent.stream("hello")) if (event._tag === "RunEnded") final = event.state
+        return final
+      }
+
+      it("reports nothing to a registered integration or the tracing channel when the driver is given no telemetry settings", async () => {
+        const { heard, stop } = listen()
+        try {
+          const final = await run({})
+          expect(final?.execution.status).toBe("completed")
+          expect(heard).toEqual([])
+        } finally {
+          stop()
+        }
+      })
+
+      it("reports the call when the driver is given settings that turn it on (the listeners above can hear)", async () => {
+        const { heard, stop } = listen()
+        try {
+          const final = await run({ telemetry: { isEnabled: true } as never })
+          expect(final?.execution.status).toBe("completed")
+          expect(heard).toContain("channel:start")
+          expect(heard.some((h) => h.startsWith("integration:on"))).toBe(true)
+        } finally {
+          stop()
+        }
+      })
+    })
+  }
 })

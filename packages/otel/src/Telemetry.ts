@@ -23,12 +23,12 @@ import {
 } from "@opentelemetry/api"
 import { type AgentState, Hook, type HookContext, type HookExecuted, HookTriggers, type InferenceRequest, type InferenceResponse, type ToolExecution, WrapHook } from "@hookline/core"
 import { AgentBuilder, Driver } from "@hookline/agent"
-import { Effect, Option, Tracer } from "effect"
+import { Context, Effect, Option, Tracer } from "effect"
 import * as Bridge from "./internal/bridge.js"
 import * as Content from "./internal/content.js"
 import * as Current from "./internal/current.js"
 import { Attr, Hookline, Metric, Operation, scope, Value } from "./internal/names.js"
-import { type Attempt, type Open, type Run, Runs } from "./internal/runs.js"
+import { type Attempt, type ChatShape, type Open, type Run, type RunModel, Runs } from "./internal/runs.js"
 import * as Traceparent from "./internal/traceparent.js"
 
 /**
@@ -221,7 +221,18 @@ export const make = (options: Options = {}): Telemetry => {
           ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
         },
       }, parent)
-      runs.open.set(state.id, { span, ctx: trace.setSpan(parent, span), startedAt, chat: undefined, tools: new Map(), descriptions: undefined, provider: model?.provider, live })
+      runs.open.set(state.id, {
+        span,
+        ctx: trace.setSpan(parent, span),
+        startedAt,
+        chat: undefined,
+        tools: new Map(),
+        descriptions: undefined,
+        toolsSeen: undefined,
+        provider: model?.provider,
+        live,
+        shape: shapeOf(model, state.id),
+      })
       if (live !== undefined) live.current = span
       return ctx
     })
@@ -276,72 +287,107 @@ export const make = (options: Options = {}): Telemetry => {
   })
 
   // --- model calls ---
-  const chat = WrapHook.inference((ctx, next) =>
-    Effect.gen(function*() {
-      const run = runs.open.get(ctx.state.id)
-      if (run === undefined) return yield* next(ctx)
-      const model = yield* runModel
-      const request = ctx.request
-      const startedAt = Date.now()
-      const span = tracer.startSpan(model === undefined ? Operation.chat : `${Operation.chat} ${model.id}`, {
-        kind: SpanKind.CLIENT,
-        startTime: hrOf(startedAt),
-        attributes: {
-          ...baseAttributes(model?.provider, Operation.chat, model?.id, model?.server),
-          [Attr.conversationId]: ctx.state.id,
-          ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
-          ...(request === undefined ? {} : requestAttributes(request)),
-        },
-      }, run.ctx)
-      if (request !== undefined) {
+  const chat = WrapHook.inference((ctx, next) => {
+    const run = runs.open.get(ctx.state.id)
+    if (run === undefined) return next(ctx)
+    const shape = run.shape
+    const request = ctx.request
+    const startedAt = Date.now()
+    const span = tracer.startSpan(shape.chatName, {
+      kind: SpanKind.CLIENT,
+      startTime: hrOf(startedAt),
+      attributes: request === undefined ? shape.chatStart : startAttributes(shape, request),
+    }, run.ctx)
+    if (request !== undefined) {
+      if (run.toolsSeen !== request.tools) {
+        run.toolsSeen = request.tools
         run.descriptions = new Map(request.tools.map((t) => [t.name, t.description]))
-        if (content) {
-          span.setAttribute(Attr.inputMessages, Content.inputMessages(request))
-          const system = Content.systemInstructions(request)
-          if (system !== undefined) span.setAttribute(Attr.systemInstructions, system)
-        }
       }
-      const spanCtx = trace.setSpan(run.ctx, span)
-      const attempts: Array<Attempt> = []
-      const open = { span, ctx: spanCtx, startedAt, attempts, model: model?.id, provider: model?.provider }
-      run.chat = open
-      if (run.live !== undefined) run.live.current = span
-      const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
-        Effect.suspend(() => {
-          const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, server: attempt.model?.server, startedAt: Date.now(), endedAt: undefined, error: undefined }
-          attempts.push(a)
-          return Effect.onExit(call, (exit) =>
-            Effect.sync(() => {
-              a.endedAt = Date.now()
-              if (exit._tag === "Failure") a.error = exit.cause.reasons.some((r) => r._tag === "Fail") ? errorTypeOf(exit.cause.reasons.find((r) => r._tag === "Fail")?.error) : Value.interrupted
-            }))
-        })
-      const called = Bridge.within(next(ctx), spanCtx, bridge).pipe(Effect.provideService(Driver.AroundCall, around))
-      return yield* Effect.onExit(called, (exit) =>
-        Effect.sync(() => {
-          const endedAt = Date.now()
-          attemptSpans(open, endedAt)
-          const attrs = baseAttributes(model?.provider, Operation.chat, model?.id, model?.server)
-          if (exit._tag === "Success") {
-            responseAttributes(span, exit.value)
-            const u = exit.value.usage
-            const withModel = { ...attrs, [Attr.responseModel]: exit.value.modelId }
-            tokens.record(u.inputTokens, { ...withModel, [Attr.tokenType]: Value.input })
-            tokens.record(u.outputTokens, { ...withModel, [Attr.tokenType]: Value.output })
-            duration.record((endedAt - startedAt) / 1000, withModel)
-            // Ended by AfterInference, once its hooks (a redaction) ran: see chatEnd.
-            return
-          }
-          const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
-          const errorType = failure === undefined ? Value.interrupted : errorTypeOf(failure.error)
-          duration.record((endedAt - startedAt) / 1000, { ...attrs, [Attr.errorType]: errorType })
-          if (run.chat === open) run.chat = undefined
-          if (run.live !== undefined) run.live.current = run.span
-          failed(span, errorType)
-          span.end(hrOf(endedAt))
-        }))
-    })
-  )
+      if (content) {
+        span.setAttribute(Attr.inputMessages, Content.inputMessages(request))
+        const system = Content.systemInstructions(request)
+        if (system !== undefined) span.setAttribute(Attr.systemInstructions, system)
+      }
+    }
+    const spanCtx = trace.setSpan(run.ctx, span)
+    const attempts: Array<Attempt> = []
+    const open = { span, ctx: spanCtx, startedAt, attempts, model: shape.model?.id, provider: shape.model?.provider }
+    run.chat = open
+    if (run.live !== undefined) run.live.current = span
+    const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
+      Effect.suspend(() => {
+        const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, server: attempt.model?.server, startedAt: Date.now(), endedAt: undefined, error: undefined }
+        attempts.push(a)
+        return Effect.onExit(call, (exit) =>
+          Effect.sync(() => {
+            a.endedAt = Date.now()
+            if (exit._tag === "Failure") a.error = exit.cause.reasons.some((r) => r._tag === "Fail") ? errorTypeOf(exit.cause.reasons.find((r) => r._tag === "Fail")?.error) : Value.interrupted
+          }))
+      })
+    const called = Bridge.within(next(ctx), spanCtx, bridge, (context) => Context.add(context, Driver.AroundCall, around))
+    return Effect.onExit(called, (exit) =>
+      Effect.sync(() => {
+        const endedAt = Date.now()
+        attemptSpans(open, endedAt)
+        if (exit._tag === "Success") {
+          responseAttributes(span, exit.value)
+          const u = exit.value.usage
+          const metric = metricAttributes(shape, exit.value.modelId)
+          tokens.record(u.inputTokens, metric.input)
+          tokens.record(u.outputTokens, metric.output)
+          duration.record((endedAt - startedAt) / 1000, metric.call)
+          // Ended by AfterInference, once its hooks (a redaction) ran: see chatEnd.
+          return
+        }
+        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+        const errorType = failure === undefined ? Value.interrupted : errorTypeOf(failure.error)
+        duration.record((endedAt - startedAt) / 1000, { ...shape.metricBase, [Attr.errorType]: errorType })
+        if (run.chat === open) run.chat = undefined
+        if (run.live !== undefined) run.live.current = run.span
+        failed(span, errorType)
+        span.end(hrOf(endedAt))
+      }))
+  })
+
+  // What a run's chat spans and metrics share, built once per run (the run's driver and
+  // so its model do not change within it).
+  const shapeOf = (model: RunModel | undefined, runId: string): ChatShape => {
+    const metricBase = Object.freeze(baseAttributes(model?.provider, Operation.chat, model?.id, model?.server))
+    return {
+      model,
+      chatName: model === undefined ? Operation.chat : `${Operation.chat} ${model.id}`,
+      chatStart: Object.freeze({ ...metricBase, [Attr.conversationId]: runId, ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }) }),
+      metricBase,
+      lastOptions: undefined,
+      lastFormat: undefined,
+      lastStart: undefined,
+      lastResponseModel: undefined,
+      lastMetric: undefined,
+    }
+  }
+
+  // A chat span's start attributes: the run's, with the request's options (the same
+  // options object call after call, unless a hook edited the request: kept once).
+  const startAttributes = (shape: ChatShape, request: InferenceRequest): Attributes => {
+    if (shape.lastStart !== undefined && shape.lastOptions === request.options && shape.lastFormat === request.responseFormat) return shape.lastStart
+    shape.lastOptions = request.options
+    shape.lastFormat = request.responseFormat
+    shape.lastStart = Object.freeze({ ...shape.chatStart, ...requestAttributes(request) })
+    return shape.lastStart
+  }
+
+  // A call's metric attributes by the model that answered (kept for the last one).
+  const metricAttributes = (shape: ChatShape, responseModel: string): NonNullable<ChatShape["lastMetric"]> => {
+    if (shape.lastMetric !== undefined && shape.lastResponseModel === responseModel) return shape.lastMetric
+    const call = Object.freeze({ ...shape.metricBase, [Attr.responseModel]: responseModel })
+    shape.lastResponseModel = responseModel
+    shape.lastMetric = {
+      call,
+      input: Object.freeze({ ...call, [Attr.tokenType]: Value.input }),
+      output: Object.freeze({ ...call, [Attr.tokenType]: Value.output }),
+    }
+    return shape.lastMetric
+  }
 
   // A call with more than one attempt (a retry, a fallback): a child span per attempt,
   // each naming its own model.

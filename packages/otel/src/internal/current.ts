@@ -37,8 +37,9 @@ const isIdKey = (key: string | symbol): key is typeof traceKey | typeof spanKey 
 
 // The caller's annotations and the run span's ids, read each time a logger reads them
 // (a logger walks `Object.entries`); with no span to name, no ids.
-const annotationsOf = (base: Readonly<Record<string, unknown>>, live: RunSpan): Readonly<Record<string, unknown>> =>
-  new Proxy({ ...base }, {
+const annotationsOf = (base: Readonly<Record<string, unknown>>, live: RunSpan): Readonly<Record<string, unknown>> => {
+  const own = { ...baseOf(base) }
+  const annotations = new Proxy(own, {
     ownKeys: (target) => {
       const keys = Reflect.ownKeys(target)
       return live.known ? [...keys.filter((k) => !isIdKey(k)), traceKey, spanKey] : keys
@@ -50,6 +51,19 @@ const annotationsOf = (base: Readonly<Record<string, unknown>>, live: RunSpan): 
     get: (target, key, receiver) => (live.known && isIdKey(key) ? (key === traceKey ? live.traceId : live.spanId) : Reflect.get(target, key, receiver)),
     has: (target, key) => (live.known && isIdKey(key)) || Reflect.has(target, key),
   })
+  bases.set(annotations, own)
+  return annotations
+}
+
+// Each of our annotation records and the caller's annotations under it.
+const bases = new WeakMap<object, Readonly<Record<string, unknown>>>()
+
+/**
+ * The caller's annotations under one of our records (so that a record made over it
+ * copies plain data, not our ids read through the proxy), or the record itself.
+ */
+export const baseOf = (annotations: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
+  bases.get(annotations) ?? annotations
 
 /**
  * `run` with a fresh `RunSpan` (over the caller's parent span) as its parent span and

@@ -3,7 +3,7 @@ import { ScriptedDriver } from "@hookline/testing"
 import { Context, Effect, Logger } from "effect"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { AgentBuilder, Tool, UseAroundRun, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { AgentBuilder, Resource, Tool, UseAroundRun, UseDriver, UseHook, UseResource, UseTools } from "../src/index.js"
 
 // What a wrap provides: a reference every part of the run reads.
 const Label = Context.Reference<string>("test/AroundRun/Label", { defaultValue: () => "none" })
@@ -64,6 +64,19 @@ describe("AgentBuilder", () => {
       expect(done.execution.errors).toEqual([])
       expect(done.execution.status).toBe("completed")
       expect(seen).toEqual(["parent:parent", "child:child"])
+    })
+
+    it("keeps the wrap on an agent with a resource (its loop is made again for each run)", async () => {
+      const seen: Array<string> = []
+      const resource = Resource.make({ name: "test:none", open: Effect.succeed({ tools: () => [] }) })
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.text("hi")])),
+        UseResource(resource),
+        UseHook(record(seen, "before"), { triggers: "BeforeExecution", name: "test:before" }),
+        labelled("with-resource"),
+      )
+      expect((await agent.run("go")).execution.status).toBe("completed")
+      expect(seen).toEqual(["before:with-resource"])
     })
 
     it("refuses a wrap that is not a function, at its path", () => {

@@ -7,9 +7,14 @@
  * - on, no-op exporter: UseTelemetry over an SDK tracer whose exporter drops every span
  *   (the spans are made, ended and handed on: the cost of hookline's instrumentation);
  * - on, in-memory exporter: the same, kept in an InMemorySpanExporter (reset each round).
- * Per-step cost = median run time / steps. Rounds interleave the cases; wall clock.
+ * Per-step cost = median run time / steps (wall clock), and the CPU time of each round's
+ * batch / its steps (median over rounds: steadier than the wall clock on a loaded
+ * machine). Rounds interleave the cases. With `--expose-gc` and a young generation large
+ * enough that a batch triggers no collection (`--max-semi-space-size=256`), also the heap
+ * each step allocates (heap used after the batch minus before, after a full GC).
  *
  *   pnpm --filter @hookline/bench exec tsx src/otel.ts        (BENCH_QUICK=1: a short run)
+ *   pnpm --filter @hookline/bench exec node --expose-gc --max-semi-space-size=256 --import tsx src/otel.ts
  */
 import { AgentBuilder, type Agent, Driver, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { InferenceResponse, ToolCall } from "@hookline/core"
@@ -44,29 +49,47 @@ const agents: ReadonlyArray<readonly [string, Agent]> = [
 ]
 
 const times = new Map<string, Array<number>>(agents.map(([name]) => [name, []]))
+const cpu = new Map<string, Array<number>>(agents.map(([name]) => [name, []]))
+const heap = new Map<string, Array<number>>(agents.map(([name]) => [name, []]))
+const gc = (globalThis as { gc?: () => void }).gc
 for (const [, agent] of agents) for (let i = 0; i < 20; i++) await agent.run("go") // warm-up
 for (let r = 0; r < rounds; r++) {
   for (const [name, agent] of agents) {
+    gc?.()
+    const heapBefore = process.memoryUsage().heapUsed
+    const cpuBefore = process.cpuUsage()
     for (let i = 0; i < runsPerRound; i++) {
       const t0 = performance.now()
       const final = await agent.run("go")
       times.get(name)!.push(performance.now() - t0)
       if (final.execution.status !== "completed") throw new Error(`${name}: the run ended ${final.execution.status}`)
     }
+    const used = process.cpuUsage(cpuBefore)
+    cpu.get(name)!.push((used.user + used.system) / runsPerRound / steps)
+    heap.get(name)!.push((process.memoryUsage().heapUsed - heapBefore) / runsPerRound / steps)
   }
   memory.reset()
   process.stderr.write(`round ${r + 1}/${rounds}\n`)
 }
 
-const median = (name: string) => quantile([...times.get(name)!].sort((a, b) => a - b), 0.5)
+const medianOf = (xs: ReadonlyArray<number>) => quantile([...xs].sort((a, b) => a - b), 0.5)
+const median = (name: string) => medianOf(times.get(name)!)
 const off = median("off")
 console.log(`# telemetry per step${quick ? " (BENCH_QUICK=1: indicative only)" : ""}`)
 console.log("")
 console.log(`${steps} tool steps per run, ${rounds} rounds x ${runsPerRound} runs per case, interleaved; median run / ${steps}`)
 console.log("")
-console.log("| case | µs per step | vs off |")
-console.log("| --- | --- | --- |")
+const cpuOff = medianOf(cpu.get("off")!)
+const heapOff = medianOf(heap.get("off")!)
+console.log(`| case | µs per step | vs off | CPU µs per step | vs off |${gc === undefined ? "" : " heap bytes per step | vs off |"}`)
+console.log(`| --- | --- | --- | --- | --- |${gc === undefined ? "" : " --- | --- |"}`)
 for (const [name] of agents) {
   const m = median(name)
-  console.log(`| ${name} | ${((m / steps) * 1000).toFixed(1)} | ${name === "off" ? "" : `+${(((m - off) / steps) * 1000).toFixed(1)} µs`} |`)
+  const c = medianOf(cpu.get(name)!)
+  const h = medianOf(heap.get(name)!)
+  const vs = (x: number, base: number, unit: string) => (name === "off" ? "" : `+${(x - base).toFixed(unit === "" ? 0 : 1)}${unit}`)
+  console.log(
+    `| ${name} | ${((m / steps) * 1000).toFixed(1)} | ${vs((m / steps) * 1000, (off / steps) * 1000, " µs")} | ${c.toFixed(1)} | ${vs(c, cpuOff, " µs")} |` +
+      (gc === undefined ? "" : ` ${h.toFixed(0)} | ${vs(h, heapOff, "")} |`),
+  )
 }

@@ -13,7 +13,7 @@ export default defineConfig({
   test: {
     name: "ai-sdk-v7",
     dir: fileURLToPath(new URL("../../packages/ai-sdk/test", import.meta.url)),
-    include: ["http.test.ts", "modelVersions.test.ts", "AiSdkDriver.test.ts", "chat/*.test.ts", "agent/toAiSdkAgent.test.ts", "agent/agentTurn.prop.test.ts"],
+    include: ["http.test.ts", "modelVersions.test.ts", "AiSdkDriver.test.ts", "telemetry.test.ts", "chat/*.test.ts", "agent/toAiSdkAgent.test.ts", "agent/agentTurn.prop.test.ts"],
     env: { AI_SDK_MAJOR: "7" },
   },
 })

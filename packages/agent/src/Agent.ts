@@ -323,6 +323,7 @@ const openAll = (
         runContext: loop.runContext,
 
         hookListeners: loop.hookListeners,
+        aroundRun: loop.aroundRun,
       }),
   )
 

@@ -55,6 +55,7 @@ type CapabilityData =
   | { readonly _tag: "UseRunContext"; readonly schema: RunContext.Schema<unknown> }
 
   | { readonly _tag: "UseHookListener"; readonly listener: HookExecuted.EventSink }
+  | { readonly _tag: "UseAroundRun"; readonly around: AgentLoop.AroundRun }
   | {
     readonly _tag: "UseLoopOptions"
     readonly options: {
@@ -189,6 +190,18 @@ export const UseRunContext = <C>(schema: AgentLoop.RunContextSchema<C>): Capabil
  */
 export const UseHookListener = (listener: HookExecuted.EventSink): Capability =>
   Object.freeze({ _tag: "UseHookListener", listener })
+/**
+ * Runs every run of the agent inside `around` (its subagents' runs get their own
+ * agent's): the whole run, from before BeforeExecution to after AfterExecution, the
+ * loop's own logs (the failed-run warning) included. For what a whole run should see in
+ * its fiber: a service, a reference, a logger, a tracer, a parent span
+ * (`@hookline/otel` makes logs carry trace ids so). Several are nested, the first given
+ * outermost. `around` is generic in the run, so it cannot change its result or error.
+ *
+ * @since 0.1.0
+ * @category capabilities
+ */
+export const UseAroundRun = (around: AgentLoop.AroundRun): Capability => Object.freeze({ _tag: "UseAroundRun", around })
 /** @since 0.1.0 @category capabilities */
 export const UseLoopOptions = (options: Extract<Capability, { readonly _tag: "UseLoopOptions" }>["options"]): Capability =>
   Object.freeze({ _tag: "UseLoopOptions", options })
@@ -288,7 +301,7 @@ const checkModelOptions = (at: string, options: InferenceRequest.ModelOptions | 
   if (seed !== undefined && !Number.isSafeInteger(seed)) invalid(`${at}.seed`, `expected an integer, got ${got(seed)}`)
 }
 
-const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseRunContext", "UseHookListener"])
+const capabilityTags = new Set(["UseHook", "UseHooks", "UseWrap", "UseGuards", "UseContextConfig", "UseTools", "UseDriver", "UseInterceptor", "UseLoopOptions", "UseAll", "UseLoader", "UseResource", "UseRunContext", "UseHookListener", "UseAroundRun"])
 
 // The capabilities with each bundle (UseAll) replaced by its members, with their paths.
 const flatten = (capabilities: ReadonlyArray<Capability>, prefix: string, depth = 0): Array<readonly [Capability, string]> =>
@@ -335,10 +348,11 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
   const resources: Array<Resource.Resource> = []
   let runContext: RunContext.Schema<unknown> | undefined
   const hookListeners: Array<HookExecuted.EventSink> = []
+  const aroundRun: Array<AgentLoop.AroundRun> = []
 
   flatten(self.capabilities as ReadonlyArray<Capability>, "capabilities").forEach(([capability, at]) => {
     if (typeof capability !== "object" || capability === null || !capabilityTags.has((capability as { _tag?: string })._tag ?? "")) {
-      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseRunContext, UseHookListener, UseAll, UseLoader)")
+      return invalid(at, "expected a capability (UseHook, UseHooks, UseWrap, UseGuards, UseContextConfig, UseTools, UseDriver, UseInterceptor, UseLoopOptions, UseResource, UseRunContext, UseHookListener, UseAroundRun, UseAll, UseLoader)")
     }
     switch (capability._tag) {
       case "UseAll":
@@ -427,6 +441,10 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         if (typeof capability.listener !== "function") return invalid(`${at}.listener`, "expected a function (event: HookExecuted) => void")
         hookListeners.push(capability.listener)
         return
+      case "UseAroundRun":
+        if (typeof capability.around !== "function") return invalid(`${at}.around`, "expected a function (run: Effect) => Effect")
+        aroundRun.push(capability.around)
+        return
       case "UseResource":
         if (!Resource.isResource(capability.resource)) return invalid(`${at}.resource`, "expected a resource (Resource.make)")
         resources.push(capability.resource)
@@ -480,6 +498,7 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
       runContext,
 
       hookListeners,
+      aroundRun,
     }), false)
   return Agent.make(loop as AgentLoop.AgentLoop<never, C>, driver, resources, loader, settle)
 }

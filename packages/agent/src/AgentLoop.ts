@@ -64,6 +64,11 @@ export interface AgentLoop<R = never, C = unknown> {
    */
   readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
   /**
+   * What each run of the loop runs inside, first outermost (`AgentBuilder.UseAroundRun`):
+   * the whole run, BeforeExecution to AfterExecution and the loop's own logs.
+   */
+  readonly aroundRun?: ReadonlyArray<AroundRun> | undefined
+  /**
    * The run's wall-clock bound in milliseconds (`undefined`: none). When it passes, the
    * work in flight (a model call, a tool, a hook) is interrupted and the run ends
    * stopped with `TimeLimitReached`; AfterExecution still fires once. `AgentBuilder`
@@ -86,6 +91,16 @@ export interface AgentLoop<R = never, C = unknown> {
  * @category models
  */
 export type RunContextSchema<C> = RunContext.Schema<C>
+
+/**
+ * Wraps a whole run (`AgentBuilder.UseAroundRun`): it may provide services, references,
+ * a logger, a tracer or a parent span to the run, or observe its start and end. It is
+ * generic in what it wraps, so it cannot change what the run gives back or how it fails.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AroundRun = <A, E, R>(run: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
 /**
  * When `AgentLoop.stream` emits the model's text:
@@ -144,6 +159,7 @@ export const make = <R = never, C = unknown>(options: {
   readonly runContext?: RunContextSchema<C> | undefined
 
   readonly hookListeners?: ReadonlyArray<HookExecuted.EventSink> | undefined
+  readonly aroundRun?: ReadonlyArray<AroundRun> | undefined
 } = {}): AgentLoop<R, C> => {
   const tools = options.tools === undefined ? Tools.empty : Array.isArray(options.tools) ? Tools.make(options.tools) : options.tools as Tools.Tools
   const toolConcurrency = options.toolConcurrency ?? "sequential"
@@ -164,6 +180,12 @@ export const make = <R = never, C = unknown>(options: {
       AgentError.invalidConfiguration("hookListeners", "expected an array of functions, each (event: HookExecuted) => void"),
     )
   }
+  const around = options.aroundRun
+  if (around !== undefined && (!Array.isArray(around) || !around.every((f) => typeof f === "function"))) {
+    throw new AgentError.HooklineError(
+      AgentError.invalidConfiguration("aroundRun", "expected an array of functions, each (run: Effect) => Effect"),
+    )
+  }
   return Object.freeze({
     _tag: "AgentLoop",
     maxExecutionTime: timeLimitOf(options.maxExecutionTime),
@@ -178,6 +200,7 @@ export const make = <R = never, C = unknown>(options: {
     ...(options.hookListeners === undefined || options.hookListeners.length === 0
       ? undefined
       : { hookListeners: Object.freeze([...options.hookListeners]) }),
+    ...(around === undefined || around.length === 0 ? undefined : { aroundRun: Object.freeze([...around]) }),
   })
 }
 
@@ -246,7 +269,14 @@ const configOf = <R>(loop: AgentLoop<R, any>): EngineConfig<R> => ({
   checkContext: loop.runContext === undefined ? undefined : RunContext.checkOf(loop.runContext as RunContext.Schema<unknown>),
 
   listener: loop.hookListeners === undefined ? undefined : HookListeners.combine(loop.hookListeners),
+  aroundRun: aroundOf(loop.aroundRun),
 })
+
+// The loop's run wraps as one, the first outermost; `undefined`: none.
+const aroundOf = (wraps: ReadonlyArray<AroundRun> | undefined): AroundRun | undefined =>
+  wraps === undefined || wraps.length === 0
+    ? undefined
+    : <A, E, R>(run: Effect.Effect<A, E, R>) => wraps.reduceRight((inner, wrap) => wrap(inner), run)
 
 // The stack whose wrap hooks the loop runs: the interceptor itself, or the one a custom
 // interceptor declares (Interceptor.around); none when it has no wrap hooks.

@@ -11,8 +11,8 @@ import { CallSignal, RunCallOptions } from "./internal/callSignal.js"
 import * as DerivedStream from "./internal/derivedStream.js"
 import * as DriverAnswer from "./internal/driverAnswer.js"
 
-export type { CallOptions, DriverShape, ModelDescriptor, StreamPart } from "./internal/driverContract.js"
-import type { CallOptions, DriverShape, ModelDescriptor, StreamPart } from "./internal/driverContract.js"
+export type { CallOptions, DriverShape, ModelDescriptor, ModelServer, StreamPart } from "./internal/driverContract.js"
+import type { CallOptions, DriverShape, ModelDescriptor, ModelServer, StreamPart } from "./internal/driverContract.js"
 
 /**
  * The driver service: the Effect `Context` key under which the loop finds the model
@@ -110,13 +110,25 @@ const isName = (u: unknown): u is string => typeof u === "string" && u !== "" &&
  */
 export const modelOf = (driver: { readonly model?: unknown }): ModelDescriptor | undefined => {
   try {
-    const model = driver.model as { readonly provider?: unknown; readonly id?: unknown } | undefined
+    const model = driver.model as { readonly provider?: unknown; readonly id?: unknown; readonly server?: unknown } | undefined
     if (typeof model !== "object" || model === null) return undefined
     const { provider, id } = model
-    return isName(provider) && isName(id) ? Object.freeze({ provider, id }) : undefined
+    if (!isName(provider) || !isName(id)) return undefined
+    const server = model.server === undefined ? undefined : serverOf(model.server)
+    return Object.freeze(server === undefined ? { provider, id } : { provider, id, server })
   } catch {
     return undefined
   }
+}
+
+// A server a descriptor names, checked: a host name (at most 256 characters) and a port
+// from 1 to 65535, or no server.
+const serverOf = (u: unknown): ModelServer | undefined => {
+  if (typeof u !== "object" || u === null) return undefined
+  const { address, port } = u as { readonly address?: unknown; readonly port?: unknown }
+  if (!isName(address)) return undefined
+  if (port === undefined) return Object.freeze({ address })
+  return Number.isSafeInteger(port) && (port as number) >= 1 && (port as number) <= 65535 ? Object.freeze({ address, port: port as number }) : undefined
 }
 
 /**

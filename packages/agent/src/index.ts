@@ -25,7 +25,7 @@ export type Agent<C = unknown> = Agent_.Agent<C>
 import * as AgentBuilder_ from "./AgentBuilder.js"
 export { AgentBuilder_ as AgentBuilder }
 export type AgentBuilder<C = unknown> = AgentBuilder_.AgentBuilder<C>
-export { UseAll, UseContextConfig, UseDriver, UseGuards, UseHook, UseHookListener, UseHooks, UseInterceptor, UseLoader, UseLoopOptions, UseResource, UseRunContext, UseTools, UseWrap } from "./AgentBuilder.js"
+export { UseAll, UseAroundRun, UseContextConfig, UseDriver, UseGuards, UseHook, UseHookListener, UseHooks, UseInterceptor, UseLoader, UseLoopOptions, UseResource, UseRunContext, UseTools, UseWrap } from "./AgentBuilder.js"
 import * as ContextConfig_ from "./ContextConfig.js"
 export { ContextConfig_ as ContextConfig }
 export type ContextConfig = ContextConfig_.ContextConfig

@@ -27,6 +27,16 @@ describe("Driver", () => {
       expect(Driver.modelOf({ ...made, model: { provider: 1, id: "x" } } as never)).toBeUndefined()
     })
 
+    it("keeps the server a descriptor names when it is a host and a port from 1 to 65535, and drops it otherwise", () => {
+      const named = (server: unknown) => Driver.modelOf({ model: { provider: "acme", id: "a-1", server } })
+      expect(named({ address: "api.acme.test", port: 8443 })).toEqual({ provider: "acme", id: "a-1", server: { address: "api.acme.test", port: 8443 } })
+      expect(named({ address: "api.acme.test" })).toEqual({ provider: "acme", id: "a-1", server: { address: "api.acme.test" } })
+      for (const bad of [{ address: "" }, { address: 7 }, { address: "h", port: 0 }, { address: "h", port: 70_000 }, { address: "h", port: 1.5 }, { address: "x".repeat(257) }, "h", null]) {
+        expect(named(bad)).toEqual({ provider: "acme", id: "a-1" })
+      }
+      expect(Object.isFrozen(named({ address: "h", port: 1 })?.server)).toBe(true)
+    })
+
     it("tells each attempt's model before the call starts, under a fallback too", async () => {
       const seen: Array<string> = []
       const primary = ScriptedDriver.make([ScriptedDriver.failure(AgentError.inferenceFailed("down"))], { modelId: "big" })

@@ -48,7 +48,11 @@ describe("Driver", () => {
         options: Driver.CallOptions,
       ) => Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
       readonly stream: (request: InferenceRequest, options: Driver.CallOptions) => Stream.Stream<Driver.StreamPart, AgentError.InferenceFailed>
-      readonly model?: { readonly provider: string; readonly id: string } | undefined
+      readonly model?: {
+        readonly provider: string
+        readonly id: string
+        readonly server?: { readonly address: string; readonly port?: number | undefined } | undefined
+      } | undefined
     }>()
     expectTypeOf<Driver>().toEqualTypeOf<Driver.DriverShape>()
   })

@@ -33,6 +33,7 @@ import {
 } from "ai"
 import { heldArguments, holdBack } from "./internal/deepToolInput.js"
 import * as ModelVersion from "./internal/modelVersion.js"
+import * as Server from "./internal/server.js"
 import * as Sdk from "./internal/sdk.js"
 
 /** The AI SDK's provider options: per provider, a JSON object. */
@@ -107,7 +108,9 @@ const descriptorOf = (model: LanguageModel): Driver.ModelDescriptor => {
     return Object.freeze(slash > 0 ? { provider: model.slice(0, slash), id: model.slice(slash + 1) } : { provider: "gateway", id: model })
   }
   const provider = typeof model.provider === "string" && model.provider !== "" ? model.provider.split(".")[0] as string : "unknown"
-  return Object.freeze({ provider, id: model.modelId })
+  // Where its calls go (server.address/port on telemetry's chat spans): internal/server.ts.
+  const server = Server.of(model)
+  return Object.freeze(server === undefined ? { provider, id: model.modelId } : { provider, id: model.modelId, server })
 }
 
 const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.DriverShape =>

@@ -21,13 +21,14 @@ import {
   trace,
   type Tracer as OtelTracer,
 } from "@opentelemetry/api"
-import { type AgentState, Hook, type HookContext, type HookExecuted, type InferenceRequest, type InferenceResponse, type ToolExecution, WrapHook } from "@hookline/core"
+import { type AgentState, Hook, type HookContext, type HookExecuted, HookTriggers, type InferenceRequest, type InferenceResponse, type ToolExecution, WrapHook } from "@hookline/core"
 import { AgentBuilder, Driver } from "@hookline/agent"
-import { Effect, Option, Tracer } from "effect"
+import { Context, Effect, Option, Tracer } from "effect"
 import * as Bridge from "./internal/bridge.js"
 import * as Content from "./internal/content.js"
+import * as Current from "./internal/current.js"
 import { Attr, Hookline, Metric, Operation, scope, Value } from "./internal/names.js"
-import { type Attempt, type Open, type Run, Runs } from "./internal/runs.js"
+import { type Attempt, type ChatShape, type Open, type Run, type RunModel, Runs } from "./internal/runs.js"
 import * as Traceparent from "./internal/traceparent.js"
 
 /**
@@ -129,6 +130,15 @@ const responseAttributes = (span: Span, response: InferenceResponse): void => {
   if (u.reasoningTokens !== undefined) span.setAttribute(Attr.usageReasoningOutputTokens, u.reasoningTokens)
 }
 
+// The OpenTelemetry context under an Effect parent span: ours (a run's current span, a
+// model call's or a tool's), or the active one.
+const contextOfParent = (span: Tracer.AnySpan | undefined): OtelContext => {
+  if (span instanceof Current.RunSpan) {
+    return span.current !== undefined ? trace.setSpan(otelContext.active(), span.current) : contextOfParent(span.outer)
+  }
+  return Bridge.contextOf(span) ?? otelContext.active()
+}
+
 /**
  * A telemetry instance over the tracer and meter of `options` (the global ones by
  * default): give its `capability` to the agent, and its `envelope` to
@@ -156,10 +166,12 @@ export const make = (options: Options = {}): Telemetry => {
     advice: { explicitBucketBoundaries: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864] },
   })
 
-  const baseAttributes = (provider: string | undefined, operation: string, model?: string): Attributes => ({
+  const baseAttributes = (provider: string | undefined, operation: string, model?: string, server?: Driver.ModelServer): Attributes => ({
     [Attr.operationName]: operation,
     ...(provider === undefined ? {} : { [Attr.providerName]: provider }),
     ...(model === undefined ? {} : { [Attr.requestModel]: model }),
+    // Where the driver sends the call, when it knows (DriverShape.model.server).
+    ...(server === undefined ? {} : server.port === undefined ? { [Attr.serverAddress]: server.address } : { [Attr.serverAddress]: server.address, [Attr.serverPort]: server.port }),
   })
 
   // The driver the run was given, as it names its model.
@@ -168,7 +180,7 @@ export const make = (options: Options = {}): Telemetry => {
     const model = Driver.modelOf(d.value)
     if (model !== undefined) return model
     const id = (d.value as { readonly modelId?: unknown }).modelId
-    return typeof id === "string" ? { provider: undefined, id } : undefined
+    return typeof id === "string" ? { provider: undefined, id, server: undefined } : undefined
   })
 
   // --- the run ---
@@ -192,9 +204,11 @@ export const make = (options: Options = {}): Telemetry => {
     Effect.gen(function*() {
       const state = ctx.state
       const model = yield* runModel
-      const parentSpan = yield* Effect.serviceOption(Tracer.ParentSpan)
+      // The run's own current span (UseAroundRun), over the caller's parent span.
+      const given = Option.getOrUndefined(yield* Effect.serviceOption(Tracer.ParentSpan))
+      const live = given instanceof Current.RunSpan ? given : undefined
       // A subagent's run: under the calling tool's span (the tool runs in its context).
-      const parent = Option.isSome(parentSpan) ? Bridge.contextOf(parentSpan.value) ?? otelContext.active() : otelContext.active()
+      const parent = contextOfParent(live === undefined ? given : live.outer)
       const links = yield* linksOf(state)
       const startedAt = Date.now()
       const span = tracer.startSpan(agentName === undefined ? Operation.invokeAgent : `${Operation.invokeAgent} ${agentName}`, {
@@ -207,7 +221,19 @@ export const make = (options: Options = {}): Telemetry => {
           ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
         },
       }, parent)
-      runs.open.set(state.id, { span, ctx: trace.setSpan(parent, span), startedAt, chat: undefined, tools: new Map(), descriptions: undefined, provider: model?.provider })
+      runs.open.set(state.id, {
+        span,
+        ctx: trace.setSpan(parent, span),
+        startedAt,
+        chat: undefined,
+        tools: new Map(),
+        descriptions: undefined,
+        toolsSeen: undefined,
+        provider: model?.provider,
+        live,
+        shape: shapeOf(model, state.id),
+      })
+      if (live !== undefined) live.current = span
       return ctx
     })
   )
@@ -261,70 +287,107 @@ export const make = (options: Options = {}): Telemetry => {
   })
 
   // --- model calls ---
-  const chat = WrapHook.inference((ctx, next) =>
-    Effect.gen(function*() {
-      const run = runs.open.get(ctx.state.id)
-      if (run === undefined) return yield* next(ctx)
-      const model = yield* runModel
-      const request = ctx.request
-      const startedAt = Date.now()
-      const span = tracer.startSpan(model === undefined ? Operation.chat : `${Operation.chat} ${model.id}`, {
-        kind: SpanKind.CLIENT,
-        startTime: hrOf(startedAt),
-        attributes: {
-          ...baseAttributes(model?.provider, Operation.chat, model?.id),
-          [Attr.conversationId]: ctx.state.id,
-          ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }),
-          ...(request === undefined ? {} : requestAttributes(request)),
-        },
-      }, run.ctx)
-      if (request !== undefined) {
+  const chat = WrapHook.inference((ctx, next) => {
+    const run = runs.open.get(ctx.state.id)
+    if (run === undefined) return next(ctx)
+    const shape = run.shape
+    const request = ctx.request
+    const startedAt = Date.now()
+    const span = tracer.startSpan(shape.chatName, {
+      kind: SpanKind.CLIENT,
+      startTime: hrOf(startedAt),
+      attributes: request === undefined ? shape.chatStart : startAttributes(shape, request),
+    }, run.ctx)
+    if (request !== undefined) {
+      if (run.toolsSeen !== request.tools) {
+        run.toolsSeen = request.tools
         run.descriptions = new Map(request.tools.map((t) => [t.name, t.description]))
-        if (content) {
-          span.setAttribute(Attr.inputMessages, Content.inputMessages(request))
-          const system = Content.systemInstructions(request)
-          if (system !== undefined) span.setAttribute(Attr.systemInstructions, system)
-        }
       }
-      const spanCtx = trace.setSpan(run.ctx, span)
-      const attempts: Array<Attempt> = []
-      const open = { span, ctx: spanCtx, startedAt, attempts, model: model?.id, provider: model?.provider }
-      run.chat = open
-      const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
-        Effect.suspend(() => {
-          const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, startedAt: Date.now(), endedAt: undefined, error: undefined }
-          attempts.push(a)
-          return Effect.onExit(call, (exit) =>
-            Effect.sync(() => {
-              a.endedAt = Date.now()
-              if (exit._tag === "Failure") a.error = exit.cause.reasons.some((r) => r._tag === "Fail") ? errorTypeOf(exit.cause.reasons.find((r) => r._tag === "Fail")?.error) : Value.interrupted
-            }))
-        })
-      const called = Bridge.within(next(ctx), spanCtx, bridge).pipe(Effect.provideService(Driver.AroundCall, around))
-      return yield* Effect.onExit(called, (exit) =>
-        Effect.sync(() => {
-          const endedAt = Date.now()
-          attemptSpans(open, endedAt)
-          const attrs = baseAttributes(model?.provider, Operation.chat, model?.id)
-          if (exit._tag === "Success") {
-            responseAttributes(span, exit.value)
-            const u = exit.value.usage
-            const withModel = { ...attrs, [Attr.responseModel]: exit.value.modelId }
-            tokens.record(u.inputTokens, { ...withModel, [Attr.tokenType]: Value.input })
-            tokens.record(u.outputTokens, { ...withModel, [Attr.tokenType]: Value.output })
-            duration.record((endedAt - startedAt) / 1000, withModel)
-            // Ended by AfterInference, once its hooks (a redaction) ran: see chatEnd.
-            return
-          }
-          const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
-          const errorType = failure === undefined ? Value.interrupted : errorTypeOf(failure.error)
-          duration.record((endedAt - startedAt) / 1000, { ...attrs, [Attr.errorType]: errorType })
-          if (run.chat === open) run.chat = undefined
-          failed(span, errorType)
-          span.end(hrOf(endedAt))
-        }))
-    })
-  )
+      if (content) {
+        span.setAttribute(Attr.inputMessages, Content.inputMessages(request))
+        const system = Content.systemInstructions(request)
+        if (system !== undefined) span.setAttribute(Attr.systemInstructions, system)
+      }
+    }
+    const spanCtx = trace.setSpan(run.ctx, span)
+    const attempts: Array<Attempt> = []
+    const open = { span, ctx: spanCtx, startedAt, attempts, model: shape.model?.id, provider: shape.model?.provider }
+    run.chat = open
+    if (run.live !== undefined) run.live.current = span
+    const around = <E>(call: Effect.Effect<InferenceResponse, E>, attempt: Driver.Attempt) =>
+      Effect.suspend(() => {
+        const a: Attempt = { model: attempt.model?.id, provider: attempt.model?.provider, server: attempt.model?.server, startedAt: Date.now(), endedAt: undefined, error: undefined }
+        attempts.push(a)
+        return Effect.onExit(call, (exit) =>
+          Effect.sync(() => {
+            a.endedAt = Date.now()
+            if (exit._tag === "Failure") a.error = exit.cause.reasons.some((r) => r._tag === "Fail") ? errorTypeOf(exit.cause.reasons.find((r) => r._tag === "Fail")?.error) : Value.interrupted
+          }))
+      })
+    const called = Bridge.within(next(ctx), spanCtx, bridge, (context) => Context.add(context, Driver.AroundCall, around))
+    return Effect.onExit(called, (exit) =>
+      Effect.sync(() => {
+        const endedAt = Date.now()
+        attemptSpans(open, endedAt)
+        if (exit._tag === "Success") {
+          responseAttributes(span, exit.value)
+          const u = exit.value.usage
+          const metric = metricAttributes(shape, exit.value.modelId)
+          tokens.record(u.inputTokens, metric.input)
+          tokens.record(u.outputTokens, metric.output)
+          duration.record((endedAt - startedAt) / 1000, metric.call)
+          // Ended by AfterInference, once its hooks (a redaction) ran: see chatEnd.
+          return
+        }
+        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+        const errorType = failure === undefined ? Value.interrupted : errorTypeOf(failure.error)
+        duration.record((endedAt - startedAt) / 1000, { ...shape.metricBase, [Attr.errorType]: errorType })
+        if (run.chat === open) run.chat = undefined
+        if (run.live !== undefined) run.live.current = run.span
+        failed(span, errorType)
+        span.end(hrOf(endedAt))
+      }))
+  })
+
+  // What a run's chat spans and metrics share, built once per run (the run's driver and
+  // so its model do not change within it).
+  const shapeOf = (model: RunModel | undefined, runId: string): ChatShape => {
+    const metricBase = Object.freeze(baseAttributes(model?.provider, Operation.chat, model?.id, model?.server))
+    return {
+      model,
+      chatName: model === undefined ? Operation.chat : `${Operation.chat} ${model.id}`,
+      chatStart: Object.freeze({ ...metricBase, [Attr.conversationId]: runId, ...(agentName === undefined ? {} : { [Attr.agentName]: agentName }) }),
+      metricBase,
+      lastOptions: undefined,
+      lastFormat: undefined,
+      lastStart: undefined,
+      lastResponseModel: undefined,
+      lastMetric: undefined,
+    }
+  }
+
+  // A chat span's start attributes: the run's, with the request's options (the same
+  // options object call after call, unless a hook edited the request: kept once).
+  const startAttributes = (shape: ChatShape, request: InferenceRequest): Attributes => {
+    if (shape.lastStart !== undefined && shape.lastOptions === request.options && shape.lastFormat === request.responseFormat) return shape.lastStart
+    shape.lastOptions = request.options
+    shape.lastFormat = request.responseFormat
+    shape.lastStart = Object.freeze({ ...shape.chatStart, ...requestAttributes(request) })
+    return shape.lastStart
+  }
+
+  // A call's metric attributes by the model that answered (kept for the last one).
+  const metricAttributes = (shape: ChatShape, responseModel: string): NonNullable<ChatShape["lastMetric"]> => {
+    if (shape.lastMetric !== undefined && shape.lastResponseModel === responseModel) return shape.lastMetric
+    const call = Object.freeze({ ...shape.metricBase, [Attr.responseModel]: responseModel })
+    shape.lastResponseModel = responseModel
+    shape.lastMetric = {
+      call,
+      input: Object.freeze({ ...call, [Attr.tokenType]: Value.input }),
+      output: Object.freeze({ ...call, [Attr.tokenType]: Value.output }),
+    }
+    return shape.lastMetric
+  }
 
   // A call with more than one attempt (a retry, a fallback): a child span per attempt,
   // each naming its own model.
@@ -335,7 +398,7 @@ export const make = (options: Options = {}): Telemetry => {
       const span = tracer.startSpan(a.model === undefined ? Operation.chat : `${Operation.chat} ${a.model}`, {
         kind: SpanKind.CLIENT,
         startTime: hrOf(a.startedAt),
-        attributes: { ...baseAttributes(a.provider, Operation.chat, a.model), [Hookline.attempt]: i + 1 },
+        attributes: { ...baseAttributes(a.provider, Operation.chat, a.model, a.server), [Hookline.attempt]: i + 1 },
       }, open.ctx)
       if (a.error !== undefined) failed(span, a.error)
       span.end(hrOf(a.endedAt ?? endedAt))
@@ -347,6 +410,7 @@ export const make = (options: Options = {}): Telemetry => {
     const open = run?.chat
     if (run === undefined || open === undefined) return
     run.chat = undefined
+    if (run.live !== undefined) run.live.current = run.span
     if (content && ctx.response !== undefined) open.span.setAttribute(Attr.outputMessages, Content.outputMessages(ctx.response))
     open.span.end()
   })
@@ -356,6 +420,12 @@ export const make = (options: Options = {}): Telemetry => {
     const run = runs.open.get(ctx.state.id)
     const call = ctx.toolCall
     if (run === undefined || call === undefined) return
+    if (ctx.trigger === "AfterToolUse") {
+      // Concurrent calls: the AfterToolUse hooks of each call run in call order, after all ran.
+      const open = run.tools.get(call.id)
+      if (open !== undefined && run.live !== undefined) run.live.current = open.span
+      return
+    }
     const startedAt = Date.now()
     const description = run.descriptions?.get(call.name)
     const span = tracer.startSpan(`${Operation.executeTool} ${call.name}`, {
@@ -371,6 +441,7 @@ export const make = (options: Options = {}): Telemetry => {
       },
     }, run.ctx)
     run.tools.set(call.id, { span, ctx: trace.setSpan(run.ctx, span), startedAt })
+    if (run.live !== undefined) run.live.current = span
   })
 
   const tool = WrapHook.toolUse((ctx, next) => {
@@ -384,6 +455,7 @@ export const make = (options: Options = {}): Telemetry => {
     const open = call === undefined ? undefined : run?.tools.get(call.id)
     if (run === undefined || call === undefined || open === undefined) return
     run.tools.delete(call.id)
+    if (run.live !== undefined) run.live.current = run.span
     const span = open.span
     const execution: ToolExecution | undefined = ctx.toolExecution
     if (content) span.setAttribute(Attr.toolCallArguments, Content.value(call.arguments))
@@ -428,11 +500,12 @@ export const make = (options: Options = {}): Telemetry => {
     AgentBuilder.UseHook(startRun, { name: "otel:run", triggers: "BeforeExecution", priority: top, onError: "skip" }),
     AgentBuilder.UseHook(endRun, { name: "otel:run_end", triggers: "AfterExecution", priority: -top, onError: "skip" }),
     AgentBuilder.UseHook(chatEnd, { name: "otel:chat_end", triggers: "AfterInference", priority: -top, onError: "skip" }),
-    AgentBuilder.UseHook(toolStart, { name: "otel:tool", triggers: "BeforeToolUse", priority: top, onError: "skip" }),
+    AgentBuilder.UseHook(toolStart, { name: "otel:tool", triggers: HookTriggers.of("BeforeToolUse", "AfterToolUse"), priority: top, onError: "skip" }),
     AgentBuilder.UseHook(toolEnd, { name: "otel:tool_end", triggers: "AfterToolUse", priority: -top, onError: "skip" }),
     AgentBuilder.UseWrap(chat, { name: "otel:chat", priority: top }),
     AgentBuilder.UseWrap(tool, { name: "otel:execute_tool", priority: top }),
     AgentBuilder.UseHookListener(listener),
+    AgentBuilder.UseAroundRun(Current.around),
   )
 
   const envelope = (state: AgentState) => {

@@ -1,5 +1,5 @@
 import { AgentError, Hook, HookContext, HookTriggers } from "@hookline/core"
-import { AgentBuilder, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentBuilder, Driver, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
 import { Telemetry, UseTelemetry } from "@hookline/otel"
 import { ScriptedDriver } from "@hookline/testing"
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
@@ -127,6 +127,29 @@ describe("UseTelemetry", () => {
     expect(tree(o.spans())).toBe(["invoke_agent", "  chat big", "    chat big", "    chat small"].join("\n"))
     const attempts = o.spans().filter((s) => s.attributes["hookline.attempt"] !== undefined)
     expect(attempts.map((s) => [s.attributes["gen_ai.request.model"], s.attributes["error.type"]])).toEqual([["big", "InferenceFailed"], ["small", undefined]])
+  })
+
+  it("sets server.address and server.port on chat spans and their metrics from the server the driver names, each attempt its own", async () => {
+    const o = sdk()
+    // A driver naming its server (the AI SDK driver reads it from the provider's base URL).
+    const at = (driver: ReturnType<typeof ScriptedDriver.make>, server: { address: string; port?: number }) =>
+      Driver.make({ generate: driver.generate, stream: driver.stream, model: { ...driver.model, server } })
+    const primary = at(ScriptedDriver.make([ScriptedDriver.failure(AgentError.inferenceFailed("down"))], { modelId: "big" }), { address: "10.0.0.7", port: 8443 })
+    const backup = at(ScriptedDriver.make([ScriptedDriver.text("ok")], { modelId: "small" }), { address: "backup.example.test" })
+    const { UseFallbackModels } = await import("@hookline/middleware")
+    const agent = AgentBuilder.make(UseDriver(primary), UseFallbackModels([backup]), UseTelemetry({ tracer: o.tracer, meter: o.meter }))
+    expect((await agent.run("go")).execution.status).toBe("completed")
+    const server = (s: { readonly attributes: Record<string, unknown> }) => [s.attributes["server.address"], s.attributes["server.port"]]
+    const chats = o.spans().filter((s) => s.name.startsWith("chat"))
+    expect(chats.map((s) => [s.name, s.attributes["hookline.attempt"], ...server(s)])).toEqual([
+      ["chat big", 1, "10.0.0.7", 8443],
+      ["chat small", 2, "backup.example.test", undefined],
+      ["chat big", undefined, "10.0.0.7", 8443],
+    ])
+    expect(server(byName(o.spans(), "invoke_agent"))).toEqual([undefined, undefined])
+    const durations = (await o.metrics()).find((m) => m.descriptor.name === "gen_ai.client.operation.duration")!
+    const chatPoints = durations.dataPoints.filter((p) => p.attributes["gen_ai.operation.name"] === "chat")
+    expect(chatPoints.map((p) => [p.attributes["server.address"], p.attributes["server.port"]])).toEqual([["10.0.0.7", 8443]])
   })
 })
 

@@ -38,6 +38,23 @@ export type StreamPart =
 export interface ModelDescriptor {
   readonly provider: string
   readonly id: string
+  /**
+   * The server the driver sends its calls to, when it knows it: host name or address, and
+   * port (the conventions' `server.address`, `server.port`). Never a path, query or
+   * credentials.
+   */
+  readonly server?: ModelServer | undefined
+}
+
+/**
+ * Where a driver's model calls go (`ModelDescriptor.server`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelServer {
+  readonly address: string
+  readonly port?: number | undefined
 }
 
 /**

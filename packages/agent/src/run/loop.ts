@@ -30,7 +30,11 @@ export const runEngine = <R>(
   initial: AgentState,
   options: RunOptions = {},
   observer?: Observer,
-): Effect.Effect<AgentState, never, R | Driver> => Effect.gen(() => runEngineGen(config, initial, options, observer))
+): Effect.Effect<AgentState, never, R | Driver> => {
+  const run = Effect.gen(() => runEngineGen(config, initial, options, observer))
+  // A capability's wrap (AgentBuilder.UseAroundRun) holds the whole run, its last log included.
+  return config.aroundRun === undefined ? run : config.aroundRun(run)
+}
 
 function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options: RunOptions, observer: Observer | undefined) {
   const driver = yield* Driver

@@ -33,6 +33,8 @@ export interface EngineConfig<R> {
 
   /** The loop's hook listeners as one sink (`AgentLoop.hookListeners`); `undefined`: none. */
   readonly listener?: HookExecuted.EventSink | undefined
+  /** What the whole run runs inside (`AgentLoop.aroundRun`, composed); `undefined`: nothing. */
+  readonly aroundRun?: (<A, E, R2>(run: Effect.Effect<A, E, R2>) => Effect.Effect<A, E, R2>) | undefined
 }
 
 /**

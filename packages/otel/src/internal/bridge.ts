@@ -14,7 +14,8 @@ import {
   trace,
   type Tracer as OtelTracer,
 } from "@opentelemetry/api"
-import { Context, Effect, Exit, Option, Tracer } from "effect"
+import { Context, Effect, Exit, Option, References, Tracer } from "effect"
+import * as Current from "./current.js"
 
 // The OpenTelemetry context of each span Effect knows as ours (a parent we gave it, or
 // one our tracer made).
@@ -110,23 +111,34 @@ export const make = (tracer: OtelTracer): Tracer.Tracer =>
       return bridged
     },
     // While a fiber evaluates, OpenTelemetry's active context is its current span's.
+    // (Called for every step a fiber takes in a model call or a tool: no closure per step.)
     context: (primitive, fiber) => {
       const ctx = contextOf(Context.getOrUndefined(fiber.context, Tracer.ParentSpan))
-      const run = () => (primitive as unknown as Record<string, (f: unknown) => never>)[evaluate]!(fiber)
-      return ctx === undefined ? run() : otelContext.with(ctx, run)
+      const run = (primitive as unknown as Record<string, (f: unknown) => never>)[evaluate]!
+      return ctx === undefined ? run.call(primitive, fiber) : otelContext.with(ctx, run, primitive, fiber)
     },
   })
 
 /**
  * `effect` in the OpenTelemetry context `ctx`: its Effect spans are children of that
  * span, OpenTelemetry's active context is it while it runs, and its logs carry the
- * trace and span ids.
+ * trace and span ids. One context update (not one per service), `extra` included: this
+ * is on every model call's and tool's path.
  */
-export const within = <A, E, R>(effect: Effect.Effect<A, E, R>, ctx: OtelContext, tracer: Tracer.Tracer): Effect.Effect<A, E, R> => {
-  const sc = trace.getSpanContext(ctx)
-  return effect.pipe(
-    Effect.withParentSpan(parentOf(ctx)),
-    Effect.withTracer(tracer),
-    sc === undefined ? (e) => e : Effect.annotateLogs({ trace_id: sc.traceId, span_id: sc.spanId }),
-  )
+export const within = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  ctx: OtelContext,
+  tracer: Tracer.Tracer,
+  extra?: (context: Context.Context<never>) => Context.Context<never>,
+): Effect.Effect<A, E, R> => {
+  const parent = parentOf(ctx)
+  const known = trace.getSpanContext(ctx) !== undefined
+  return Effect.updateContext(effect, (context: Context.Context<R>) => {
+    let next = Context.add(Context.add(context, Tracer.ParentSpan, parent), Tracer.Tracer, tracer)
+    if (known) {
+      const base = Current.baseOf(Context.get(context as Context.Context<never>, References.CurrentLogAnnotations))
+      next = Context.add(next, References.CurrentLogAnnotations, { ...base, trace_id: parent.traceId, span_id: parent.spanId })
+    }
+    return (extra === undefined ? next : extra(next as Context.Context<never>)) as Context.Context<R>
+  })
 }

@@ -21,10 +21,10 @@ const root = fileURLToPath(new URL("../../..", import.meta.url))
 const bin = fileURLToPath(new URL("../src/bin/runner.ts", import.meta.url))
 const agentsModule = fileURLToPath(new URL("./support/agentsModule.ts", import.meta.url))
 const clientScript = fileURLToPath(new URL("./support/client.ts", import.meta.url))
-const lockExpirationMs = 3_000
+const lockExpirationMs = Number(process.env["CLUSTER_LOCK_MS"] ?? 3_000)
 // 300 (CLUSTER_RUNS=300) passes every check but the 5x-expiry bound on the shared 2-core machine (see docs/scaling.md).
 const COUNT = Number(process.env["CLUSTER_RUNS"] ?? 100)
-const timings = ["--lock-expiration", `${lockExpirationMs} millis`, "--lock-refresh", "1 second", "--assignments-refresh", "1 second"]
+const timings = ["--lock-expiration", `${lockExpirationMs} millis`, "--lock-refresh", `${Math.round(lockExpirationMs / 3)} millis`, "--assignments-refresh", "1 second"]
 
 let pg: Server | undefined
 const children = new Set<ChildProcess>()
@@ -247,6 +247,36 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     for (const r of runners.slice(1)) r.child.kill("SIGTERM")
     await Promise.all(runners.map((r) => r.exited))
   }, 300_000)
+
+  it("bounds a client's status of runs whose only runner was SIGKILLed (typed CallTimedOut), and answers status and cancel once another runner took their shards", async () => {
+    const count = 5
+    const callTimeoutMs = 4_000
+    const log = scratch("watch.jsonl")
+    const go = scratch("watch.go")
+    scratch("watch.go.2")
+    // The runs suspend on runner A, the only runner; the client stays connected to it.
+    const a = await runner(log, 0)
+    const client = node([clientScript, "watch", (pg as Server).connectionString, "w", String(count), go], { CALL_TIMEOUT: String(callTimeoutMs) })
+    await until("the runs to suspend", () => client.lines.filter((l) => l.startsWith("suspended ")).length === count)
+    a.child.kill("SIGKILL")
+    await a.exited
+    writeFileSync(go, "")
+    // No runner at all: the call fails typed after the client's callTimeout, it does not hang.
+    await until("the status asked with no runner to fail", () => client.lines.some((l) => l.startsWith("alone ")), 6 * callTimeoutMs)
+    const alone = client.lines.find((l) => l.startsWith("alone "))?.split(" ")
+    expect(alone?.[1]).toBe("CallTimedOut")
+    const b = await runner(log, 0)
+    writeFileSync(`${go}.2`, "")
+    expect((await client.exited).code, logs.join("\n---\n")).toBe(0)
+    const statuses = client.lines.filter((l) => l.startsWith("status ")).map((l) => l.split(" "))
+    const cancelled = client.lines.find((l) => l.startsWith("cancelled "))?.split(" ")
+    expect(statuses.map((s) => s[2])).toEqual(Array.from({ length: count }, () => "suspended"))
+    expect(cancelled?.[2]).toBe("stopped")
+    const waits = [...statuses, cancelled as Array<string>].map((s) => Number(s[3]))
+    console.log(`cluster dead runner: alone, status failed ${alone?.[1]} after ${alone?.[2]} ms; with a second runner, status and cancel answered after ${waits.join(", ")} ms (lock expiry ${lockExpirationMs} ms)`)
+    b.child.kill("SIGTERM")
+    await b.exited
+  }, 120_000)
 
   it("resumes runs suspended on a runner that is gone through a client, and a cancelled one ends stopped once", async () => {
     const count = 10

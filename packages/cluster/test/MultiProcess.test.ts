@@ -81,9 +81,9 @@ const until = async (what: string, check: () => boolean, ceilingMs = 120_000) =>
   }
 }
 
-const runner = async (log: string, toolMs: number) => {
+const runner = async (log: string, toolMs: number, extra: ReadonlyArray<string> = []) => {
   const port = await freePort()
-  const proc = node([bin, "--agents", agentsModule, "--db", (pg as Server).connectionString, "--port", String(port), ...timings], {
+  const proc = node([bin, "--agents", agentsModule, "--db", (pg as Server).connectionString, "--port", String(port), ...timings, ...extra], {
     CHARGE_LOG: log,
     TOOL_MS: String(toolMs),
   })
@@ -150,8 +150,8 @@ const scratch = (name: string) => {
 
 // Three runners serving `count` charger runs from a client process; answers once every
 // runner has run tools and a fifth of the way in (when a test signals one of them).
-const threeRunnersMidway = async (log: string, prefix: string, count: number) => {
-  const runners = [await runner(log, 15), await runner(log, 15), await runner(log, 15)]
+const threeRunnersMidway = async (log: string, prefix: string, count: number, toolMs = 15) => {
+  const runners = [await runner(log, toolMs), await runner(log, toolMs), await runner(log, toolMs)]
   const client = node([clientScript, "runs", (pg as Server).connectionString, prefix, String(count)], {})
   await until("every runner to serve runs", () => {
     const seen = charges(log)
@@ -246,6 +246,90 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     console.log(`cluster SIGTERM: ${count} runs in ${Date.now() - began} ms; the leaving runner exited (${left.code}) ${leftAfter} ms after SIGTERM; ${unfinishedThen.length} of its runs in flight then, ${unfinishedThen.length - finishedElsewhere.length} drained there, ${finishedElsewhere.length} handed over; no repeat`)
     for (const r of runners.slice(1)) r.child.kill("SIGTERM")
     await Promise.all(runners.map((r) => r.exited))
+  }, 300_000)
+
+  it("hands over a run longer than the leaving runner's termination timeout at its last committed step: it finishes once on the other runner", async () => {
+    const count = 6
+    const log = scratch("longterm.jsonl")
+    const began = Date.now()
+    // Each charge takes 2 s: a run takes over 12 s, far longer than the leaving runner's 1 s.
+    const leaving = await runner(log, 1_000, ["--termination-timeout", "1 second"])
+    const staying = await runner(log, 1_000)
+    const client = node([clientScript, "runs", (pg as Server).connectionString, "h", String(count)], {})
+    await until("the leaving runner to have charged", () => charges(log).some((c) => c.pid === leaving.pid))
+    leaving.child.kill("SIGTERM")
+    const termAt = Date.now()
+    const left = await leaving.exited
+    const leftAfter = Date.now() - termAt
+    expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
+    await finishedOnce(client, count)
+    // Its runs (none can end within 1 s, so every one was in flight) finished on the other runner.
+    const all = charges(log)
+    const inFlight = new Set(all.filter((c) => c.pid === leaving.pid).map((c) => c.runId))
+    const handedOver = [...inFlight].filter((runId) => all.some((c) => c.runId === runId && c.pid === staying.pid))
+    expect(inFlight.size).toBeGreaterThan(0)
+    expect(handedOver).toEqual([...inFlight])
+    // A call the leaving runner had in flight may run again, with its key: at most one per run it had.
+    const byCall = new Map<string, Array<Charge & { readonly pid: number }>>()
+    for (const c of all) byCall.set(c.toolCallId, [...(byCall.get(c.toolCallId) ?? []), c])
+    expect(byCall.size).toBe(count * 6)
+    const repeated = [...byCall.values()].filter((runs) => runs.length > 1)
+    for (const runs of repeated) {
+      expect(new Set(runs.map((r) => r.key)).size).toBe(1)
+      expect(runs.some((r) => r.pid === leaving.pid)).toBe(true)
+    }
+    expect(repeated.length).toBeLessThanOrEqual(inFlight.size)
+    console.log(`cluster long hand-over: ${count} runs in ${Date.now() - began} ms; the leaving runner (termination timeout 1 s) exited ${leftAfter} ms after SIGTERM; its ${inFlight.size} runs in flight all handed over; ${repeated.length} calls in flight ran again (same key)`)
+    staying.child.kill("SIGTERM")
+    await staying.exited
+  }, 300_000)
+
+  it("finishes every run once when a runner is SIGSTOPped past its lock expiry and SIGCONTinued: the zombie starts no new tool call, and no refusal of its reaches a run's final state", async () => {
+    const count = 30
+    const log = scratch("zombie.jsonl")
+    const began = Date.now()
+    // Each charge takes 400 ms, so the runner frozen has runs in flight.
+    const { runners, client } = await threeRunnersMidway(log, "z", count, 200)
+    const zombie = runners[0] as Proc
+    await until("the runner to freeze to have a run in flight", () => {
+      const seen = charges(log).filter((c) => c.pid === zombie.pid)
+      return [...new Set(seen.map((c) => c.runId))].some((runId) => seen.filter((c) => c.runId === runId).length < 5)
+    })
+    zombie.child.kill("SIGSTOP")
+    const frozenAt = Date.now()
+    const before = charges(log)
+    const onZombie = new Set(before.filter((c) => c.pid === zombie.pid).map((c) => c.runId))
+    const unfinished = [...onZombie].filter((runId) => before.filter((c) => c.runId === runId).length < 6)
+    expect(unfinished.length).toBeGreaterThan(0)
+    // Woken once the others took over every run it had in flight (its shards moved, the
+    // runs' leases broken); a ceiling, not a measurement.
+    await until("the others to take the frozen runner's runs over", () => {
+      const seen = charges(log)
+      return unfinished.every((runId) => seen.some((c) => c.runId === runId && c.pid !== zombie.pid))
+    }, 40 * lockExpirationMs)
+    const takenAfter = Date.now() - frozenAt
+    const woken = charges(log).length
+    zombie.child.kill("SIGCONT")
+    // Every run completed once, each with an uncrashed run's final state: no "does not
+    // hold its lease" result of the zombie's was journaled into a run the others finished.
+    await finishedOnce(client, count)
+    // Woken, the zombie finished at most the call it had in flight on each run (a run's
+    // tools run one at a time); it started none after, on any run taken from it.
+    const all = charges(log)
+    const late = all.slice(woken).filter((c) => c.pid === zombie.pid && onZombie.has(c.runId))
+    const perRun = new Map<string, number>()
+    for (const c of late) perRun.set(c.runId, (perRun.get(c.runId) ?? 0) + 1)
+    expect([...perRun].filter(([, n]) => n > 1)).toEqual([])
+    expect(new Set(all.map((c) => c.toolCallId)).size).toBe(count * 6)
+    const elapsed = Date.now() - began
+    // The others shut down gracefully; the woken zombie is told to, and killed if it has
+    // not exited within a ceiling (reported: its shutdown is not what this test checks).
+    for (const r of runners) r.child.kill("SIGTERM")
+    await Promise.all(runners.slice(1).map((r) => r.exited))
+    const zombieExit = await Promise.race([zombie.exited.then((e) => `exited (${e.code})`), new Promise<string>((resolve) => setTimeout(() => resolve("still up 30 s after SIGTERM"), 30_000))])
+    zombie.child.kill("SIGKILL")
+    await zombie.exited
+    console.log(`cluster zombie: ${count} runs in ${elapsed} ms; ${unfinished.length} runs in flight on the frozen runner, taken over within ${takenAfter} ms; woken, it finished ${late.length} calls it had in flight and started none; the zombie ${zombieExit}`)
   }, 300_000)
 
   it("bounds a client's status of runs whose only runner was SIGKILLed (typed CallTimedOut), and answers status and cancel once another runner took their shards", async () => {

@@ -116,9 +116,8 @@ export interface Options {
   /**
    * How long a volatile call (`status`, `cancel`, one ask of `result`) or a Start keeps
    * trying before it fails with `CallTimedOut` (default 15 s: a dead runner's shards move
-   * within the lock expiry, 10 s by default, and an assignment refresh). One attempt is
-   * sent again after at most 5 s, so a request to a runner that died or froze is re-routed
-   * to the shard's next owner rather than waited on.
+   * within the lock expiry, 10 s by default, and an assignment refresh). `result` asks
+   * again after a `CallTimedOut` (a run in flight longer than this), until its own timeout.
    */
   readonly callTimeout?: Duration.Input | undefined
   /** How long `result` waits for a run to end or suspend, unless told (default 5 minutes). */
@@ -135,18 +134,14 @@ const isRunError = (e: { readonly _tag: string }): e is RunError => runErrors.ha
 
 const millisOf = (input: Duration.Input): number => Duration.toMillis(Duration.fromInputUnsafe(input))
 
-/** One attempt's ceiling: a request to a runner that died or froze is sent again, re-routed. */
-const attemptMillis = 5_000
-
 // The run's own answer goes to the caller; what the cluster met on the way (a runner
-// gone, a full mailbox, an attempt that took too long) is tried again, until `total`.
+// gone, a full mailbox) is tried again, until `total`.
 // A call to a runner that died is interrupted, not failed: that is tried again too.
 const delivered = <A, E extends { readonly _tag: string }>(runId: string, name: string, call: Effect.Effect<A, E>, total: number) =>
   call.pipe(
     Effect.catchCause((cause): Effect.Effect<never, E | { readonly _tag: "CallInterrupted" }> =>
       Cause.hasInterruptsOnly(cause) ? Effect.fail({ _tag: "CallInterrupted" } as const) : Effect.failCause(cause)
     ),
-    Effect.timeoutOrElse({ duration: Math.min(total, attemptMillis), orElse: () => Effect.fail({ _tag: "AttemptTimedOut" } as const) }),
     Effect.retry({ while: (e: { readonly _tag: string }) => !isRunError(e), schedule: Schedule.spaced("250 millis") }),
     Effect.timeoutOrElse({ duration: total, orElse: () => Effect.fail(new CallTimedOut({ runId, call: name, millis: total })) }),
   ) as Effect.Effect<A, RunError | DeliveryError>

@@ -160,6 +160,23 @@ const threeRunnersMidway = async (log: string, prefix: string, count: number, to
   return { runners, client, before: charges(log) }
 }
 
+// A runner told to shut down gracefully: it exits by itself once its runs are drained or
+// handed over (130: NodeRuntime's exit after an interruption). Answers how long it took.
+const terminated = async (proc: Proc) => {
+  proc.child.kill("SIGTERM")
+  const termAt = Date.now()
+  const left = await proc.exited
+  expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
+  return Date.now() - termAt
+}
+
+// The tool executions by call id (a call run again has two).
+const byCallId = (all: ReadonlyArray<Charge & { readonly pid: number }>) => {
+  const calls = new Map<string, Array<Charge & { readonly pid: number }>>()
+  for (const c of all) calls.set(c.toolCallId, [...(calls.get(c.toolCallId) ?? []), c])
+  return calls
+}
+
 // The client ended well, every run completed once, each with the final state of an uncrashed run.
 const finishedOnce = async (client: Proc, count: number) => {
   const exit = await client.exited
@@ -198,8 +215,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     // or one handed over as the survivors rebalanced shards) may have run again, with the
     // same idempotency key (counted and reported); a journaled call never runs again.
     const all = charges(log)
-    const byCall = new Map<string, Array<Charge & { readonly pid: number }>>()
-    for (const c of all) byCall.set(c.toolCallId, [...(byCall.get(c.toolCallId) ?? []), c])
+    const byCall = byCallId(all)
     const repeated = [...byCall.values()].filter((runs) => runs.length > 1)
     for (const runs of repeated) {
       expect(new Set(runs.map((r) => r.key)).size).toBe(1)
@@ -223,12 +239,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const began = Date.now()
     const { runners, client, before } = await threeRunnersMidway(log, "t", count)
     const leaving = runners[0] as Proc
-    leaving.child.kill("SIGTERM")
-    const termAt = Date.now()
-    // Graceful: the runner exits by itself once its runs are handed over (130: NodeRuntime's exit after an interruption).
-    const left = await leaving.exited
-    const leftAfter = Date.now() - termAt
-    expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
+    const leftAfter = await terminated(leaving)
     await finishedOnce(client, count)
     // No tool call ran twice, not even one in flight at the SIGTERM.
     const all = charges(log)
@@ -243,7 +254,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const unfinishedThen = [...moved].filter((runId) => before.filter((c) => c.runId === runId).length < 6)
     const finishedElsewhere = unfinishedThen.filter((runId) => all.some((c) => c.runId === runId && c.pid !== leaving.pid))
     expect(unfinishedThen.length).toBeGreaterThan(0)
-    console.log(`cluster SIGTERM: ${count} runs in ${Date.now() - began} ms; the leaving runner exited (${left.code}) ${leftAfter} ms after SIGTERM; ${unfinishedThen.length} of its runs in flight then, ${unfinishedThen.length - finishedElsewhere.length} drained there, ${finishedElsewhere.length} handed over; no repeat`)
+    console.log(`cluster SIGTERM: ${count} runs in ${Date.now() - began} ms; the leaving runner exited (130) ${leftAfter} ms after SIGTERM; ${unfinishedThen.length} of its runs in flight then, ${unfinishedThen.length - finishedElsewhere.length} drained there, ${finishedElsewhere.length} handed over; no repeat`)
     for (const r of runners.slice(1)) r.child.kill("SIGTERM")
     await Promise.all(runners.map((r) => r.exited))
   }, 300_000)
@@ -257,11 +268,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const staying = await runner(log, 1_000)
     const client = node([clientScript, "runs", (pg as Server).connectionString, "h", String(count)], {})
     await until("the leaving runner to have charged", () => charges(log).some((c) => c.pid === leaving.pid))
-    leaving.child.kill("SIGTERM")
-    const termAt = Date.now()
-    const left = await leaving.exited
-    const leftAfter = Date.now() - termAt
-    expect(left, logs.join("\n---\n")).toEqual({ code: 130, signal: null })
+    const leftAfter = await terminated(leaving)
     await finishedOnce(client, count)
     // Its runs (none can end within 1 s, so every one was in flight) finished on the other runner.
     const all = charges(log)
@@ -270,8 +277,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     expect(inFlight.size).toBeGreaterThan(0)
     expect(handedOver).toEqual([...inFlight])
     // A call the leaving runner had in flight may run again, with its key: at most one per run it had.
-    const byCall = new Map<string, Array<Charge & { readonly pid: number }>>()
-    for (const c of all) byCall.set(c.toolCallId, [...(byCall.get(c.toolCallId) ?? []), c])
+    const byCall = byCallId(all)
     expect(byCall.size).toBe(count * 6)
     const repeated = [...byCall.values()].filter((runs) => runs.length > 1)
     for (const runs of repeated) {
@@ -333,6 +339,8 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
   }, 300_000)
 
   it("bounds a client's status of runs whose only runner was SIGKILLed (typed CallTimedOut), and answers status and cancel once another runner took their shards", async () => {
+    // No runner of an earlier case may answer for the shards.
+    await stopAll()
     const count = 5
     const callTimeoutMs = 4_000
     const log = scratch("watch.jsonl")

@@ -4,7 +4,8 @@
  * frameworks (compare/), the cost of checkpoints per step (store.ts), and a run's MCP
  * overhead, pooled and not (mcp.ts). `pnpm bench dispatch`, `pnpm bench loop`,
  * `pnpm bench memory`, `pnpm bench store`, `pnpm bench mcp` or `pnpm bench compare` runs
- * one of them.
+ * one of them. `pnpm bench cluster` (never part of a plain `pnpm bench`) runs the cluster bench
+ * (cluster.ts): runner processes on embedded PostgreSQL.
  * Results go to stdout (Markdown tables, pasted as they are into docs/performance.md);
  * progress goes to stderr. `BENCH_QUICK=1` runs a very short version whose figures are
  * only indicative. `pnpm bench smoke` (or `BENCH_SMOKE=1 pnpm bench`) is the CI check of
@@ -21,7 +22,7 @@ import * as UserPath from "./UserPath.js"
 import { getChecksum, machine, measure, settingsFromEnv, type Summary } from "./measure.js"
 import { formatCount, formatNs, formatRatio, formatSpread, print, type Column } from "./table.js"
 
-const benches = ["dispatch", "loop", "memory", "store", "mcp", "compare", "smoke"] as const
+const benches = ["dispatch", "loop", "memory", "store", "mcp", "compare", "smoke", "cluster"] as const
 const args = process.argv.slice(2)
 for (const name of args) {
   if (!(benches as ReadonlyArray<string>).includes(name)) {
@@ -32,7 +33,7 @@ for (const name of args) {
 // `smoke` is the comparison in smoke mode; BENCH_SMOKE=1 with nothing named means the same.
 const smoke = args.includes("smoke") || (args.length === 0 && process.env["BENCH_SMOKE"] === "1")
 const chosen = smoke ? [...args.filter((name) => name !== "smoke"), "compare"] : args
-const selected = (name: (typeof benches)[number]): boolean => chosen.length === 0 || chosen.includes(name)
+const selected = (name: (typeof benches)[number]): boolean => (chosen.length === 0 && name !== "cluster") || chosen.includes(name)
 const settings = settingsFromEnv()
 const progress = (line: string): void => {
   process.stderr.write(`${line}\n`)
@@ -246,6 +247,13 @@ if (selected("store")) {
 if (selected("mcp")) {
   if (chosen.length !== 1) console.log("")
   await mcpBench(mcpSettingsFromEnv(), progress)
+}
+
+// Runner processes on embedded PostgreSQL, this process their client.
+if (selected("cluster")) {
+  if (chosen.length !== 1) console.log("")
+  const { clusterBench } = await import("./cluster.js")
+  await clusterBench(process.env["BENCH_QUICK"] === "1", progress)
 }
 
 // Every system in child processes of its own (compare/run.ts), one at a time.

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Clock, Context, Data, Duration, Effect, Layer, Schedule } from "effect"
 import type { Sharding } from "effect/cluster"
 import { HooklineRun } from "./HooklineRun.js"
 import type { RunError, RunSummary } from "./Protocol.js"
@@ -34,6 +34,50 @@ export interface StartOptions {
 }
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResultOptions {
+  /** How long to wait for the run to end or suspend (default: the client's `resultTimeout`, 5 minutes). */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * A volatile call (`status`, `cancel`, one ask of `result`) or a Start that no runner
+ * answered within the client's `callTimeout`: the run's shard has no live owner (every
+ * runner is gone, or its owner died and no other took it over yet). Nothing was lost: a
+ * Start is stored, a run goes on; ask again later.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CallTimedOut extends Data.TaggedError("CallTimedOut")<{
+  readonly runId: string
+  readonly call: string
+  readonly millis: number
+}> {
+  override get message(): string {
+    return `no runner answered ${this.call} of run ${JSON.stringify(this.runId)} within ${this.millis} ms`
+  }
+}
+
+/**
+ * `result` waited its whole timeout and the run had neither ended nor suspended: the run
+ * goes on (ask again, or `status`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResultTimedOut extends Data.TaggedError("ResultTimedOut")<{
+  readonly runId: string
+  readonly millis: number
+}> {
+  override get message(): string {
+    return `run ${JSON.stringify(this.runId)} neither ended nor suspended within ${this.millis} ms`
+  }
+}
+
+/**
  * The client, in Effect form.
  *
  * @since 0.1.0
@@ -42,11 +86,15 @@ export interface StartOptions {
 export interface ClientShape {
   /** Stores the run's Start (idempotent per run id) and answers its id; the run goes on without the caller. */
   readonly start: (agent: string, input: string, options?: StartOptions) => Effect.Effect<string, DeliveryError>
-  /** Waits until the run ended or suspended (not while it is queued, running, or being handed over). */
-  readonly result: (runId: string) => Effect.Effect<RunSummary, RunError | DeliveryError>
+  /**
+   * Waits until the run ended or suspended (not while it is queued, running, or being
+   * handed over), for at most `timeout` (`ResultTimedOut`). A run stored nowhere for the
+   * client's `notFoundAfter` fails with `RunNotFound`.
+   */
+  readonly result: (runId: string, options?: ResultOptions) => Effect.Effect<RunSummary, RunError | DeliveryError | ResultTimedOut>
   /** Goes on with a suspended run; answers when it ended or suspended again. */
   readonly resume: (runId: string, decisions: ReadonlyArray<unknown>) => Effect.Effect<RunSummary, RunError | DeliveryError>
-  /** The run as stored now (answers while it runs). */
+  /** The run as stored now (answers while it runs); `CallTimedOut` when no runner answers within `callTimeout`. */
   readonly status: (runId: string) => Effect.Effect<RunSummary, RunError | DeliveryError>
   /** Cancels the run (stored first); its summary, or `null` when it is not stored yet. */
   readonly cancel: (runId: string) => Effect.Effect<RunSummary | null, RunError | DeliveryError>
@@ -65,27 +113,37 @@ export class HooklineClient extends Context.Service<HooklineClient, ClientShape>
 export interface Options {
   /** How often `result` asks again while the run is queued, running or handed over (default 200 ms). */
   readonly pollInterval?: Duration.Input | undefined
-  /** How long one volatile call may take before it is sent again (default 30 s: a run's owner died). */
+  /**
+   * How long a volatile call (`status`, `cancel`, one ask of `result`) or a Start keeps
+   * trying before it fails with `CallTimedOut` (default 15 s: a dead runner's shards move
+   * within the lock expiry, 10 s by default, and an assignment refresh). `result` asks
+   * again after a `CallTimedOut` (a run in flight longer than this), until its own timeout.
+   */
   readonly callTimeout?: Duration.Input | undefined
+  /** How long `result` waits for a run to end or suspend, unless told (default 5 minutes). */
+  readonly resultTimeout?: Duration.Input | undefined
+  /**
+   * How long `result` waits for a run no runner has stored before it fails with
+   * `RunNotFound` (default 30 s: a Start just sent is stored when its runner handles it).
+   */
+  readonly notFoundAfter?: Duration.Input | undefined
 }
 
 const runErrors = new Set(["UnknownAgent", "ToolSetMismatch", "RunNotFound", "RunRejected"])
 const isRunError = (e: { readonly _tag: string }): e is RunError => runErrors.has(e._tag)
 
+const millisOf = (input: Duration.Input): number => Duration.toMillis(Duration.fromInputUnsafe(input))
+
 // The run's own answer goes to the caller; what the cluster met on the way (a runner
-// gone, a full mailbox, a timeout) is tried again.
+// gone, a full mailbox) is tried again, until `total`.
 // A call to a runner that died is interrupted, not failed: that is tried again too.
-const delivered = <A, E extends { readonly _tag: string }>(call: Effect.Effect<A, E>, timeout: Duration.Input, times: number) =>
+const delivered = <A, E extends { readonly _tag: string }>(runId: string, name: string, call: Effect.Effect<A, E>, total: number) =>
   call.pipe(
     Effect.catchCause((cause): Effect.Effect<never, E | { readonly _tag: "CallInterrupted" }> =>
       Cause.hasInterruptsOnly(cause) ? Effect.fail({ _tag: "CallInterrupted" } as const) : Effect.failCause(cause)
     ),
-    Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail({ _tag: "CallTimedOut" } as const) }),
-    Effect.retry({
-      while: (e: { readonly _tag: string }) => !isRunError(e),
-      schedule: Schedule.spaced("250 millis"),
-      times,
-    }),
+    Effect.retry({ while: (e: { readonly _tag: string }) => !isRunError(e), schedule: Schedule.spaced("250 millis") }),
+    Effect.timeoutOrElse({ duration: total, orElse: () => Effect.fail(new CallTimedOut({ runId, call: name, millis: total })) }),
   ) as Effect.Effect<A, RunError | DeliveryError>
 
 /**
@@ -98,26 +156,50 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
   Effect.gen(function*() {
     const clientFor = yield* HooklineRun.client
     const poll = options.pollInterval ?? "200 millis"
-    const timeout = options.callTimeout ?? "30 seconds"
+    const timeout = millisOf(options.callTimeout ?? "15 seconds")
+    const resultTimeout = options.resultTimeout ?? "5 minutes"
+    const notFoundAfter = millisOf(options.notFoundAfter ?? "30 seconds")
     // Ready once a runner answered: the assignments are read.
-    yield* Effect.ignore(delivered(Effect.catchTag(clientFor("hookline-client-probe").Status(), "RunNotFound", () => Effect.void), timeout, 1_000))
-    const result = (runId: string): Effect.Effect<RunSummary, RunError | DeliveryError> =>
-      Effect.flatMap(
-        Effect.catchTag(delivered(clientFor(runId).Result(), timeout, 100), "RunNotFound", () => Effect.succeed(undefined)),
-        (summary) =>
-          summary !== undefined && summary.status !== "pending" && summary.status !== "running"
-            ? Effect.succeed(summary)
-            : Effect.andThen(Effect.sleep(poll), result(runId)),
+    yield* Effect.ignore(delivered("hookline-client-probe", "Status", Effect.catchTag(clientFor("hookline-client-probe").Status(), "RunNotFound", () => Effect.void), timeout))
+    // Asks until the run ended or suspended; a run not stored yet is asked for again
+    // until notFoundAfter, an ask no runner answered until the result's own timeout.
+    type Answer = { readonly _tag: "Summary"; readonly summary: RunSummary } | { readonly _tag: "NotStored"; readonly error: RunError } | { readonly _tag: "Unanswered" }
+    const askOnce = (runId: string): Effect.Effect<Answer, RunError | DeliveryError> =>
+      delivered(runId, "Result", clientFor(runId).Result(), timeout).pipe(
+        Effect.map((summary): Answer => ({ _tag: "Summary", summary })),
+        Effect.catch((error: RunError | DeliveryError): Effect.Effect<Answer, RunError | DeliveryError> =>
+          error._tag === "RunNotFound"
+            ? Effect.succeed({ _tag: "NotStored", error: error as RunError })
+            : error._tag === "CallTimedOut"
+            ? Effect.succeed({ _tag: "Unanswered" })
+            : Effect.fail(error)
+        ),
       )
+    const ask = (runId: string, since: number): Effect.Effect<RunSummary, RunError | DeliveryError> =>
+      Effect.flatMap(askOnce(runId), (answer) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<RunSummary, RunError | DeliveryError> => {
+          if (answer._tag === "NotStored") {
+            return now - since >= notFoundAfter ? Effect.fail(answer.error) : Effect.andThen(Effect.sleep(poll), ask(runId, since))
+          }
+          if (answer._tag === "Summary" && answer.summary.status !== "pending" && answer.summary.status !== "running") {
+            return Effect.succeed(answer.summary)
+          }
+          return Effect.andThen(Effect.sleep(poll), ask(runId, now))
+        }))
+    const result = (runId: string, resultOptions: ResultOptions = {}) => {
+      const millis = millisOf(resultOptions.timeout ?? resultTimeout)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.timeoutOrElse(ask(runId, now), { duration: millis, orElse: () => Effect.fail(new ResultTimedOut({ runId, millis })) }))
+    }
     return HooklineClient.of({
       start: (agent, input, startOptions = {}) => {
         const runId = startOptions.runId ?? crypto.randomUUID()
-        return Effect.as(delivered(clientFor(runId).Start({ agent, input }, { discard: true }), timeout, 100), runId) as Effect.Effect<string, DeliveryError>
+        return Effect.as(delivered(runId, "Start", clientFor(runId).Start({ agent, input }, { discard: true }), timeout), runId) as Effect.Effect<string, DeliveryError>
       },
       result,
-      resume: (runId, decisions) => delivered(clientFor(runId).Resume({ decisions }), Duration.infinity, 100),
-      status: (runId) => delivered(clientFor(runId).Status(), timeout, 100),
-      cancel: (runId) => delivered(clientFor(runId).Cancel(), timeout, 100),
+      resume: (runId, decisions) => delivered(runId, "Resume", clientFor(runId).Resume({ decisions }), Number.POSITIVE_INFINITY),
+      status: (runId) => delivered(runId, "Status", clientFor(runId).Status(), timeout),
+      cancel: (runId) => delivered(runId, "Cancel", clientFor(runId).Cancel(), timeout),
     })
   })
 

@@ -93,7 +93,7 @@ export const openClient = async (options: Parameters<typeof clientLayer>[0]) => 
   const client = await runtime.runPromise(Effect.map(Client.HooklineClient, (c) => c))
   return {
     start: (agent: string, input: string, startOptions?: Client.StartOptions) => runtime.runPromise(client.start(agent, input, startOptions)),
-    result: (runId: string) => runtime.runPromise(client.result(runId)),
+    result: (runId: string, resultOptions?: Client.ResultOptions) => runtime.runPromise(client.result(runId, resultOptions)),
     resume: (runId: string, decisions: ReadonlyArray<unknown>) => runtime.runPromise(client.resume(runId, decisions)),
     status: (runId: string) => runtime.runPromise(client.status(runId)),
     cancel: (runId: string) => runtime.runPromise(client.cancel(runId)),

@@ -32,6 +32,14 @@ export interface Settings {
   readonly shardsPerGroup: number
   /** How often a runner polls the message table for messages it was not sent directly (default 2 s). */
   readonly messagePoll: Duration.Input
+  /**
+   * How long a runner shutting down (SIGTERM) lets a Start or Resume in flight go on
+   * before it interrupts it (default 15 s, effect/cluster's, within Kubernetes' default
+   * grace period of 30 s): a run that ends or suspends sooner finishes on the leaving
+   * runner; a longer one is handed over at its last committed step. Keep it below the
+   * grace period the platform gives before its SIGKILL.
+   */
+  readonly terminationTimeout: Duration.Input
 }
 
 /**
@@ -48,6 +56,7 @@ export const defaults: Settings = Object.freeze({
   maxResidentEntities: 10_000,
   shardsPerGroup: 300,
   messagePoll: "2 seconds",
+  terminationTimeout: "15 seconds",
 })
 
 const millis = (input: Duration.Input): number => {
@@ -80,6 +89,7 @@ export const shardingConfig = (settings: Settings): Partial<ShardingConfig.Shard
   shardsPerGroup: settings.shardsPerGroup,
   entityMessagePollInterval: settings.messagePoll,
   entityReplyPollInterval: settings.messagePoll,
+  entityTerminationTimeout: settings.terminationTimeout,
 })
 
 /**

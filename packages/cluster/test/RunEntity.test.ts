@@ -10,14 +10,14 @@ import { describe, expect, it } from "vitest"
 import { Client, ClusterAgent, RunEntity } from "../src/index.js"
 import { agents, type Charge } from "./support/agents.js"
 
-const setup = (toolMillis = 0) => {
+const setup = (toolMillis = 0, clientOptions: Client.Options = {}) => {
   const store = MemoryStore.make()
   const charges: Array<Charge> = []
   const HooklineLive = Layer.effect(
     RunEntity.Hookline,
     Effect.map(ClusterAgent.register(agents((c) => charges.push(c), toolMillis), store, { lease: 10_000 }), (registered) => ({ store, agents: registered })),
   )
-  const layer = Client.layer({ pollInterval: "10 millis" }).pipe(
+  const layer = Client.layer({ pollInterval: "10 millis", ...clientOptions }).pipe(
     Layer.provideMerge(RunEntity.layer().pipe(Layer.provide(HooklineLive))),
     Layer.provideMerge(TestRunner.layer),
   )
@@ -139,5 +139,25 @@ describe("HooklineRun (TestRunner)", () => {
       }))
     expect(result).toMatchObject({ status: "stopped", stopReason: "UserRequested" })
     expect(charges.length).toBeLessThan(6)
+  })
+
+  it("fails result of a run no runner stores with a typed RunNotFound once notFoundAfter passed, not polling forever", async () => {
+    const { run } = setup(0, { notFoundAfter: "100 millis" })
+    const error = await run((client) => Effect.flip(client.result("never-started")))
+    expect(error).toMatchObject({ _tag: "RunNotFound", runId: "never-started" })
+  })
+
+  it("fails result of a run that neither ends nor suspends with a typed ResultTimedOut after its timeout; the run goes on", async () => {
+    // Each charge takes 2 s: the run is running when the result gives up.
+    const { run } = setup(1_000)
+    const [error, status] = await run((client) =>
+      Effect.gen(function*() {
+        const runId = yield* client.start("charger", "charge me", { runId: "slow" })
+        const error = yield* Effect.flip(client.result(runId, { timeout: "300 millis" }))
+        return [error, yield* client.status(runId)] as const
+      }))
+    expect(error).toMatchObject({ _tag: "ResultTimedOut", runId: "slow", millis: 300 })
+    expect(error).toBeInstanceOf(Client.ResultTimedOut)
+    expect(status.status).toBe("running")
   })
 })

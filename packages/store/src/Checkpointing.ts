@@ -451,6 +451,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       if (call === undefined || execution === undefined) return Effect.succeed(ctx)
       const key = toolKey(ctx.state, call.id)
       if (entry.replayed.has(key)) return Effect.succeed(ctx)
+      // A call refused because the run lost its lease is not the call's result: journaled,
+      // the new owner would replay the refusal instead of running the call.
+      if (entry.lost && execution.status === "blocked") return Effect.succeed(ctx)
       const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
       if (Result.isFailure(body)) return Effect.fail(body.failure)
       // Written before the next tool of the run starts, else with the step's checkpoint.

@@ -464,6 +464,32 @@ describe("UseCheckpoints leases", () => {
     expect(effects.log.map((e) => e.amount)).toEqual([0, 1])
   })
 
+  it("journals none of the calls it refused after losing its lease: the new owner finishes the run as an uncrashed run ends", async () => {
+    const { store, effects, make, suspended, approve } = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
+    // What the approved run ends with when nothing freezes.
+    const reference = await suspendedRun(MemoryStore.make(), { lease: "30 seconds" })
+    const uncrashed = await reference.make(chargeTool(reference.effects)).resume(reference.suspended.id, reference.approve)
+    const slow = heldCharge(effects)
+    const program = Effect.gen(function*() {
+      const zombie = yield* Effect.forkChild(Effect.flip(make(slow.tool).resumeEffect(suspended.id, approve)))
+      yield* Effect.promise(() => slow.inside)
+      // Taken from it while it is in a tool; it learns so at its next renewal and refuses
+      // the next step's calls (blocked, "does not hold its lease").
+      yield* Effect.promise(() => RunStore.breakLease(store, suspended.id))
+      yield* TestClock.adjust("10 seconds")
+      slow.release()
+      yield* Fiber.join(zombie)
+      // The new owner goes on from the store and the journal.
+      return yield* make(chargeTool(effects)).resumeEffect(suspended.id)
+    })
+    const final = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(normalized(final)).not.toContain("does not hold its lease")
+    expect(normalized(final)).toEqual(normalized(uncrashed))
+    expect(final.execution.status).toBe("completed")
+    // The zombie's call in flight ran once; the new owner ran the rest once each.
+    expect(effects.log.map((e) => e.amount)).toEqual([0, 1, 10, 11, 20, 21])
+  })
+
   it("refuses a lease shorter than 10 ms or not a duration", () => {
     expect(() => UseCheckpoints(MemoryStore.make(), { lease: "1 millis" })).toThrow(/lease.*at least 10 ms/)
     expect(() => UseCheckpoints(MemoryStore.make(), { lease: "soon" as never })).toThrow(/lease/)

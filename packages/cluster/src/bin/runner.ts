@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hookline-runner --agents ./agents.mjs --db postgres://… [--host 127.0.0.1] [--port 34431]
 //   [--lock-expiration "10 seconds"] [--lock-refresh "3 seconds"] [--assignments-refresh "1 second"]
-//   [--idle-eviction "1 minute"] [--max-resident 10000]
+//   [--idle-eviction "1 minute"] [--max-resident 10000] [--termination-timeout "15 seconds"]
 // The agents module's default export (or `agents`) is an array of ClusterAgent. SIGTERM
 // or SIGINT shuts the runner down gracefully: its shards go to the other runners and its
 // runs are checkpointed `running` for them.
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     "assignments-refresh": { type: "string" },
     "idle-eviction": { type: "string" },
     "max-resident": { type: "string" },
+    "termination-timeout": { type: "string" },
   },
 })
 
@@ -50,6 +51,7 @@ const settings: Partial<Settings> = {
   ...(values["assignments-refresh"] === undefined ? {} : { assignmentsRefresh: values["assignments-refresh"] as never }),
   ...(values["idle-eviction"] === undefined ? {} : { idleEviction: values["idle-eviction"] as never }),
   ...(values["max-resident"] === undefined ? {} : { maxResidentEntities: Number(values["max-resident"]) }),
+  ...(values["termination-timeout"] === undefined ? {} : { terminationTimeout: values["termination-timeout"] as never }),
 }
 
 const host = values.host ?? "127.0.0.1"

@@ -2,19 +2,47 @@
 //   runs <db> <prefix> <count>: starts <count> `charger` runs, prints `done <runId> <status> <ms>` as each ends.
 //   suspend <db> <prefix> <count>: starts `approver` runs, prints `suspended <runId> <callId>` for each.
 //   resume <db> <ids.json> <cancelId>: cancels one run, approves the others' calls; prints `done …` for each.
+//   watch <db> <prefix> <count> <goFile>: starts `approver` runs, prints `suspended …` for each, waits for
+//     <goFile> (the test killed their runner, the only one, meanwhile) and asks the first run's status,
+//     printing `alone <status or error tag> <ms>`; waits for <goFile>.2 (another runner came), then asks
+//     each run's status and cancels the first: `status <runId> <status> <ms>`, `cancelled <runId> <status> <ms>`.
+// CALL_TIMEOUT (ms) sets the client's callTimeout.
 import { Decision } from "@hookline/agent"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { Client, Runner } from "../../src/index.js"
 
-const [mode, database, arg, extra] = process.argv.slice(2) as [string, string, string, string]
+const [mode, database, arg, extra, goFile] = process.argv.slice(2) as [string, string, string, string, string]
 const settings = { assignmentsRefresh: "1 second" as const, messagePoll: "1 second" as const }
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
 const program = Effect.gen(function*() {
   const client = yield* Client.HooklineClient
   say("ready")
-  if (mode === "runs" || mode === "suspend") {
+  if (mode === "watch") {
+    const ids = Array.from({ length: Number(extra) }, (_, i) => `${arg}-${i}`)
+    yield* Effect.forEach(ids, (runId) => client.start("approver", "charge me", { runId }), { concurrency: 50 })
+    yield* Effect.forEach(ids, (runId) => Effect.map(client.result(runId), (s) => say(`suspended ${runId} ${s.pending[0]?.toolCallId ?? "none"}`)), {
+      concurrency: "unbounded",
+    })
+    while (!existsSync(goFile)) yield* Effect.sleep("50 millis")
+    const began = Date.now()
+    const alone = yield* Effect.match(client.status(ids[0] as string), { onSuccess: (s) => s.status, onFailure: (e) => e._tag })
+    say(`alone ${alone} ${Date.now() - began}`)
+    while (!existsSync(`${goFile}.2`)) yield* Effect.sleep("50 millis")
+    const timed = <A, E>(call: Effect.Effect<A, E>) =>
+      Effect.gen(function*() {
+        const began = Date.now()
+        const answer = yield* call
+        return [answer, Date.now() - began] as const
+      })
+    for (const runId of ids) {
+      const [s, ms] = yield* timed(client.status(runId))
+      say(`status ${runId} ${s.status} ${ms}`)
+    }
+    const [c, ms] = yield* timed(client.cancel(ids[0] as string))
+    say(`cancelled ${ids[0]} ${c?.status ?? "none"} ${ms}`)
+  } else if (mode === "runs" || mode === "suspend") {
     const count = Number(extra)
     const ids = Array.from({ length: count }, (_, i) => `${arg}-${i}`)
     yield* Effect.forEach(ids, (runId) => client.start(mode === "runs" ? "charger" : "approver", "charge me", { runId }), { concurrency: 50 })
@@ -29,5 +57,5 @@ const program = Effect.gen(function*() {
   }
 })
 
-await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis" } })))))
+await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis", ...(process.env["CALL_TIMEOUT"] === undefined ? {} : { callTimeout: Number(process.env["CALL_TIMEOUT"]) }) } })))))
 process.exit(0)

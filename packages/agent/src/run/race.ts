@@ -36,38 +36,52 @@ export const bounded = <A, R>(steps: Effect.Effect<A, never, R>, bounds: Bounds<
     return signal === undefined ? raced : bounded(raced, { ...bounds, ms: undefined })
   }
   // Detached, as `raceFirst`'s contestants: this wait interrupts it itself, and a child
-  // would cost the run a set of children.
+  // would cost the run a set of children. Undone (timer, listener) and the steps
+  // interrupted when the wait ends, whether it resumed or was interrupted.
+  const wait = new Wait(bounds)
   return Effect.flatMap(
     Effect.forkDetach(steps, { startImmediately: true }),
-    (fiber) => Effect.onExit(Effect.callback<A>((resume) => new Wait(fiber, bounds, resume).undoing), () => Fiber.interrupt(fiber)),
+    (fiber) =>
+      Effect.onExit(Effect.callback<A>((resume) => wait.start(fiber, resume)), () => {
+        wait.undo()
+        return Fiber.interrupt(fiber)
+      }),
   )
 }
 
 // Resumes with the first of: the fiber's exit, `timedOut`, `aborted` (checked in this
-// order when they are already there, as `raceFirst` forks its contestants in order);
-// what it set up is undone when it resumes or when the waiting fiber is interrupted
-// (`undoing`). A class, not closures: a waiting run holds one object and two callbacks.
+// order when they are already there, as `raceFirst` forks its contestants in order).
+// A class, not closures: a waiting run holds one object and two callbacks.
 class Wait<A> {
   done = false
   timer: ReturnType<typeof setTimeout> | undefined = undefined
-  signal: AbortSignal | undefined = undefined
   onAbort: (() => void) | undefined = undefined
-  readonly undoing: Effect.Effect<void>
+  resume: ((effect: Effect.Effect<A>) => void) | undefined = undefined
+  readonly ms: number | undefined
+  readonly signal: AbortSignal | undefined
+  readonly timedOut: A
+  readonly aborted: A
 
-  constructor(fiber: Fiber.Fiber<A>, bounds: Bounds<A>, private readonly resume: (effect: Effect.Effect<A>) => void) {
-    this.undoing = Effect.sync(() => this.undo())
+  constructor(bounds: Bounds<A>) {
+    this.ms = bounds.ms
+    this.signal = bounds.signal
+    this.timedOut = bounds.timedOut
+    this.aborted = bounds.aborted
+  }
+
+  start(fiber: Fiber.Fiber<A>, resume: (effect: Effect.Effect<A>) => void): void {
+    this.resume = resume
     fiber.addObserver((exit) => this.end(exit))
     if (this.done) return
-    const { ms, signal, timedOut, aborted } = bounds
-    if (ms !== undefined) this.timer = setTimeout(() => this.end(Effect.succeed(timedOut)), ms)
+    if (this.ms !== undefined) this.timer = setTimeout(() => this.end(Effect.succeed(this.timedOut)), this.ms)
+    const signal = this.signal
     if (signal === undefined) return
     // A signal aborted while the steps ran up to their first wait fires no event.
     if (signal.aborted) {
-      this.end(Effect.succeed(aborted))
+      this.end(Effect.succeed(this.aborted))
       return
     }
-    this.signal = signal
-    this.onAbort = () => this.end(Effect.succeed(aborted))
+    this.onAbort = () => this.end(Effect.succeed(this.aborted))
     signal.addEventListener("abort", this.onAbort, { once: true })
   }
 
@@ -82,6 +96,6 @@ class Wait<A> {
     if (this.done) return
     this.done = true
     this.undo()
-    this.resume(effect)
+    this.resume?.(effect)
   }
 }

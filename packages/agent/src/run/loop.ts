@@ -119,17 +119,28 @@ interface Boundary {
 }
 
 // AfterExecution runs exactly once, whatever happened: the run's one ending. An object,
-// not a closure over `execute`'s scope, so a waiting run holds little for it.
-class Ending<R> {
+// not a closure over `execute`'s scope, so a waiting run holds little for it; it keeps
+// the run's last step boundary too (a hand-over ends there).
+class Ending<R> implements Boundary {
   finished = false
+  state: AgentState
 
-  constructor(readonly env: RunEnv<R>, readonly cell: RunCell, readonly boundary: Boundary) {}
+  constructor(readonly env: RunEnv<R>, readonly cell: RunCell, readonly signal: AbortSignal | undefined) {
+    this.state = cell.state
+  }
 
   finish(outcome: Outcome | typeof handedOver): Effect.Effect<AgentState, never, R> {
     if (this.finished) return Effect.succeed(this.cell.state)
     this.finished = true
-    const ending = outcome === handedOver ? handOverGen(this.env, this.cell, this.boundary) : finishGen(this.env, this.cell, outcome)
+    const ending = outcome === handedOver ? handOverGen(this.env, this.cell, this) : finishGen(this.env, this.cell, outcome)
     return Effect.gen(() => ending).pipe(Effect.uninterruptible)
+  }
+
+  // The steps' outcome, or an abort the body did not yield after (a model or tool that
+  // aborted and answered or failed at once wins the race: the abort still counts; errors
+  // met on the way stay recorded).
+  settle(outcome: Outcome): Effect.Effect<AgentState, never, R> {
+    return this.finish(this.signal?.aborted === true ? Conclude.aborted : outcome)
   }
 }
 
@@ -141,7 +152,7 @@ const execute = <R>(
   refused: AgentError.InvalidConfiguration | undefined,
   interruption: RunOptions["interruption"],
 ): Effect.Effect<AgentState, never, R> => {
-  const ending = new Ending(env, cell, { state: cell.state })
+  const ending = new Ending(env, cell, signal)
   return Effect.suspend(() => started(env, cell, clock, signal, refused, ending)).pipe(
     // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
     // still fires, on what was committed; the run stops, unless its caller said an
@@ -161,7 +172,7 @@ const started = <R>(
   refused: AgentError.InvalidConfiguration | undefined,
   ending: Ending<R>,
 ): Effect.Effect<AgentState, never, R> => {
-  const boundary = ending.boundary
+  const boundary: Boundary = ending
   cell.state = AgentState.withStatus(cell.state, "running", cell.read())
   boundary.state = cell.state
   cell.stepIndex = cell.state.execution.steps.length
@@ -187,10 +198,7 @@ const started = <R>(
     aborted: Conclude.aborted,
     clock,
   })
-  // A body that did not yield after the signal fired (a model or tool that aborted
-  // and answered or failed at once) wins the race: the abort still counts. Errors
-  // met on the way stay recorded.
-  return Effect.flatMap(bounded, (outcome) => ending.finish(signal?.aborted === true ? Conclude.aborted : outcome))
+  return Effect.flatMap(bounded, (outcome) => ending.settle(outcome))
 }
 
 const abortCalls = <R>(env: RunEnv<R>, cell: RunCell): void => {

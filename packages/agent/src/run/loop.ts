@@ -185,7 +185,7 @@ const started = <R>(
     cell.state = AgentState.addError(cell.state, refused)
     return ending.finish({ _tag: "Failed", errors: [refused] })
   }
-  const steps = Effect.gen(() => body(env, cell, boundary)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
+  const steps = Effect.gen({ self: ending }, body<R>).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
   // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
   // call or hook is interrupted when it passes.
   const limit = env.config.timeLimit
@@ -217,7 +217,10 @@ function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {
 }
 
 // BeforeExecution, then steps until a stop, a suspension or an error nobody handled.
-function* body<R>(env: RunEnv<R>, cell: RunCell, boundary: Boundary) {
+// Run as `Effect.gen({ self: ending }, body)`: no closure over the run's scope.
+function* body<R>(this: Ending<R>) {
+  const { env, cell } = this
+  const boundary: Boundary = this
   const first = yield* Effect.result(Effect.gen(() => beforeExecution(env, cell)))
   if (first._tag === "Failure") {
     if (abortSeen(cell)) return Conclude.aborted

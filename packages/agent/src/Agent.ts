@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { AgentError, type AgentState, type Message } from "@hookline/core"
-import { Clock, Effect, Result, type Scope } from "effect"
+import { Cause, Clock, Context, Effect, type Fiber, Result, type Scope } from "effect"
 import * as Decision from "./Decision.js"
 import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
@@ -276,6 +276,13 @@ const missingDriver = (): AgentError.HooklineError =>
  */
 export const failure: (state: AgentState) => AgentError.AgentError | undefined = Conclude.failureOf
 
+// A fiber's outcome as `Effect.runPromise` gives it (a failure rejects with the squashed
+// cause), with one Promise and one observer instead of its two Promises.
+const settledPromise = <A, E>(fiber: Fiber.Fiber<A, E>): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    fiber.addObserver((exit) => (exit._tag === "Success" ? resolve(exit.value) : reject(Cause.squash(exit.cause))))
+  })
+
 const pushEvent = (event: AgentEvent, push: (event: AgentEvent) => void): void => push(event)
 // The state after each step, then the final state.
 const pushState = (event: AgentEvent, push: (state: AgentState) => void): void => {
@@ -370,8 +377,11 @@ export const make = <C = unknown>(
       : Effect.scoped(Effect.flatMap(opened(loop as AgentLoop.AgentLoop, resources, signal), (l) => f(l as AgentLoop.AgentLoop<never, C>)))
   const runEffect = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
     provide(withLoop((l) => AgentLoop.run(l, input, options), options?.signal))
+  // The Promise facade's runs start with the driver in their root context, built once
+  // per agent (no context copied per run).
+  const fork = driver === undefined ? undefined : Effect.runForkWith(Context.make(Driver, driver))
   const run = (input: AgentLoop.Input, options?: AgentLoop.RunOptions<C>) =>
-    driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(runEffect(input, options))
+    fork === undefined ? Promise.reject(missingDriver()) : settledPromise(fork(withLoop((l) => AgentLoop.run(l, input, options), options?.signal)))
   // The events as the run pushes them (not through Stream.toAsyncIterable: a fiber and
   // a Promise per pull, for a few events each).
   const observing = <A>(
@@ -464,8 +474,8 @@ export const make = <C = unknown>(
           : Effect.sync(() => push({ _tag: "RunEnded", state: s.state }))))
     )
   }
-  const promised = (ran: () => Effect.Effect<AgentState, ResumeError>): Promise<AgentState> =>
-    driver === undefined ? Promise.reject(missingDriver()) : Effect.runPromise(ran())
+  const promised = (ran: () => Effect.Effect<AgentState, ResumeError, Driver>): Promise<AgentState> =>
+    fork === undefined ? Promise.reject(missingDriver()) : settledPromise(fork(ran()))
   const resumeEffect = (run: string | AgentState, ...args: ReadonlyArray<unknown>): Effect.Effect<AgentState, ResumeError> =>
     ranFrom(begin(run, resumeOptions<C>(args)))
   const resumeStream = (run: string | AgentState, ...args: ReadonlyArray<unknown>): AsyncIterable<AgentEvent> =>

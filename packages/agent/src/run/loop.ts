@@ -8,7 +8,7 @@
 // immer); the history is an AppendLog, so nothing here walks it. The phases are
 // module-level generator functions, each wrapped in an Effect once per run.
 import { AgentError, AgentState, HookExecuted, HookStack, Interceptor } from "@hookline/core"
-import { Cause, Clock, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Exit, type Result } from "effect"
 import { Driver } from "../Driver.js"
 import { RunCallOptions } from "../internal/callSignal.js"
 import * as HookListeners from "../internal/hookListeners.js"
@@ -18,6 +18,7 @@ import { abortSeen, RunCell } from "./cell.js"
 import * as Conclude from "./conclude.js"
 import { dispatch, reportHookFailure } from "./dispatch.js"
 import * as KeptDecisions from "./keptDecisions.js"
+import * as Race from "./race.js"
 import * as Records from "./records.js"
 import { decidedStep, shouldStop, step, stepsLimitReached } from "./step.js"
 import * as Stop from "./stop.js"
@@ -25,25 +26,42 @@ import type { EngineConfig, OpenStep, Outcome, RunEnv, RunOptions } from "./type
 
 export { startingState } from "./conclude.js"
 
+// The run's services are read once from the context and its setup is a plain function,
+// not a generator: a generator stays alive, with every local of the setup, until the
+// run ends (about 0.4 KB per run in flight, issue 27).
 export const runEngine = <R>(
   config: EngineConfig<R>,
   initial: AgentState,
   options: RunOptions = {},
   observer?: Observer,
 ): Effect.Effect<AgentState, never, R | Driver> => {
-  const run = Effect.gen(() => runEngineGen(config, initial, options, observer))
+  const run = Effect.flatMap(Effect.context<Driver>(), (context) => {
+    // The run context the agent declares, decoded before any hook reads it.
+    const check = config.checkContext
+    return check === undefined
+      ? engine(config, initial, options, observer, context, undefined)
+      : Effect.flatMap(Effect.result(check(options.context)), (checked) => engine(config, initial, options, observer, context, checked))
+  })
   // A capability's wrap (AgentBuilder.UseAroundRun) holds the whole run, its last log included.
   return config.aroundRun === undefined ? run : config.aroundRun(run)
 }
 
-function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options: RunOptions, observer: Observer | undefined) {
-  const driver = yield* Driver
-  const clock = yield* Clock.Clock
-  const contextSink = yield* HookExecuted.CurrentEventSink
-  const now = (): number => clock.currentTimeMillisUnsafe()
+const engine = <R>(
+  config: EngineConfig<R>,
+  initial: AgentState,
+  options: RunOptions,
+  observer: Observer | undefined,
+  context: Context.Context<Driver>,
+  checked: Result.Result<unknown, AgentError.InvalidConfiguration> | undefined,
+): Effect.Effect<AgentState, never, R> => {
+  const driver = Context.get(context, Driver)
+  const clock = Context.get(context, Clock.Clock)
+  const contextSink = Context.get(context, HookExecuted.CurrentEventSink)
+  // Bound, not an arrow: no closure over this function's scope.
+  const now: () => number = clock.currentTimeMillisUnsafe.bind(clock)
   // A subagent's run (Tool.fromAgent) reports its events to its parent's stream, and
   // its hook executions to its parent's listeners.
-  const current = yield* Subagent.Current
+  const current = Context.get(context, Subagent.Current)
   const link = current instanceof Subagent.Link ? current : undefined
   if (observer === undefined && link !== undefined) observer = link.observer
   else if (observer !== undefined && options.hookEvents === true && observer.hookEvents !== true) observer = { ...observer, hookEvents: true }
@@ -59,8 +77,6 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
       listener,
       emit === undefined || observer?.hookEvents !== true ? undefined : (event) => emit({ _tag: "HookExecuted", event }),
     ])
-  // The run context the agent declares, decoded before any hook reads it.
-  const checked = config.checkContext === undefined ? undefined : yield* Effect.result(config.checkContext(options.context))
   const started = Conclude.startingState(initial)
   // Decisions for calls a subagent waits on resume that subagent's call (see Subagent.route).
   const routed = Subagent.route(started, KeptDecisions.wellFormed(options.decisions))
@@ -86,12 +102,11 @@ function* runEngineGen<R>(config: EngineConfig<R>, initial: AgentState, options:
     settled: observer?.settled,
   }
   const cell = new RunCell(state, now)
-  return yield* execute(env, cell, options.signal, checked?._tag === "Failure" ? checked.failure : undefined, options.interruption).pipe(
-    // Effect hooks and `intercept` read the sink from the context.
-    Effect.provideService(HookExecuted.CurrentEventSink, sink),
-    // The tools of this run (a subagent's tool) read the host; a link was for this run only.
-    Effect.provideService(Subagent.Current, host),
-  )
+  const run = execute(env, cell, clock, options.signal, checked?._tag === "Failure" ? checked.failure : undefined, options.interruption)
+  // Effect hooks and `intercept` read the sink from the context (unchanged: not provided again).
+  const sunk = sink === contextSink ? run : Effect.provideService(run, HookExecuted.CurrentEventSink, sink)
+  // The tools of this run (a subagent's tool) read the host; a link was for this run only.
+  return Effect.provideService(sunk, Subagent.Current, host)
 }
 
 // How a handed-over run ends (`RunOptions.interruption`): not an Outcome, it does not end.
@@ -106,38 +121,61 @@ interface Boundary {
   state: AgentState
 }
 
+// AfterExecution runs exactly once, whatever happened: the run's one ending. An object,
+// not a closure over `execute`'s scope, so a waiting run holds little for it; it keeps
+// the run's last step boundary too (a hand-over ends there).
+class Ending<R> implements Boundary {
+  finished = false
+  state: AgentState
+
+  constructor(readonly env: RunEnv<R>, readonly cell: RunCell, readonly signal: AbortSignal | undefined) {
+    this.state = cell.state
+  }
+
+  finish(outcome: Outcome | typeof handedOver): Effect.Effect<AgentState, never, R> {
+    if (this.finished) return Effect.succeed(this.cell.state)
+    this.finished = true
+    const ending = outcome === handedOver ? handOverGen(this.env, this.cell, this) : finishGen(this.env, this.cell, outcome)
+    return Effect.gen(() => ending).pipe(Effect.uninterruptible)
+  }
+
+  // The steps' outcome, or an abort the body did not yield after (a model or tool that
+  // aborted and answered or failed at once wins the race: the abort still counts; errors
+  // met on the way stay recorded).
+  settle(outcome: Outcome): Effect.Effect<AgentState, never, R> {
+    return this.finish(this.signal?.aborted === true ? Conclude.aborted : outcome)
+  }
+}
+
 const execute = <R>(
   env: RunEnv<R>,
   cell: RunCell,
+  clock: Clock.Clock,
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
   interruption: RunOptions["interruption"],
 ): Effect.Effect<AgentState, never, R> => {
-  // AfterExecution runs exactly once, whatever happened.
-  let finished = false
-  const boundary: Boundary = { state: cell.state }
-  const finish = (outcome: Outcome | typeof handedOver): Effect.Effect<AgentState, never, R> => {
-    if (finished) return Effect.succeed(cell.state)
-    finished = true
-    const ending = outcome === handedOver ? handOverGen(env, cell, boundary) : finishGen(env, cell, outcome)
-    return Effect.gen(() => ending).pipe(Effect.uninterruptible)
-  }
-  return Effect.gen(() => executeGen(env, cell, signal, refused, finish, boundary)).pipe(
+  const ending = new Ending(env, cell, signal)
+  return Effect.suspend(() => started(env, cell, clock, signal, refused, ending)).pipe(
     // Interrupted from outside (a stream consumer gone, a parent fiber): AfterExecution
     // still fires, on what was committed; the run stops, unless its caller said an
     // interruption hands it over (Stop.handsOver).
-    Effect.onInterrupt(() => Effect.asVoid(finish(Stop.handsOver(interruption, signal) ? handedOver : Conclude.aborted))),
+    Effect.onInterrupt(() => Effect.asVoid(ending.finish(Stop.handsOver(interruption, signal) ? handedOver : Conclude.aborted))),
   )
 }
 
-function* executeGen<R>(
+// The run from its start: running, its steps (bounded by the time limit and the
+// signal), its ending. A plain function, not a generator: nothing of it stays alive
+// while the steps wait.
+const started = <R>(
   env: RunEnv<R>,
   cell: RunCell,
+  clock: Clock.Clock,
   signal: AbortSignal | undefined,
   refused: AgentError.InvalidConfiguration | undefined,
-  finish: (outcome: Outcome) => Effect.Effect<AgentState, never, R>,
-  boundary: Boundary,
-) {
+  ending: Ending<R>,
+): Effect.Effect<AgentState, never, R> => {
+  const boundary: Boundary = ending
   cell.state = AgentState.withStatus(cell.state, "running", cell.read())
   boundary.state = cell.state
   cell.stepIndex = cell.state.execution.steps.length
@@ -148,25 +186,22 @@ function* executeGen<R>(
   // BeforeExecution (no hook reads it), and AfterExecution still fires once.
   if (refused !== undefined) {
     cell.state = AgentState.addError(cell.state, refused)
-    return yield* finish({ _tag: "Failed", errors: [refused] })
+    return ending.finish({ _tag: "Failed", errors: [refused] })
   }
-  const steps = Effect.gen(() => body(env, cell, boundary)).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
+  const steps = Effect.gen({ self: ending }, body<R>).pipe(Effect.onInterrupt(() => Effect.sync(() => abortCalls(env, cell))))
   // The time limit bounds the wall clock, not only what BeforeStep sees: a hung model
   // call or hook is interrupted when it passes.
   const limit = env.config.timeLimit
-  const raced = limit === undefined
-    ? steps
-    : Effect.raceFirst(steps, Effect.as(Effect.sleep(Math.max(0, timedFrom(cell) + limit - cell.lastReading)), Conclude.timedOut))
   cell.signal = signal
-  const outcome: Outcome = signal === undefined
-    ? yield* raced
-    : signal.aborted
-    ? Conclude.aborted
-    : yield* Effect.raceFirst(raced, abortedBy(signal))
-  // A body that did not yield after the signal fired (a model or tool that aborted
-  // and answered or failed at once) wins the race: the abort still counts. Errors
-  // met on the way stay recorded.
-  return yield* finish(signal?.aborted === true ? Conclude.aborted : outcome)
+  if (signal?.aborted === true) return ending.finish(Conclude.aborted)
+  const bounded = Race.bounded(steps, {
+    ms: limit === undefined ? undefined : Math.max(0, timedFrom(cell) + limit - cell.lastReading),
+    timedOut: Conclude.timedOut,
+    signal,
+    aborted: Conclude.aborted,
+    clock,
+  })
+  return Effect.flatMap(bounded, (outcome) => ending.settle(outcome))
 }
 
 const abortCalls = <R>(env: RunEnv<R>, cell: RunCell): void => {
@@ -178,14 +213,6 @@ const abortCalls = <R>(env: RunEnv<R>, cell: RunCell): void => {
 // "Resumes"), as the time guard reads it.
 const timedFrom = (cell: RunCell): number => cell.state.execution.runningSince ?? cell.state.execution.startedAt ?? cell.lastReading
 
-const abortedBy = (signal: AbortSignal): Effect.Effect<Outcome> =>
-  Effect.callback<Outcome>((resume) => {
-    if (signal.aborted) return resume(Effect.succeed(Conclude.aborted))
-    const onAbort = () => resume(Effect.succeed(Conclude.aborted))
-    signal.addEventListener("abort", onAbort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-  })
-
 // Returns true when the run should stop before any model call.
 function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {
   yield* dispatch(env, cell, Records.point("BeforeExecution", cell.state, cell.at()))
@@ -193,7 +220,10 @@ function* beforeExecution<R>(env: RunEnv<R>, cell: RunCell) {
 }
 
 // BeforeExecution, then steps until a stop, a suspension or an error nobody handled.
-function* body<R>(env: RunEnv<R>, cell: RunCell, boundary: Boundary) {
+// Run as `Effect.gen({ self: ending }, body)`: no closure over the run's scope.
+function* body<R>(this: Ending<R>) {
+  const { env, cell } = this
+  const boundary: Boundary = this
   const first = yield* Effect.result(Effect.gen(() => beforeExecution(env, cell)))
   if (first._tag === "Failure") {
     if (abortSeen(cell)) return Conclude.aborted

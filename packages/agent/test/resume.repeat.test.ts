@@ -2,10 +2,11 @@
 // no-op and the resume gives the run's current outcome; a different one is
 // DecisionInvalid("decided"). While the decision is kept with the pending call, and after
 // the resumed run carried it out and went on (the step's record keeps it).
-import { AgentState, Codecs } from "@hookline/core"
+import { AgentState, Codecs, HookContext, HookTriggers } from "@hookline/core"
+import { ScriptedDriver } from "@hookline/testing"
 import { describe, expect, it } from "vitest"
-import { Decision } from "../src/index.js"
-import { twoPayments } from "./payments.js"
+import { AgentBuilder, Decision, UseDriver, UseHook, UseTools } from "../src/index.js"
+import { payTool, twoPayments } from "./payments.js"
 
 // The model asks for two payments in one step, then answers; every payment waits for a person.
 const setup = twoPayments
@@ -63,6 +64,29 @@ describe("Agent", () => {
       expect(final.execution.status).toBe("completed")
       expect(paid).toEqual([1])
       expect(final.execution.steps.toArray()[0]?.decisions).toEqual({ c1: { _tag: "Approve" }, c2: { _tag: "Reject", message: "no" } })
+    })
+
+    it("holds when the resumed step failed after the decided call ran (its closed record keeps the decisions)", async () => {
+      // Found by the fuzzer (seed 760893596): an AfterToolUse hook failing in the resumed
+      // step closed the step without the decisions carried out in it, so their repeat was
+      // refused as "decided".
+      const paid: Array<number> = []
+      const agent = AgentBuilder.make(
+        UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "c1", name: "pay", arguments: { amount: 1 } }]), ScriptedDriver.text("paid")])),
+        UseTools([payTool(paid)]),
+        UseHook((ctx) => (ctx.toolCall?.name === "pay" ? HookContext.suspend(ctx, "approve payment") : ctx), { triggers: HookTriggers.beforeToolUse, name: "test:approval" }),
+        UseHook(() => {
+          throw new Error("the ledger is down")
+        }, { triggers: HookTriggers.afterToolUse, name: "test:ledger" }),
+      )
+      const suspended = await agent.run("pay")
+      const failed = await agent.resume(suspended, { decisions: [Decision.approve("c1")] })
+      expect(failed.execution.status).toBe("failed")
+      expect(paid).toEqual([1])
+      expect(failed.execution.steps.toArray()[0]?.decisions).toEqual({ c1: { _tag: "Approve" } })
+      expect(await agent.resume(failed, { decisions: [Decision.approve("c1")] })).toBe(failed)
+      expect(await refusal(agent.resume(failed, { decisions: [Decision.reject("c1", "no")] }))).toMatchObject({ toolCallId: "c1", reason: "decided" })
+      expect(paid).toEqual([1])
     })
 
     it("still refuses two decisions for one call in one resume, repeats included", async () => {

@@ -197,6 +197,7 @@ export const closeOpenStep = (state: AgentState, open: OpenStep | undefined, ind
     index,
     toolExecutions: open === undefined ? suspendedStep.toolExecutions : inCallOrder(open.executions, suspendedStep.response),
     toolAttempts: open === undefined ? suspendedStep.toolAttempts : open.toolAttempts,
+    decisions: open?.decisions ?? suspendedStep.decisions,
     finishReason: "error",
     completedAt,
   })

@@ -26,7 +26,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   const startedAt = cell.at()
   // A step starts at BeforeStep: an error from there on leaves a step record, so
   // retries after handled errors count against the steps guard.
-  const open: OpenStep = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined }
+  const open: OpenStep = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined, decisions: undefined }
   cell.open = open
   cell.inBeforeStep = true
   // dispatchNow: no generator per dispatch when every hook is pure (dispatch.ts).
@@ -135,13 +135,16 @@ export function* decidedStep<R>(
     executions: [...(suspended?.toolExecutions ?? [])],
     attempts: undefined,
     toolAttempts: suspended?.toolAttempts === undefined ? undefined : [...suspended.toolAttempts],
+    decisions: undefined,
   }
   cell.open = open
   cell.resumed = open
   const pending = cell.state.execution.pendingCalls ?? []
   // The decisions carried out here stay with the step's record, after the calls ran: a
-  // repeat of one is then told from a different one (Decision.validate).
+  // repeat of one is then told from a different one (Decision.validate). Kept on the open
+  // step too, so the record of a step that fails from here keeps them (Records.closeOpenStep).
   const carried = KeptDecisions.carried(suspended?.decisions, pending, decisions)
+  open.decisions = carried
   const waiting = pending.filter((p) => !decisions.has(p.toolCall.id))
   cell.state = AgentState.withPendingCalls(cell.state, waiting)
   // The decided calls run as a step's calls do, with the tool concurrency, in the

@@ -114,6 +114,8 @@ export interface OpenStep {
   executions: Array<ToolExecution>
   attempts: Array<AttemptRecord> | undefined
   toolAttempts: Array<Step.ToolAttempt> | undefined
+  /** The decisions a resumed step carries out (keptDecisions.ts `carried`): its record keeps them, a failed one too. */
+  decisions?: Readonly<Record<string, Step.Decision>> | undefined
 }
 
 /** What a run is given once, read by every phase and never written. */

@@ -622,7 +622,14 @@ const runMixed = <R>(
       const before = ctx
       const next = i + 1
       const timeout = registration.timeout
-      const run = Effect.suspend(() => hook.run(before))
+      // Built here, in the fiber already (step runs inside an Effect): no suspend and
+      // closure per hook; a throw while building is the hook's defect, as in a suspend.
+      let run: Effect.Effect<HookContext, unknown, R>
+      try {
+        run = hook.run(before)
+      } catch (error) {
+        run = Effect.die(error)
+      }
       return Effect.matchCauseEffect(timeout === undefined ? run : Effect.timeoutOrElse(run, { duration: timeout, orElse: () => Effect.fail(timedOut) }), {
         onFailure: (cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)

@@ -8,6 +8,7 @@ import type { AgentState, ToolExecution, Usage } from "@hookline/core"
 import { Data } from "effect"
 import { errorTextOf, finishReasonOf, runErrorText } from "../chat/uiChunks.js"
 import type { FinishPart, StreamPart } from "./modelSpec.js"
+import { closeText, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
 
 /**
  * The turn's run ended failed: `message` is its last error's `<tag>: <message>`.
@@ -18,11 +19,7 @@ import type { FinishPart, StreamPart } from "./modelSpec.js"
 export class TurnFailed extends Data.TaggedError("TurnFailed")<{ readonly runId: string; readonly message: string }> {}
 
 /** What the parts so far opened and showed. */
-export interface PartState {
-  readonly prefix: string
-  /** The id of the open text part; `undefined`: none open. */
-  readonly textId: string | undefined
-  readonly textParts: number
+export interface PartState extends TextState {
   /** Calls whose tool-call part this stream showed: only those can be asked for approval. */
   readonly shown: ReadonlySet<string>
   /** Calls a kept decision rejected: the AI SDK shows them denied from the approval response itself. */
@@ -46,15 +43,6 @@ export const initial = (prefix: string): PartState => ({
 export interface Mapped {
   readonly state: PartState
   readonly parts: ReadonlyArray<StreamPart>
-}
-
-const rejectedIn = (state: AgentState): ReadonlySet<string> =>
-  new Set((state.execution.pendingCalls ?? []).filter((p) => p.decision?._tag === "Reject").map((p) => p.toolCall.id))
-
-const closeText = (s: PartState, out: Array<StreamPart>): PartState => {
-  if (s.textId === undefined) return s
-  out.push({ type: "text-end", id: s.textId })
-  return { ...s, textId: undefined }
 }
 
 const minus = (a: number, b: number | undefined): number => Math.max(0, a - (b ?? 0))
@@ -103,12 +91,7 @@ export const step = (s: PartState, event: AgentEvent): Mapped => {
     }
     case "TextDelta": {
       if (event.text === "") break
-      if (next.textId === undefined) {
-        const id = `${next.prefix}-text-${next.textParts}`
-        out.push({ type: "text-start", id })
-        next = { ...next, textId: id, textParts: next.textParts + 1 }
-      }
-      out.push({ type: "text-delta", id: next.textId!, delta: event.text })
+      next = textDelta(next, event.text, out)
       break
     }
     case "TextReset":

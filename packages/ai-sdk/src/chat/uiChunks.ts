@@ -4,14 +4,11 @@
 import type { AgentEvent } from "@hookline/agent"
 import type { AgentState, ToolExecution } from "@hookline/core"
 import type { UIMessageChunk } from "ai"
+import { closeText, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
 
 /** What the chunks so far opened: the step, the text part, and the calls a person rejected. */
-export interface ChunkState {
-  readonly prefix: string
+export interface ChunkState extends TextState {
   readonly stepOpen: boolean
-  /** The id of the open text part; `undefined`: none open. */
-  readonly textId: string | undefined
-  readonly textParts: number
   /** Calls a kept decision rejected: their blocked result is shown as denied, not as an error. */
   readonly rejected: ReadonlySet<string>
   readonly started: boolean
@@ -38,16 +35,6 @@ export interface Mapped {
  */
 export const finishReasonOf = (status: AgentState["execution"]["status"]): "stop" | "tool-calls" | "error" | "other" =>
   status === "completed" ? "stop" : status === "suspended" ? "tool-calls" : status === "failed" ? "error" : "other"
-
-// Calls whose kept decision is a rejection: a resume's RunStarted state lists them.
-const rejectedIn = (state: AgentState): ReadonlySet<string> =>
-  new Set((state.execution.pendingCalls ?? []).filter((p) => p.decision?._tag === "Reject").map((p) => p.toolCall.id))
-
-const closeText = (s: ChunkState, out: Array<UIMessageChunk>): ChunkState => {
-  if (s.textId === undefined) return s
-  out.push({ type: "text-end", id: s.textId })
-  return { ...s, textId: undefined }
-}
 
 const openStep = (s: ChunkState, out: Array<UIMessageChunk>): ChunkState => {
   if (s.stepOpen) return s
@@ -95,12 +82,7 @@ export const step = (s: ChunkState, event: AgentEvent): Mapped => {
     case "TextDelta": {
       if (event.text === "") break
       next = openStep(next, out)
-      if (next.textId === undefined) {
-        const id = `${next.prefix}-text-${next.textParts}`
-        out.push({ type: "text-start", id })
-        next = { ...next, textId: id, textParts: next.textParts + 1 }
-      }
-      out.push({ type: "text-delta", id: next.textId!, delta: event.text })
+      next = textDelta(next, event.text, out)
       break
     }
     case "TextReset":

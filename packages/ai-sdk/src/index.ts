@@ -8,6 +8,7 @@ import * as AiSdkDriver_ from "./AiSdkDriver.js"
 export { AiSdkDriver_ as AiSdkDriver }
 export type { AiSdkDriverOptions, SdkUsage } from "./AiSdkDriver.js"
 export {
+  ChatBusy,
   chatAgent,
   ChatRequestInvalid,
   decodeTurn,

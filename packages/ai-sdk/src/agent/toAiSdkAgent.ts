@@ -6,7 +6,7 @@ import type { Agent } from "@hookline/agent"
 import type { AgentState } from "@hookline/core"
 import { generateText, streamText, type Agent as SdkAgent } from "ai"
 import { defaultLimits, type ChatLimits } from "../chat/chatRequest.js"
-import { turnEvents } from "../chat/turnEvents.js"
+import { busyTimeoutOf, makeWaiting, waitingTurnEvents } from "../chat/busyChat.js"
 import { checkCallOptions, decodeAgentTurn } from "./agentTurn.js"
 import { turnModel } from "./turnModel.js"
 
@@ -47,6 +47,11 @@ export interface AiSdkAgentOptions {
   readonly load: (chatId: string) => Promise<AgentState | undefined>
   /** Bounds on a call's messages (defaults: `defaultLimits`; `maxBodyBytes` is not read). */
   readonly limits?: Partial<ChatLimits> | undefined
+  /**
+   * How long (ms) a call waits when another call of the same chat is running its turn
+   * before it is refused with `ChatBusy` (default 30,000; `0` refuses at once).
+   */
+  readonly busyTimeout?: number | undefined
 }
 
 /**
@@ -56,7 +61,9 @@ export interface AiSdkAgentOptions {
  *
  * Each call is one turn of the run whose id is `options.chatId`: a trailing user message
  * starts the run (a new chat) or continues it (`agent.continueStream`, keyed by
- * `options.messageId`, so a retried request runs nothing); trailing approval responses
+ * `options.messageId`, so a retried request runs nothing; a call that finds another call
+ * of its chat running the turn waits for it, up to `busyTimeout`, then is answered as a
+ * repeat or as the next turn); trailing approval responses
  * (`addToolApprovalResponse`) resume it (`agent.resumeStream`: the same response again is
  * a no-op, a conflicting one an `error` part). The turn is one AI SDK step: its text,
  * its tool calls and results as provider-executed dynamic tools (the hookline loop ran
@@ -71,11 +78,12 @@ export interface AiSdkAgentOptions {
 export const toAiSdkAgent = <C>(agent: Agent<C>, options: AiSdkAgentOptions): SdkAgent<AiSdkAgentCallOptions<C>> => {
   const limits: ChatLimits = { ...defaultLimits, ...options.limits }
   const modelId = options.id ?? "hookline"
+  const busy = { busyTimeout: busyTimeoutOf(options.busyTimeout), waiting: makeWaiting() }
   const prepare = async (callOptions: unknown, prompt: unknown) => {
     const call = checkCallOptions(callOptions)
     const turn = await decodeAgentTurn(call, prompt, limits)
     const run = { load: options.load, context: call.context as { readonly context: C } | undefined }
-    return turnModel((signal) => turnEvents(agent, turn, { ...run, signal }), modelId)
+    return turnModel((signal) => waitingTurnEvents(agent, turn, { ...run, signal }, busy), modelId)
   }
   return {
     version: "agent-v1",

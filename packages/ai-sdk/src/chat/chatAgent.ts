@@ -8,7 +8,7 @@ import type { UIMessage } from "ai"
 import { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
 import { toUIMessages } from "./history.js"
 import { toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"
-import { turnEvents } from "./turnEvents.js"
+import { busyTimeoutOf, makeWaiting, waitingTurnEvents } from "./busyChat.js"
 
 /**
  * Options of `chatAgent`.
@@ -30,6 +30,12 @@ export interface ChatAgentOptions<C> extends UIMessageStreamOptions {
   readonly context?: ((request: Request | undefined) => C | Promise<C>) | undefined
   /** Bounds on a request (defaults: `defaultLimits`). */
   readonly limits?: Partial<ChatLimits> | undefined
+  /**
+   * How long (ms) a request waits when another request of the same chat is running its
+   * turn (two first requests at once, a second tab) before it is refused with `ChatBusy`
+   * (default 30,000: the store's default lease; `0` refuses at once).
+   */
+  readonly busyTimeout?: number | undefined
 }
 
 /**
@@ -54,7 +60,10 @@ export interface ChatAgent {
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
  * A chat's first message starts the run (keyed by the message's id, so the same first
- * message sent again starts nothing); each later user message continues the stored
+ * message sent again starts nothing); a request that finds another request of its chat
+ * running the turn (two first requests at once, two tabs) waits for that turn to end
+ * (up to `busyTimeout`, else an `error` part, `ChatBusy`), then is answered as a repeat
+ * (the same message) or as the next turn (another message); each later user message continues the stored
  * run (`agent.continueStream`, keyed by the message's id, so the same message sent
  * again appends nothing; a user message while the run waits for an approval is refused
  * with an `error` part, `ContinuationRefused`); approval responses (`addToolApprovalResponse`) resume
@@ -68,11 +77,12 @@ export interface ChatAgent {
  */
 export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): ChatAgent => {
   const limits: ChatLimits = { ...defaultLimits, ...options.limits }
+  const busy = { busyTimeout: busyTimeoutOf(options.busyTimeout), waiting: makeWaiting() }
   const contextOf = async (request: Request | undefined) =>
     options.context === undefined ? undefined : { context: await options.context(request) }
 
   async function* stream(turn: ChatTurn, request?: Request): AsyncGenerator<AgentEvent> {
-    return yield* turnEvents(agent, turn, { load: options.load, context: await contextOf(request), signal: request?.signal })
+    return yield* waitingTurnEvents(agent, turn, { load: options.load, context: await contextOf(request), signal: request?.signal }, busy)
   }
 
   const refused = (error: ChatRequestInvalid): Response =>

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Readable } from "node:stream"
 import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import type { Json } from "@hookline/core"
+import type { AgentState, Json } from "@hookline/core"
 import { UseApproval } from "@hookline/middleware"
 import { MemoryStore, RunStore, UseCheckpoints } from "@hookline/store"
 import { ScriptedDriver } from "@hookline/testing"
@@ -18,14 +18,23 @@ const amountOf = (args: Json.JsonValue): number => {
   return typeof amount === "number" ? amount : Infinity
 }
 
-export const makeChat = (options: { readonly role?: string; readonly store?: RunStore.RunStore } = {}) => {
+export const makeChat = (options: {
+  readonly role?: string
+  readonly store?: RunStore.RunStore
+  /** Awaited by the refund tool before it refunds: a test holds a turn mid-run with it. */
+  readonly hold?: () => Promise<void>
+  /** Replaces the chat's loader (a test wraps the store's, e.g. to line up two requests). */
+  readonly load?: (load: (id: string) => Promise<AgentState | undefined>) => (id: string) => Promise<AgentState | undefined>
+  readonly busyTimeout?: number
+} = {}) => {
   const refunds: Array<{ readonly order: string; readonly amount: number; readonly role: unknown }> = []
   let calls = 0
   const refund = Tool.make({
     name: "refund",
     description: "Refunds an amount on an order",
     parameters: t.type({ order: t.string, amount: t.number }),
-    execute: ({ order, amount }, context) => {
+    execute: async ({ order, amount }, context) => {
+      await options.hold?.()
       refunds.push({ order, amount, role: context.runContext })
       return { refunded: amount, order }
     },
@@ -54,12 +63,14 @@ export const makeChat = (options: { readonly role?: string; readonly store?: Run
     UseApproval({ when: (call) => call.name === "refund" && amountOf(call.arguments) > 100, reason: () => "above the limit of 100" }),
     UseCheckpoints(store),
   )
-  const load = (id: string) => RunStore.load(store, id).then((saved) => saved?.state)
+  const stored = (id: string) => RunStore.load(store, id).then((saved) => saved?.state)
+  const load = options.load?.(stored) ?? stored
   const chat = chatAgent(agent, {
     load,
+    ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
     context: (request) => request?.headers.get("x-role") ?? options.role ?? "anonymous",
   })
-  return { chat, agent, load, store, refunds }
+  return { chat, agent, load, stored, store, refunds }
 }
 
 /** A node:http server on 127.0.0.1 that hands each request to `respond` as a fetch Request. */

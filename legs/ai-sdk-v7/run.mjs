@@ -1,5 +1,6 @@
 // The CI legs of @hookline/ai-sdk on AI SDK 7 (`pnpm test:legs`, part of `pnpm test`):
-// the driver's source type-checked against ai 7, then under Node 22 and Node 24 (the
+// the driver's source type-checked against ai 7, the dist's declarations as an ai 7 app
+// sees them (agent-types.ts), then under Node 22 and Node 24 (the
 // binaries of npm's `node` package, pinned here) the driver's suite from source against
 // ai 7 and @ai-sdk/openai 4 over the loopback OpenAI-compatible server, the repo's dist
 // smoke, and the dist driving an AI SDK 7 model. Needs `pnpm build` first (the dist).
@@ -32,6 +33,7 @@ const step = (what, bin, args, options = {}) => {
 }
 
 step("types: the driver's source against ai 7", process.execPath, [tsc, "-p", `${here}tsconfig.json`])
+step("types: the dist's toAiSdkAgent is ai 7's Agent", process.execPath, [tsc, "-p", `${here}tsconfig.dist.json`])
 for (const [major, node] of nodes) {
   const version = spawnSync(node, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout?.trim() ?? ""
   if (!step(`Node ${major}: the binary is Node ${version}`, node, ["-e", `process.exit(process.versions.node.split(".")[0] === "${major}" ? 0 : 1)`])) continue

@@ -1,6 +1,7 @@
 // The page: AI SDK UI's useChat against the hookline agent. The chat id is in the URL
 // (?chat=...), so a reload finds the same chat; its messages come from the server's
-// store, not from the browser.
+// store, not from the browser. ?route=agent talks to the agent as an AI SDK `Agent`
+// (POST /api/agent) instead of chatAgent (POST /api/chat).
 import { useChat } from "@ai-sdk/react"
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
 import { useState } from "react"
@@ -32,11 +33,14 @@ function ToolPart({ part, respond }: { part: Extract<UIMessage["parts"][number],
   )
 }
 
+const agentRoute = new URL(location.href).searchParams.get("route") === "agent"
+const api = agentRoute ? "/api/agent" : "/api/chat"
+
 function Chat({ id, initial }: { id: string; initial: Array<UIMessage> }) {
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
     id,
     messages: initial,
-    transport: new DefaultChatTransport({ api: "/api/chat" }),
+    transport: new DefaultChatTransport({ api }),
     // An approve or deny goes to the server at once: the run resumes there.
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   })
@@ -44,7 +48,7 @@ function Chat({ id, initial }: { id: string; initial: Array<UIMessage> }) {
   const respond = (approvalId: string, approved: boolean) =>
     void addToolApprovalResponse({ id: approvalId, approved, ...(approved ? {} : { reason: "The user denied the refund." }) })
   return (
-    <main data-status={status}>
+    <main data-status={status} data-api={api}>
       {messages.map((m) => (
         <div key={m.id} className={`message ${m.role}`} data-role={m.role}>
           {m.parts.map((part, i) =>
@@ -69,6 +73,6 @@ function Chat({ id, initial }: { id: string; initial: Array<UIMessage> }) {
 }
 
 const id = chatId()
-void fetch(`/api/chat/${encodeURIComponent(id)}`)
+void fetch(`/api/chat/${encodeURIComponent(id)}${agentRoute ? "?parts=dynamic" : ""}`)
   .then((response) => response.json() as Promise<Array<UIMessage>>)
   .then((initial) => createRoot(document.getElementById("root")!).render(<Chat id={id} initial={initial} />))

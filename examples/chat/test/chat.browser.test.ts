@@ -21,9 +21,9 @@ afterAll(async () => {
   await server?.close()
 })
 
-const open = async (chat: string): Promise<Page> => {
+const open = async (chat: string, route?: "agent"): Promise<Page> => {
   const page = await browser.newPage()
-  await page.goto(`${server.url}/?chat=${chat}`)
+  await page.goto(`${server.url}/?chat=${chat}${route === undefined ? "" : `&route=${route}`}`)
   await page.locator("main").waitFor()
   return page
 }
@@ -84,6 +84,31 @@ describe("the chat example in a browser", () => {
     await page.getByText("Refund done:").waitFor()
     await ready(page)
     expect(refundsOf("C3")).toHaveLength(1)
+    await page.close()
+  })
+
+  it("the same agent as an AI SDK Agent (toAiSdkAgent, createAgentUIStreamResponse): streamed text and a tool result; an approval after a reload runs the refund once", async () => {
+    const page = await open("agent-route", "agent")
+    await expect(page.locator("main").getAttribute("data-api")).resolves.toBe("/api/agent")
+    await say(page, "refund 40 on order D1")
+    await page.getByText("Looking up order D1.").waitFor()
+    await page.locator('[data-state="output-available"]').waitFor()
+    await page.getByText("Refund done:").waitFor()
+    await expect(page.locator(".output").textContent()).resolves.toContain('"refunded":40')
+    await ready(page)
+    expect(refundsOf("D1")).toHaveLength(1)
+
+    await say(page, "refund 250 on order D7")
+    await page.locator('[data-state="approval-requested"]').waitFor()
+    expect(refundsOf("D7")).toEqual([])
+    // The reloaded page gets the chat from the store, its tool calls as this route's dynamic-tool parts.
+    await page.reload()
+    await page.locator('[data-state="approval-requested"]').waitFor()
+    await page.click("text=Approve")
+    await page.locator('[data-state="output-available"]').nth(1).waitFor()
+    await page.getByText("Refund done:").nth(1).waitFor()
+    await ready(page)
+    expect(refundsOf("D7")).toHaveLength(1)
     await page.close()
   })
 })

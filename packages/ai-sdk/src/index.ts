@@ -20,5 +20,5 @@ export {
   toUIMessageStreamResponse,
 } from "./chat/index.js"
 export { toAiSdkAgent, TurnFailed } from "./agent/index.js"
-export type { AiSdkAgentCallOptions, AiSdkAgentOptions } from "./agent/index.js"
+export type { AgentV1, AiSdkAgentCallOptions, AiSdkAgentOptions } from "./agent/index.js"
 export type { ChatAgent, ChatAgentOptions, ChatLimits, ChatTurn, UIMessagesOptions, UIMessageStreamOptions } from "./chat/index.js"

@@ -55,6 +55,22 @@ export interface AiSdkAgentOptions {
 }
 
 /**
+ * What every major's AI SDK `Agent` (`agent-v1`) is, as far as `toAiSdkAgent` promises:
+ * the bound on the `Agent` type it gives. Only what ai 6's and ai 7's `Agent` share, so
+ * either satisfies it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AgentV1<C = unknown> {
+  readonly version: "agent-v1"
+  readonly id: string | undefined
+  readonly tools: {}
+  generate(options: { readonly options: AiSdkAgentCallOptions<C> }): PromiseLike<unknown>
+  stream(options: { readonly options: AiSdkAgentCallOptions<C> }): PromiseLike<unknown>
+}
+
+/**
  * A hookline agent as an AI SDK `Agent` (`version: "agent-v1"`; ai 7, and ai 6 whose
  * `Agent` interface is the same), for `createAgentUIStreamResponse({ agent, uiMessages,
  * options: { chatId } })` and every other AI SDK function that takes an `Agent`.
@@ -72,10 +88,16 @@ export interface AiSdkAgentOptions {
  * `generateText` over that step, so their results are complete. `tools` is empty: the
  * AI SDK runs none of hookline's tools.
  *
+ * Its type is the `Agent` of the `ai` this package's types resolve (the one a project
+ * installs beside it: ai 6 or 7). `A` names another major's `Agent` where both are in one
+ * build (a workspace whose app is on ai 7 while this package's source sees ai 6): annotate
+ * `const sdk: Agent<AiSdkAgentCallOptions<C>> = toAiSdkAgent(agent, options)` with your
+ * `ai`'s `Agent`. At run time the object calls the `ai` its module imports.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const toAiSdkAgent = <C>(agent: Agent<C>, options: AiSdkAgentOptions): SdkAgent<AiSdkAgentCallOptions<C>> => {
+export const toAiSdkAgent = <C, A extends AgentV1<C> = SdkAgent<AiSdkAgentCallOptions<C>>>(agent: Agent<C>, options: AiSdkAgentOptions): A => {
   const limits: ChatLimits = { ...defaultLimits, ...options.limits }
   const modelId = options.id ?? "hookline"
   const busy = { busyTimeout: busyTimeoutOf(options.busyTimeout), waiting: makeWaiting() }
@@ -85,7 +107,7 @@ export const toAiSdkAgent = <C>(agent: Agent<C>, options: AiSdkAgentOptions): Sd
     const run = { load: options.load, context: call.context as { readonly context: C } | undefined }
     return turnModel((signal) => waitingTurnEvents(agent, turn, { ...run, signal }, busy), modelId)
   }
-  return {
+  const sdkAgent: SdkAgent<AiSdkAgentCallOptions<C>> = {
     version: "agent-v1",
     id: options.id,
     tools: {},
@@ -98,4 +120,6 @@ export const toAiSdkAgent = <C>(agent: Agent<C>, options: AiSdkAgentOptions): Sd
       return streamText({ ...settings, model: await prepare(callOptions, input), ...(typeof input === "string" ? { prompt: input } : { messages: input }) })
     },
   }
+  // The installed ai's Agent; `A` is that type as the caller's `ai` spells it (see above).
+  return sdkAgent as unknown as A
 }

@@ -9,7 +9,7 @@
 import { NodeClusterSocket } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { PostgresStore } from "@hookline/store"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import { RunnerAddress } from "effect/cluster"
 import * as Client from "./Client.js"
 import * as ClusterAgent from "./ClusterAgent.js"
@@ -97,6 +97,8 @@ export const openClient = async (options: Parameters<typeof clientLayer>[0]) => 
     resume: (runId: string, decisions: ReadonlyArray<unknown>) => runtime.runPromise(client.resume(runId, decisions)),
     status: (runId: string) => runtime.runPromise(client.status(runId)),
     cancel: (runId: string) => runtime.runPromise(client.cancel(runId)),
+    /** The run's events as an async iterable (`for await`); leaving the loop early stops asking. */
+    events: (runId: string, eventsOptions?: Client.EventsOptions) => Stream.toAsyncIterable(client.events(runId, eventsOptions)),
     close: () => runtime.dispose(),
   }
 }

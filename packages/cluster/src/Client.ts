@@ -1,16 +1,18 @@
 /**
  * A client of the runs, usable from any process of the cluster (a runner, or a
  * client-only process): `start`, `result`, `resume`, `status`, `cancel`. The Effect
- * form is the `HooklineClient` service; `Client.promise` wraps it for Promise users.
+ * form is the `HooklineClient` service; `Runner.openClient` wraps it for Promise users.
+ * `events` streams a run's committed progress (`RunEvent`).
  * A client is ready only after it read the shard assignments (one volatile call has
  * answered): a persisted message sent before that waits for its runner's storage poll.
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Context, Data, Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Clock, Context, Data, Duration, Effect, Layer, Option, Result, Schedule, Stream } from "effect"
 import type { Sharding } from "effect/cluster"
 import { HooklineRun } from "./HooklineRun.js"
 import type { RunError, RunSummary } from "./Protocol.js"
+import * as RunEvent from "./RunEvent.js"
 
 /**
  * What the cluster answers besides a run's typed errors: no runner reachable now, a
@@ -40,6 +42,20 @@ export interface StartOptions {
 export interface ResultOptions {
   /** How long to wait for the run to end or suspend (default: the client's `resultTimeout`, 5 minutes). */
   readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface EventsOptions {
+  /** Go on after this event's cursor (default: from the run's first event). */
+  readonly after?: RunEvent.EventCursor | undefined
+  /**
+   * Where the stream ends: at the run's end (`RunEnded`), or at the first suspension it
+   * gives as well (default `"end"`: a suspended run's stream waits for its resume).
+   */
+  readonly endAt?: "end" | "suspension" | undefined
 }
 
 /**
@@ -98,6 +114,15 @@ export interface ClientShape {
   readonly status: (runId: string) => Effect.Effect<RunSummary, RunError | DeliveryError>
   /** Cancels the run (stored first); its summary, or `null` when it is not stored yet. */
   readonly cancel: (runId: string) => Effect.Effect<RunSummary | null, RunError | DeliveryError>
+  /**
+   * The run's committed events from any process: each step once, in order, a suspension,
+   * the run's end (then the stream ends). Read from the store the runners share, asked
+   * every `eventsPollInterval` (at most `eventsBatch` events an ask), so a runner's death
+   * or a hand-over loses or repeats nothing. A run no runner stores for `notFoundAfter`
+   * fails with `RunNotFound`; no runner answering for `callTimeout` fails the stream with
+   * `CallTimedOut` (go on with `after` the last event's cursor).
+   */
+  readonly events: (runId: string, options?: EventsOptions) => Stream.Stream<RunEvent.RunEvent, RunError | DeliveryError | RunEvent.EventInvalid>
 }
 
 /**
@@ -127,6 +152,10 @@ export interface Options {
    * `RunNotFound` (default 30 s: a Start just sent is stored when its runner handles it).
    */
   readonly notFoundAfter?: Duration.Input | undefined
+  /** How often `events` asks again once it has all the run's committed events (default 500 ms). */
+  readonly eventsPollInterval?: Duration.Input | undefined
+  /** The most events one ask of `events` brings, 1 to 256 (default 64): what a subscriber holds at once. */
+  readonly eventsBatch?: number | undefined
 }
 
 const runErrors = new Set(["UnknownAgent", "ToolSetMismatch", "RunNotFound", "RunRejected"])
@@ -191,6 +220,51 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
       return Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.timeoutOrElse(ask(runId, now), { duration: millis, orElse: () => Effect.fail(new ResultTimedOut({ runId, millis })) }))
     }
+    const eventsPoll = options.eventsPollInterval ?? "500 millis"
+    const eventsBatch = Math.min(Math.max(Math.trunc(options.eventsBatch ?? 64), 1), RunEvent.bounds.maxEvents)
+    const events = (runId: string, eventsOptions: EventsOptions = {}) =>
+      Stream.paginate<Page, RunEvent.RunEvent, RunError | DeliveryError | RunEvent.EventInvalid>(
+        { cursor: eventsOptions.after ?? RunEvent.start, notSince: undefined as number | undefined, wait: false },
+        (page) => eventsPage(runId, page, eventsOptions.endAt ?? "end"),
+      )
+    interface Page {
+      readonly cursor: RunEvent.EventCursor
+      readonly notSince: number | undefined
+      readonly wait: boolean
+    }
+    type PageOut = readonly [ReadonlyArray<RunEvent.RunEvent>, Option.Option<Page>]
+    const eventsPage = (runId: string, page: Page, endAt: "end" | "suspension"): Effect.Effect<PageOut, RunError | DeliveryError | RunEvent.EventInvalid> =>
+      Effect.gen(function*() {
+        if (page.wait) yield* Effect.sleep(eventsPoll)
+        const asked: Effect.Effect<RunEvent.EventBatch, RunError | DeliveryError> = delivered(
+          runId,
+          "Events",
+          clientFor(runId).Events({ after: page.cursor, max: eventsBatch }),
+          timeout,
+        )
+        const answer = yield* Effect.catch(asked, (error): Effect.Effect<RunError, RunError | DeliveryError> =>
+          error._tag === "RunNotFound" ? Effect.succeed(error as RunError) : Effect.fail(error))
+        const now = yield* Clock.currentTimeMillis
+        if (!("events" in answer)) {
+          const notSince = page.notSince ?? now
+          if (now - notSince >= notFoundAfter) return yield* Effect.fail(answer)
+          return [[], Option.some<Page>({ ...page, notSince, wait: true })] as const
+        }
+        const out: Array<RunEvent.RunEvent> = []
+        let steps = page.cursor.steps
+        for (const wire of answer.events) {
+          // The runner's answer is checked: each step decodes, and comes once, in order.
+          if (wire._tag === "StepEnded" && wire.index !== steps) {
+            return yield* new RunEvent.EventInvalid({ runId, index: wire.index, path: "index", detail: `expected step ${steps}` })
+          }
+          const event = RunEvent.decode(runId, wire)
+          if (Result.isFailure(event)) return yield* event.failure
+          out.push(event.success)
+          if (wire._tag === "StepEnded") steps++
+          if (RunEvent.isLast(event.success, endAt)) return [out, Option.none()] as const
+        }
+        return [out, Option.some<Page>({ cursor: answer.cursor, notSince: undefined, wait: answer.events.length < eventsBatch })] as const
+      })
     return HooklineClient.of({
       start: (agent, input, startOptions = {}) => {
         const runId = startOptions.runId ?? crypto.randomUUID()
@@ -200,6 +274,7 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
       resume: (runId, decisions) => delivered(runId, "Resume", clientFor(runId).Resume({ decisions }), Number.POSITIVE_INFINITY),
       status: (runId) => delivered(runId, "Status", clientFor(runId).Status(), timeout),
       cancel: (runId) => delivered(runId, "Cancel", clientFor(runId).Cancel(), timeout),
+      events,
     })
   })
 

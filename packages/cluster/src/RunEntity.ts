@@ -17,7 +17,9 @@ import * as Cancellation from "./Cancellation.js"
 import type { Registered } from "./ClusterAgent.js"
 import { HooklineRun } from "./HooklineRun.js"
 import { RunNotFound, RunRejected, type RunSummary, ToolSetMismatch, UnknownAgent } from "./Protocol.js"
+import { batchOf } from "./internal/events.js"
 import { summaryOf } from "./internal/summary.js"
+import * as RunEvent from "./RunEvent.js"
 
 /**
  * What the handlers need on a runner: the store the runs checkpoint to, and the agents.
@@ -158,6 +160,19 @@ const handlers = Effect.gen(function*() {
         yield* agentFor(agents, runId, "", saved.envelope)
         return summary(saved.state, saved.envelope)
       }),
+    Events: ({ payload }) =>
+      Rpc.fork(Effect.gen(function*() {
+        // A cursor that read all of the run's head: nothing new while the head stands
+        // (one cheap read per idle ask, not a load of every checkpoint).
+        if (payload.after.seq > 0) {
+          const head = yield* Effect.catch(store.head(runId), rejected(runId))
+          if (head === payload.after.seq) return { events: [], cursor: payload.after }
+        }
+        const saved = yield* load(store, runId)
+        if (saved === undefined) return yield* new RunNotFound({ runId })
+        const registered = yield* agentFor(agents, runId, "", saved.envelope)
+        return batchOf(saved, registered.name, payload.after, { maxEvents: payload.max, maxBytes: RunEvent.bounds.maxBytes })
+      })),
     Cancel: () =>
       Rpc.fork(Effect.gen(function*() {
         // Stored first: a Start, Resume or redelivery after this honours it.

@@ -9,7 +9,7 @@
 import { NodeClusterSocket } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { PostgresStore } from "@hookline/store"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, Result, Stream } from "effect"
 import { RunnerAddress } from "effect/cluster"
 import * as Client from "./Client.js"
 import * as ClusterAgent from "./ClusterAgent.js"
@@ -55,8 +55,15 @@ export const hooklineLayer = (agents: ReadonlyArray<ClusterAgent.ClusterAgent>, 
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options) => {
-  const settings = { ...Settings.defaults, ...options.settings }
+export const layer = (options: Options) =>
+  Layer.unwrap(Effect.suspend(() => {
+    // A setting that is not one fails the layer, typed, before anything starts.
+    const checked = Settings.check(options.settings ?? {})
+    return Result.isFailure(checked) ? Effect.fail(checked.failure) : Effect.succeed(runnerLayer(options, checked.success))
+  }))
+
+const runnerLayer = (options: Options, given: Partial<Settings.Settings>) => {
+  const settings = { ...Settings.defaults, ...given }
   const address = RunnerAddress.make(options.host ?? "127.0.0.1", options.port ?? 34431)
   const cluster = NodeClusterSocket.layer({
     storage: "sql",
@@ -97,6 +104,8 @@ export const openClient = async (options: Parameters<typeof clientLayer>[0]) => 
     resume: (runId: string, decisions: ReadonlyArray<unknown>) => runtime.runPromise(client.resume(runId, decisions)),
     status: (runId: string) => runtime.runPromise(client.status(runId)),
     cancel: (runId: string) => runtime.runPromise(client.cancel(runId)),
+    /** The run's events as an async iterable (`for await`); leaving the loop early stops asking. */
+    events: (runId: string, eventsOptions?: Client.EventsOptions) => Stream.toAsyncIterable(client.events(runId, eventsOptions)),
     close: () => runtime.dispose(),
   }
 }

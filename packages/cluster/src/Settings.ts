@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Duration } from "effect"
+import { Data, Duration, Option, Result } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 
 /**
@@ -99,3 +99,103 @@ export const shardingConfig = (settings: Settings): Partial<ShardingConfig.Shard
  * @category getters
  */
 export const millisOf = (input: Duration.Input): number => millis(input)
+
+/**
+ * A setting given that is not one (a flag of `hookline-runner`): `setting` names it,
+ * `expected` says what it takes, `got` is what it was given. Nothing started.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidSetting extends Data.TaggedError("InvalidSetting")<{
+  readonly setting: string
+  readonly expected: string
+  readonly got: string
+}> {
+  override get message(): string {
+    return `${this.setting}: expected ${this.expected}, got ${JSON.stringify(this.got)}`
+  }
+}
+
+type DurationKey = "lockExpiration" | "lockRefresh" | "assignmentsRefresh" | "idleEviction" | "messagePoll" | "terminationTimeout"
+
+/**
+ * The settings `hookline-runner` takes as flags, by flag name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntities" } = Object.freeze({
+  "lock-expiration": "lockExpiration",
+  "lock-refresh": "lockRefresh",
+  "assignments-refresh": "assignmentsRefresh",
+  "idle-eviction": "idleEviction",
+  "message-poll": "messagePoll",
+  "termination-timeout": "terminationTimeout",
+  "max-resident": "maxResidentEntities",
+})
+
+const durationExpected = `a positive finite duration such as "10 seconds" or "500 millis", or a number of milliseconds`
+const countExpected = "a positive whole number"
+
+const durationKeys: ReadonlyArray<DurationKey> = ["lockExpiration", "lockRefresh", "assignmentsRefresh", "idleEviction", "messagePoll", "terminationTimeout"]
+
+const isDuration = (input: unknown): boolean => {
+  try {
+    const parsed = Duration.fromInput(input as Duration.Input)
+    if (Option.isNone(parsed)) return false
+    const ms = Duration.toMillis(parsed.value)
+    return Number.isFinite(ms) && ms > 0
+  } catch {
+    return false
+  }
+}
+
+const isCount = (n: unknown): boolean => typeof n === "number" && Number.isSafeInteger(n) && n > 0
+
+/**
+ * Checks settings given in code (`Runner.layer({ settings })`): each duration positive
+ * and finite, each count a positive whole number; the first that is not is named.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const check = (settings: Partial<Settings>): Result.Result<Partial<Settings>, InvalidSetting> => {
+  for (const key of durationKeys) {
+    const value = settings[key]
+    if (value !== undefined && !isDuration(value)) return Result.fail(new InvalidSetting({ setting: key, expected: durationExpected, got: String(value) }))
+  }
+  for (const key of ["maxResidentEntities", "shardsPerGroup"] as const) {
+    const value = settings[key]
+    if (value !== undefined && !isCount(value)) return Result.fail(new InvalidSetting({ setting: key, expected: countExpected, got: String(value) }))
+  }
+  return Result.succeed(settings)
+}
+
+/**
+ * The settings given as `hookline-runner` flags (`{ "lock-expiration": "3 seconds" }`),
+ * each checked: a duration with a unit, or a number of milliseconds, positive and finite;
+ * `max-resident` a positive whole number. Absent flags are left out (the defaults stand).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFlags = (given: { readonly [flag: string]: string | undefined }): Result.Result<Partial<Settings>, InvalidSetting> => {
+  const out: { -readonly [K in keyof Settings]?: Settings[K] } = {}
+  for (const [flag, key] of Object.entries(flags)) {
+    const text = given[flag]
+    if (text === undefined) continue
+    const trimmed = text.trim()
+    if (key === "maxResidentEntities") {
+      const n = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN
+      if (!isCount(n)) return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: countExpected, got: text }))
+      out.maxResidentEntities = n
+    } else {
+      // A number alone is milliseconds; otherwise effect's "<number> <unit>".
+      const input: Duration.Input = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : (trimmed as Duration.Input)
+      if (!isDuration(input)) return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: durationExpected, got: text }))
+      out[key] = input
+    }
+  }
+  return Result.succeed(out)
+}

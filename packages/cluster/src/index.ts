@@ -12,6 +12,8 @@ export { ClusterAgent_ as ClusterAgent }
 export { HooklineRun } from "./HooklineRun.js"
 import * as Protocol_ from "./Protocol.js"
 export { Protocol_ as Protocol }
+import * as RunEvent_ from "./RunEvent.js"
+export { RunEvent_ as RunEvent }
 import * as RunEntity_ from "./RunEntity.js"
 export { RunEntity_ as RunEntity }
 import * as Client_ from "./Client.js"

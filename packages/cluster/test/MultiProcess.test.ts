@@ -150,9 +150,9 @@ const scratch = (name: string) => {
 
 // Three runners serving `count` charger runs from a client process; answers once every
 // runner has run tools and a fifth of the way in (when a test signals one of them).
-const threeRunnersMidway = async (log: string, prefix: string, count: number, toolMs = 15) => {
+const threeRunnersMidway = async (log: string, prefix: string, count: number, toolMs = 15, clientEnv: Record<string, string> = {}) => {
   const runners = [await runner(log, toolMs), await runner(log, toolMs), await runner(log, toolMs)]
-  const client = node([clientScript, "runs", (pg as Server).connectionString, prefix, String(count)], {})
+  const client = node([clientScript, "runs", (pg as Server).connectionString, prefix, String(count)], clientEnv)
   await until("every runner to serve runs", () => {
     const seen = charges(log)
     return seen.length >= count * 1.2 && runners.every((r) => seen.some((c) => c.pid === r.pid))
@@ -203,7 +203,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const log = scratch("kill.jsonl")
     const began = Date.now()
     // Killed once every runner has run tools, a fifth of the way in.
-    const { runners, client, before } = await threeRunnersMidway(log, "k", COUNT)
+    const { runners, client, before } = await threeRunnersMidway(log, "k", COUNT, 15, { WATCH_EVENTS: "1" })
     const victim = runners[0] as Proc
     victim.child.kill("SIGKILL")
     const killedAt = Date.now()
@@ -227,7 +227,13 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const finishedAt = done.filter((d) => victims.has(d[1] as string)).map((d) => Number(d[3]))
     expect(victims.size).toBeGreaterThan(0)
     const pause = Math.max(...finishedAt) - killedAt
-    console.log(`cluster kill: ${COUNT} runs in ${elapsed} ms; ${victims.size} runs on the killed runner, all finished ${pause} ms after the kill; ${repeated.length} in-flight tool calls ran again (same key)`)
+    // Every tenth run's events, streamed by the client across the kill: each step once,
+    // in order, then the end; the killed runner's runs among them too.
+    const streamed = client.lines.filter((l) => l.startsWith("events ")).map((l) => l.split(" "))
+    expect(streamed).toHaveLength(Math.ceil(COUNT / 10))
+    for (const line of streamed) expect(line.slice(2)).toEqual(["0,1,2,3", "RunEnded", "completed"])
+    const streamedVictims = streamed.filter((l) => victims.has(l[1] as string)).length
+    console.log(`cluster kill: ${COUNT} runs in ${elapsed} ms; ${victims.size} runs on the killed runner, all finished ${pause} ms after the kill; ${repeated.length} in-flight tool calls ran again (same key); ${streamed.length} runs' events streamed whole, ${streamedVictims} of them on the killed runner`)
     expect(pause).toBeLessThan(5 * lockExpirationMs)
     for (const r of runners.slice(1)) r.child.kill("SIGTERM")
     await Promise.all(runners.map((r) => r.exited))

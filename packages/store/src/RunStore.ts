@@ -307,13 +307,26 @@ export const save = (store: RunStore, state: AgentState, previous?: Saved | unde
 export const loadEffect = (
   store: RunStore,
   runId: string,
+): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing | StoreError.StoreFailed> => loadOnce(store, runId, true)
+
+const loadOnce = (
+  store: RunStore,
+  runId: string,
+  again: boolean,
 ): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing | StoreError.StoreFailed> =>
   // The head first: a commit between the two reads adds rows past it, never removes one.
   Effect.flatMap(store.head(runId), (head) =>
-    Effect.flatMap(store.rows(runId), (rows): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing> => {
+    Effect.flatMap(store.rows(runId), (rows): Effect.Effect<Saved | undefined, StoreError.DecodeFailed | StoreError.CheckpointMissing | StoreError.StoreFailed> => {
       const upToHead = rows.filter((row) => row.seq <= head)
       if (head === 0 && rows.length === 0) return Effect.succeed(undefined)
       const missing = upToHead.findIndex((row, i) => row.seq !== i + 1)
+      // Rows but no head as read before them: the run was created between the two reads
+      // (a reader racing its writer), or the store lost its head record. A second read
+      // of the head tells them apart.
+      if (head === 0 && again) {
+        return Effect.flatMap(store.head(runId), (now) =>
+          now === 0 ? Effect.fail(StoreError.checkpointMissing(runId, 1, 0)) : loadOnce(store, runId, false))
+      }
       if (head === 0) return Effect.fail(StoreError.checkpointMissing(runId, 1, 0))
       if (missing !== -1) return Effect.fail(StoreError.checkpointMissing(runId, missing + 1, head))
       if (upToHead.length < head) return Effect.fail(StoreError.checkpointMissing(runId, upToHead.length + 1, head))

@@ -1,5 +1,7 @@
 // The test's client process. Modes:
-//   runs <db> <prefix> <count>: starts <count> `charger` runs, prints `done <runId> <status> <ms>` as each ends.
+//   runs <db> <prefix> <count>: starts <count> `charger` runs, prints `done <runId> <status> <ms>` as each ends,
+//     and, with WATCH_EVENTS=1, `events <runId> <step indexes> <last tag> <status>` for every tenth run, its
+//     events streamed as it went.
 //   suspend <db> <prefix> <count>: starts `approver` runs, prints `suspended <runId> <callId>` for each.
 //   resume <db> <ids.json> <cancelId>: cancels one run, approves the others' calls; prints `done …` for each.
 //   watch <db> <prefix> <count> <goFile>: starts `approver` runs, prints `suspended …` for each, waits for
@@ -8,7 +10,7 @@
 //     each run's status and cancels the first: `status <runId> <status> <ms>`, `cancelled <runId> <status> <ms>`.
 // CALL_TIMEOUT (ms) sets the client's callTimeout.
 import { Decision } from "@hookline/agent"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { Client, Runner } from "../../src/index.js"
 
@@ -46,9 +48,18 @@ const program = Effect.gen(function*() {
     const count = Number(extra)
     const ids = Array.from({ length: count }, (_, i) => `${arg}-${i}`)
     yield* Effect.forEach(ids, (runId) => client.start(mode === "runs" ? "charger" : "approver", "charge me", { runId }), { concurrency: 50 })
-    yield* Effect.forEach(ids, (runId) =>
+    const results = Effect.forEach(ids, (runId) =>
       Effect.map(client.result(runId), (s) =>
         say(mode === "runs" ? `done ${runId} ${s.status} ${Date.now()}` : `suspended ${runId} ${s.pending[0]?.toolCallId ?? "none"}`)), { concurrency: "unbounded" })
+    // Every fifth run's events, streamed as it goes: `events <runId> <step indexes> <last tag> <status>`.
+    const watched = mode === "runs" && process.env["WATCH_EVENTS"] === "1" ? ids.filter((_, i) => i % 10 === 0) : []
+    const watches = Effect.forEach(watched, (runId) =>
+      Effect.map(Stream.runCollect(client.events(runId)), (events) => {
+        const last = events.at(-1)
+        const indexes = events.flatMap((e) => (e._tag === "StepEnded" ? [e.index] : [])).join(",")
+        say(`events ${runId} ${indexes} ${last?._tag ?? "none"} ${last !== undefined && last._tag !== "StepEnded" ? last.summary.status : "none"}`)
+      }), { concurrency: "unbounded" })
+    yield* Effect.all([results, watches], { concurrency: 2 })
   } else {
     const pending = JSON.parse(readFileSync(arg, "utf8")) as ReadonlyArray<{ readonly runId: string; readonly callId: string }>
     yield* client.cancel(extra)
@@ -57,5 +68,5 @@ const program = Effect.gen(function*() {
   }
 })
 
-await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis", ...(process.env["CALL_TIMEOUT"] === undefined ? {} : { callTimeout: Number(process.env["CALL_TIMEOUT"]) }) } })))))
+await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis", eventsPollInterval: "1 second", ...(process.env["CALL_TIMEOUT"] === undefined ? {} : { callTimeout: Number(process.env["CALL_TIMEOUT"]) }) } })))))
 process.exit(0)

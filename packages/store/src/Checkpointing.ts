@@ -427,19 +427,23 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
-  const replayTool = Hook.effect((ctx: HookContext) =>
+  // On a resumed run, a journaled result in place of the tool (marked, so hooks such as an
+  // audit log tell it from a call that ran); then, replayed or not, no tool starts while
+  // a result of its run is not durable: the deferred entries go first. One hook, so a
+  // tool's start costs one Effect hook.
+  const startTool = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
       const call = ctx.toolCall
-      if (!entry.replaying || call === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) {
-        return Effect.succeed(ctx)
-      }
+      const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
+      if (!replay) return entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
       const key = toolKey(ctx.state, call.id)
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
-        if (body === undefined) return Effect.succeed(ctx)
-        entry.replayed.add(key)
-        // Marked, so hooks (an audit log) tell a result given back from a call that ran.
-        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
-          HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)))
+        if (body !== undefined) entry.replayed.add(key)
+        const replayed = body === undefined ? Effect.succeed(ctx) : Effect.map(
+          JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body),
+          (execution) => HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)),
+        )
+        return entry.deferred.length === 0 ? replayed : Effect.flatMap(replayed, (out) => Effect.as(flush(ctx.state.id, entry), out))
       })
     })
   )
@@ -467,11 +471,6 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
 
   const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
 
-  // No tool starts while a result of its run is not durable: the deferred entries go first.
-  const flushBeforeTool = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => (entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)))
-  )
-
   const hook = (h: Hook.AnyHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })
 
@@ -483,8 +482,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       ? [
         hook(replayInference, HookTriggers.beforeInference, "store:replay_inference"),
         hook(journalInference, HookTriggers.afterInference, "store:journal_inference"),
-        hook(replayTool, HookTriggers.beforeToolUse, "store:replay_tool"),
-        hook(flushBeforeTool, HookTriggers.beforeToolUse, "store:journal_flush"),
+        hook(startTool, HookTriggers.beforeToolUse, "store:replay_tool"),
         hook(journalTool, HookTriggers.afterToolUse, "store:journal_tool"),
       ]
       : []),

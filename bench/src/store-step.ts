@@ -3,7 +3,7 @@
  * `UseCheckpoints(MemoryStore)` adds to a step of the user path, in CPU time and in
  * bytes allocated, figures that a loaded machine disturbs far less than wall time.
  *
- *   node --conditions=@hookline/source --expose-gc --max-semi-space-size=64 --import tsx bench/src/store-step.ts [batches] [runs]
+ *   node --conditions=@hookline/source --expose-gc --max-semi-space-size=128 --import tsx bench/src/store-step.ts [batches] [runs]
  *
  * The agent of UserPath.ts (K = 0) runs `steps` steps (one `echo` call each, then a
  * text) over H = 10 messages, each run a new run id, with checkpoints and without.

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type HookExecuted, type InferenceRequest, type Interceptor } from "@hookline/core"
-import { Channel, Duration, Effect, Queue, Stream } from "effect"
+import { Channel, Duration, Effect, Fiber, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
 import { runEngine } from "./run/loop.js"
@@ -33,6 +33,18 @@ export const currentRun: Effect.Effect<object | undefined> = Effect.map(
   Subagent.Current,
   (current) => current instanceof Subagent.Host ? current : undefined,
 )
+
+/**
+ * `currentRun`, read at once: for a pure hook (called in its run's fiber) that keeps
+ * bookkeeping per run without taking its trigger off the synchronous path.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const currentRunNow = (): object | undefined => {
+  const current = Fiber.getCurrent()?.getRef(Subagent.Current)
+  return current instanceof Subagent.Host ? current : undefined
+}
 
 /**
  * @since 0.1.0

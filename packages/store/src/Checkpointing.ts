@@ -203,12 +203,14 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     )
   }
 
-  const keyOf = (state: AgentState) => Effect.map(AgentLoop.currentRun, (run): unknown => run ?? state.id)
-  const withRecord = <A>(ctx: HookContext, onNone: A, f: (entry: Tracked) => Effect.Effect<A, unknown>) =>
-    Effect.flatMap(keyOf(ctx.state), (key) => {
-      const entry = runs.get(key)
-      return entry === undefined ? Effect.succeed(onNone) : f(entry)
-    })
+  // Read at once (hooks are called in their run's fiber): no Effect per look-up, and a
+  // pure hook (journalTool) can find its run's record too.
+  const keyNow = (state: AgentState): unknown => AgentLoop.currentRunNow() ?? state.id
+  const keyOf = (state: AgentState) => Effect.sync(() => keyNow(state))
+  const withRecord = <A>(ctx: HookContext, onNone: A, f: (entry: Tracked) => Effect.Effect<A, unknown>) => {
+    const entry = runs.get(keyNow(ctx.state))
+    return entry === undefined ? Effect.succeed(onNone) : f(entry)
+  }
 
   // A continuation's next turn (`derive`) is the run it loaded, made from the saved state:
   // its first checkpoint is the delta from that save, under the run's lease.
@@ -378,12 +380,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       : Effect.flatMap(Clock.currentTimeMillis, (now) => (now - entry.confirmedAt > ttl / 2 ? renew(runId, entry, now) : Effect.void))
 
   // A run with no lease (refused, or lost since) runs no tool: the block is final.
-  const guardTool = Hook.effect((ctx: HookContext) =>
-    Effect.gen(function*() {
-      const key = yield* keyOf(ctx.state)
-      if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return ctx
-      const entry = runs.get(key)
-      yield* confirm(ctx.state.id, entry)
+  const guardTool = Hook.effect((ctx: HookContext) => {
+    if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
+    const entry = runs.get(keyNow(ctx.state))
+    return Effect.map(confirm(ctx.state.id, entry), () => {
       if (entry !== undefined && !entry.lost) return ctx
       const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
       if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return blocked
@@ -393,7 +393,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       refusals.set(signal, error)
       return HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal))
     })
-  )
+  })
 
   const replayInference = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
@@ -427,49 +427,51 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
-  const replayTool = Hook.effect((ctx: HookContext) =>
+  // On a resumed run, a journaled result in place of the tool (marked, so hooks such as an
+  // audit log tell it from a call that ran); then, replayed or not, no tool starts while
+  // a result of its run is not durable: the deferred entries go first. One hook, so a
+  // tool's start costs one Effect hook.
+  const startTool = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
       const call = ctx.toolCall
-      if (!entry.replaying || call === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) {
-        return Effect.succeed(ctx)
-      }
+      const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
+      if (!replay) return entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
       const key = toolKey(ctx.state, call.id)
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
-        if (body === undefined) return Effect.succeed(ctx)
-        entry.replayed.add(key)
-        // Marked, so hooks (an audit log) tell a result given back from a call that ran.
-        return Effect.map(JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body), (execution) =>
-          HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)))
+        if (body !== undefined) entry.replayed.add(key)
+        const replayed = body === undefined ? Effect.succeed(ctx) : Effect.map(
+          JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body),
+          (execution) => HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)),
+        )
+        return entry.deferred.length === 0 ? replayed : Effect.flatMap(replayed, (out) => Effect.as(flush(ctx.state.id, entry), out))
       })
     })
   )
 
-  const journalTool = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
-      const call = ctx.toolCall
-      const execution = ctx.toolExecution
-      if (call === undefined || execution === undefined) return Effect.succeed(ctx)
-      const key = toolKey(ctx.state, call.id)
-      if (entry.replayed.has(key)) return Effect.succeed(ctx)
-      // A call refused because the run lost its lease is not the call's result: journaled,
-      // the new owner would replay the refusal instead of running the call.
-      if (entry.lost && execution.status === "blocked") return Effect.succeed(ctx)
-      const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
-      if (Result.isFailure(body)) return Effect.fail(body.failure)
-      // Written before the next tool of the run starts, else with the step's checkpoint.
-      entry.deferred.push({ key, body: body.success })
-      return Effect.succeed(ctx)
-    })
-  )
+  // Pure (no I/O: the entry waits for the step's checkpoint or the next tool's flush), so
+  // AfterToolUse stays on the loop's synchronous path. A refused entry is thrown: the
+  // stack makes it this hook's HookFailed, with the JournalRefused's text.
+  const journalTool: Hook.Hook = (ctx) => {
+    const call = ctx.toolCall
+    const execution = ctx.toolExecution
+    if (call === undefined || execution === undefined) return ctx
+    const entry = runs.get(keyNow(ctx.state))
+    if (entry === undefined) return ctx
+    const key = toolKey(ctx.state, call.id)
+    if (entry.replayed.has(key)) return ctx
+    // A call refused because the run lost its lease is not the call's result: journaled,
+    // the new owner would replay the refusal instead of running the call.
+    if (entry.lost && execution.status === "blocked") return ctx
+    const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
+    if (Result.isFailure(body)) throw body.failure
+    // Written before the next tool of the run starts, else with the step's checkpoint.
+    entry.deferred.push({ key, body: body.success })
+    return ctx
+  }
 
   const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
 
-  // No tool starts while a result of its run is not durable: the deferred entries go first.
-  const flushBeforeTool = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => (entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)))
-  )
-
-  const hook = (h: Hook.EffectHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
+  const hook = (h: Hook.AnyHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })
 
   return UseAll(
@@ -480,8 +482,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       ? [
         hook(replayInference, HookTriggers.beforeInference, "store:replay_inference"),
         hook(journalInference, HookTriggers.afterInference, "store:journal_inference"),
-        hook(replayTool, HookTriggers.beforeToolUse, "store:replay_tool"),
-        hook(flushBeforeTool, HookTriggers.beforeToolUse, "store:journal_flush"),
+        hook(startTool, HookTriggers.beforeToolUse, "store:replay_tool"),
         hook(journalTool, HookTriggers.afterToolUse, "store:journal_tool"),
       ]
       : []),

@@ -106,32 +106,62 @@ class Conflict {
 
 class Exists {}
 
-// A new run's first checkpoint. Without `replace`: an insert if absent, so of two
-// creators one inserts and the other finds the row (PostgreSQL makes the second insert
-// wait for the first's transaction). With `replace`: the run's row is taken first (an
-// upsert locks it, so replacers go one at a time), then its old checkpoints and journal
-// go, in the same transaction.
-const create = (client: SqlClient, commit: RunStore.Commit, replace: boolean): Promise<void> =>
-  client.transaction(async (tx) => {
-    const values = [commit.runId, commit.status, commit.at]
-    if (replace) {
-      await tx.query(
-        `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-         ON CONFLICT (run_id) DO UPDATE SET seq = 1, status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
-        values,
-      )
-      await tx.query(`DELETE FROM hookline_checkpoints WHERE run_id = $1`, [commit.runId])
-      await tx.query(`DELETE FROM hookline_journal WHERE run_id = $1`, [commit.runId])
-    } else {
-      const inserted = await tx.query(
-        `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-         ON CONFLICT (run_id) DO NOTHING`,
-        values,
-      )
-      if (inserted.affected !== 1) throw new Exists()
-    }
+// A new run's first checkpoint. Without `replace`: one statement, its own transaction:
+// the run's row inserted if absent and, only when it was, the checkpoint's row (of two
+// creators one inserts, and PostgreSQL makes the second insert wait for the first's
+// commit, then find the row). With `replace`: the run's row is taken first (an upsert
+// locks it, so replacers go one at a time), then its old checkpoints and journal go, in
+// one transaction.
+const create = async (client: SqlClient, commit: RunStore.Commit, replace: boolean): Promise<void> => {
+  const values = [commit.runId, commit.status, commit.at]
+  if (!replace) {
+    const inserted = await client.query(
+      `WITH created AS (
+         INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+         ON CONFLICT (run_id) DO NOTHING RETURNING run_id
+       )
+       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, 1, $4 FROM created`,
+      [...values, commit.body],
+    )
+    if (inserted.affected !== 1) throw new Exists()
+    return
+  }
+  await client.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+       ON CONFLICT (run_id) DO UPDATE SET seq = 1, status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+      values,
+    )
+    await tx.query(`DELETE FROM hookline_checkpoints WHERE run_id = $1`, [commit.runId])
+    await tx.query(`DELETE FROM hookline_journal WHERE run_id = $1`, [commit.runId])
     await tx.query(`INSERT INTO hookline_checkpoints (run_id, seq, body) VALUES ($1, 1, $2)`, [commit.runId, commit.body])
   })
+}
+
+// A checkpoint in one statement, its own transaction (one round trip, one commit): the
+// head moves only from seq - 1, and the row goes in only when it moved. Of two writers
+// from the same head, the second's update waits for the first's commit, re-checks the
+// condition against the new row (PostgreSQL's read committed), finds it false and
+// inserts nothing. Answers whether it wrote.
+const commitOne = async (client: SqlClient, commit: RunStore.Commit): Promise<boolean> => {
+  const moved = commit.seq === 1
+    ? await client.query(
+      `WITH moved AS (
+         INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+         ON CONFLICT (run_id) DO NOTHING RETURNING run_id
+       )
+       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, 1, $4 FROM moved`,
+      [commit.runId, commit.status, commit.at, commit.body],
+    )
+    : await client.query(
+      `WITH moved AS (
+         UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5 RETURNING run_id
+       )
+       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, $2, $6 FROM moved`,
+      [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1, commit.body],
+    )
+  return moved.affected === 1
+}
 
 export const make = (name: string, client: SqlClient, close: () => Promise<void>): RunStore.RunStore => {
   const lift = <A>(operation: string, f: () => Promise<A>) =>
@@ -141,24 +171,10 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
     name,
     commit: (commit: RunStore.Commit) =>
       Effect.tryPromise({
-        try: () =>
-          client.transaction(async (tx) => {
-            // The head moves only from seq - 1: of two writers from the same head, the
-            // second finds no row to update (PostgreSQL re-checks the condition after
-            // the first commits) and writes nothing.
-            const moved = commit.seq === 1
-              ? await tx.query(
-                `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-                 ON CONFLICT (run_id) DO NOTHING`,
-                [commit.runId, commit.status, commit.at],
-              )
-              : await tx.query(
-                `UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5`,
-                [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1],
-              )
-            if (moved.affected !== 1) throw new Conflict(await head(tx, commit.runId))
-            await tx.query(`INSERT INTO hookline_checkpoints (run_id, seq, body) VALUES ($1, $2, $3)`, [commit.runId, commit.seq, commit.body])
-          }),
+        try: async () => {
+          // The head it found is read only on a conflict, off the step's path.
+          if (!(await commitOne(client, commit))) throw new Conflict(await head(client, commit.runId))
+        },
         catch: (cause) =>
           cause instanceof Conflict
             ? StoreError.conflict(commit.runId, commit.seq - 1, cause.actual)

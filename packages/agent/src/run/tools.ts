@@ -57,7 +57,13 @@ function* sequential<R>(
       const started = execute(env, cell, toolCall, before)
       if (isEffect(started)) {
         execution = yield* started
-        cell.stale = true
+        // Unwrapped, the tool's end was read as it ended, and nothing ran since: it is
+        // the last reading (one clock read less per call). A wrap hook may take time after.
+        if (hasToolWraps(env)) cell.stale = true
+        else {
+          cell.lastReading = execution.completedAt
+          cell.stale = false
+        }
       } else {
         // A synchronous tool's end is the last reading.
         execution = started

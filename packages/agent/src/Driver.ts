@@ -285,7 +285,7 @@ const answered = (
         resume(Effect.fail(inferenceFailed(e)))
       },
     )
-    return Effect.sync(() => interrupt(call))
+    return call instanceof RunCallOptions ? call.onCallInterrupted : Effect.sync(() => interrupt(call))
   })
 
 const checkedAnswer = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {

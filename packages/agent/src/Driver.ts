@@ -330,9 +330,11 @@ export const generateChecked = (
   options: CallOptions,
 ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
   let call: unknown
-  // Read once: a getter could give another function the second time.
-  const generate = driver.generate
+  let generate: DriverShape["generate"]
   try {
+    // Read once (a getter could give another function the second time), called on its driver.
+    generate = driver.generate
+    if (typeof generate !== "function") return Effect.fail(AgentError.inferenceFailed("the driver's generate is not a function"))
     call = generate.call(driver, request, options)
   } catch (cause) {
     return callThrew("generate", cause)

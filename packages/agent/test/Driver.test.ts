@@ -120,6 +120,13 @@ describe("Driver", () => {
   })
 
   describe("generateChecked", () => {
+    it("fails with InferenceFailed, naming it, for a generate that is not a function", async () => {
+      const driver = { generate: undefined, stream: () => Stream.empty } as unknown as Driver.DriverShape
+      const error = await Effect.runPromise(Effect.flip(Driver.generateChecked(driver, request, options)))
+      expect(error).toMatchObject({ _tag: "InferenceFailed", message: "the driver's generate is not a function" })
+    })
+
+
     it("calls generate on its driver (a driver's method may read its own fields)", async () => {
       const driver = {
         answer: response,

@@ -3,17 +3,24 @@
  * the timed A/B, for a loaded machine where times say little. Run with a young
  * generation large enough that no collection happens while it counts:
  *
- *   node --expose-gc --max-semi-space-size=256 --import tsx bench/src/ab/allocated.ts <tree> [case] [runs]
+ *   node --expose-gc --min-semi-space-size=64 --max-semi-space-size=64 --import tsx bench/src/ab/allocated.ts <tree> [case] [runs]
+ *
+ * A case is one of worker.ts's (the internal path) or facade.ts's ("facade K=0", "facade K=20").
  */
+import { facadeCases, facadeRun } from "./facade.js"
 import { caseRun, cases, load, steps } from "./worker.js"
 
 const [tree, name = "pure K=0", runs = "100"] = process.argv.slice(2)
 if (tree === undefined) throw new Error("usage: allocated.ts <tree> [case] [runs]")
 const found = cases.find((c) => c.name === name)
-if (found === undefined) throw new Error(`no case ${name}: ${cases.map((c) => c.name).join(", ")}`)
+const facade = facadeCases.find((c) => c.name === name)
+if (found === undefined && facade === undefined) {
+  throw new Error(`no case ${name}: ${[...cases, ...facadeCases].map((c) => c.name).join(", ")}`)
+}
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) throw new Error("run with --expose-gc")
-const run = caseRun(await load(tree), found.K, found.effect)
+const loaded = await load(tree)
+const run = found !== undefined ? caseRun(loaded, found.K, found.effect) : facadeRun(loaded, (facade as (typeof facadeCases)[number]).K)
 for (let i = 0; i < 300; i++) await run()
 const samples: Array<number> = []
 for (let round = 0; round < 5; round++) {

@@ -215,8 +215,7 @@ export const fromPromise = (impl: {
     throw new AgentError.HooklineError(AgentError.invalidConfiguration("driver", "expected generate or stream"))
   }
   return make({
-    generate: generate === undefined ? undefined : (request, options) =>
-      promised(options, (callOptions) => generate(request, callOptions)).pipe(Effect.flatMap(fromFields)),
+    generate: generate === undefined ? undefined : settledGenerate((request, options) => answered(generate, request, options)),
     stream: stream === undefined ? undefined : (request, options) =>
       Stream.unwrap(Effect.flatMap(
         Effect.acquireRelease(Effect.sync(() => callOf(options)), (call, exit) =>
@@ -246,29 +245,56 @@ const interrupt = (call: Call): void => {
   else call.abortCall()
 }
 
-// Effect.tryPromise would make an AbortController per call, used or not.
-const promised = <A>(options: CallOptions, start: (options: CallOptions) => PromiseLike<A>): Effect.Effect<A, AgentError.InferenceFailed> =>
-  Effect.callback<A, AgentError.InferenceFailed>((resume) => {
+// The generate functions `fromPromise` made: each call's Effect already ends as a
+// checked response or `InferenceFailed`, never a defect, so `generateChecked` takes it
+// as it is (no check again, no catch per call).
+const settledGenerates = new WeakSet<DriverShape["generate"]>()
+
+const settledGenerate = (generate: DriverShape["generate"]): DriverShape["generate"] => {
+  settledGenerates.add(generate)
+  return generate
+}
+
+// One model call of a Promise driver, bridged into the fiber in one `Effect.callback`:
+// the answer is checked where the Promise settles (no `flatMap` per call), and a throw
+// while checking it is `InferenceFailed`, as a defect would be in `generateChecked`.
+// (Effect.tryPromise would make an AbortController per call, used or not.)
+const answered = (
+  generate: (request: InferenceRequest, options: CallOptions) => PromiseLike<unknown>,
+  request: InferenceRequest,
+  options: CallOptions,
+): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> =>
+  Effect.callback<InferenceResponse, AgentError.InferenceFailed>((resume) => {
     const call = callOf(options)
+    let pending: PromiseLike<unknown>
     try {
       // A driver that returns a value, not a Promise, still answers (the answer is checked next).
-      Promise.resolve(start(call)).then(
-        (a) => {
-          end(call)
-          resume(Effect.succeed(a))
-        },
-        (e) => {
-          end(call)
-          resume(Effect.fail(inferenceFailed(e)))
-        },
-      )
+      pending = Promise.resolve(generate(request, call))
     } catch (e) {
       end(call)
       resume(Effect.fail(inferenceFailed(e)))
       return
     }
-    return Effect.sync(() => interrupt(call))
+    pending.then(
+      (a) => {
+        end(call)
+        resume(checkedAnswer(a))
+      },
+      (e) => {
+        end(call)
+        resume(Effect.fail(inferenceFailed(e)))
+      },
+    )
+    return call instanceof RunCallOptions ? call.onCallInterrupted : Effect.sync(() => interrupt(call))
   })
+
+const checkedAnswer = (u: unknown): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
+  try {
+    return fromFields(u)
+  } catch (e) {
+    return Effect.fail(inferenceFailed(e))
+  }
+}
 
 /**
  * A layer that provides the driver.
@@ -304,12 +330,17 @@ export const generateChecked = (
   options: CallOptions,
 ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
   let call: unknown
+  let generate: DriverShape["generate"]
   try {
-    call = driver.generate(request, options)
+    // Read once (a getter could give another function the second time), called on its driver.
+    generate = driver.generate
+    if (typeof generate !== "function") return Effect.fail(AgentError.inferenceFailed("the driver's generate is not a function"))
+    call = generate.call(driver, request, options)
   } catch (cause) {
     return callThrew("generate", cause)
   }
   if (!Effect.isEffect(call)) return Effect.fail(AgentError.inferenceFailed("the driver's generate did not return an Effect"))
+  if (settledGenerates.has(generate)) return call as Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
   return settle(Effect.flatMap(call as Effect.Effect<unknown, unknown>, checked))
 }
 

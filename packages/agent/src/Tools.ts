@@ -10,6 +10,7 @@
  */
 import { AgentError, Json, Message, ToolExecution, Truncation, type AgentState, type InferenceRequest, type JsonValue, type ToolCall } from "@hookline/core"
 import { Cause, Clock, Duration, Effect, Exit, Result } from "effect"
+import { isEffect } from "./internal/isEffect.js"
 import { FrozenIndex, isIndex } from "./internal/frozenIndex.js"
 import { LazySignal } from "./internal/lazySignal.js"
 import * as Arguments from "./internal/toolArguments.js"
@@ -443,7 +444,7 @@ export const start = (
     onSuccess: (args) =>
       Clock.clockWith((clock) => {
         const result = invoke(tool, toolCall, state, args, limit, startedAt, () => clock.currentTimeMillisUnsafe(), runContext)
-        return Effect.isEffect(result) ? result : Effect.succeed(result)
+        return isEffect(result) ? result : Effect.succeed(result)
       }),
     onFailure: onCause(toolCall, limit, startedAt, invalidArguments),
   })
@@ -466,5 +467,5 @@ export const execute = (
   Clock.clockWith((clock) => {
     const now = () => clock.currentTimeMillisUnsafe()
     const result = start(tools, toolCall, context.state, now, now(), context.runContext)
-    return Effect.isEffect(result) ? result : Effect.succeed(result)
+    return isEffect(result) ? result : Effect.succeed(result)
   })

@@ -106,8 +106,36 @@ describe("Driver", () => {
       expect(await pending).toMatchObject({ _tag: "InferenceFailed", message: "stopped" })
     })
 
+    it("checks its answer once, where the Promise settles: generateChecked gives that answer as it is", async () => {
+      const driver = Driver.fromPromise({ generate: async () => ({ text: "ok" }) })
+      const direct = await Effect.runPromise(driver.generate(request, options))
+      const checked = await Effect.runPromise(Driver.generateChecked(driver, request, options))
+      expect(checked).toEqual(direct)
+      expect(Object.isFrozen(checked)).toBe(true)
+    })
+
     it("needs generate or stream", () => {
       expect(() => Driver.fromPromise({})).toThrow(AgentError.HooklineError)
+    })
+  })
+
+  describe("generateChecked", () => {
+    it("fails with InferenceFailed, naming it, for a generate that is not a function", async () => {
+      const driver = { generate: undefined, stream: () => Stream.empty } as unknown as Driver.DriverShape
+      const error = await Effect.runPromise(Effect.flip(Driver.generateChecked(driver, request, options)))
+      expect(error).toMatchObject({ _tag: "InferenceFailed", message: "the driver's generate is not a function" })
+    })
+
+
+    it("calls generate on its driver (a driver's method may read its own fields)", async () => {
+      const driver = {
+        answer: response,
+        generate(this: { readonly answer: InferenceResponse }) {
+          return Effect.succeed(this.answer)
+        },
+        stream: () => Stream.empty,
+      }
+      expect(await Effect.runPromise(Driver.generateChecked(driver as unknown as Driver.DriverShape, request, options))).toBe(response)
     })
   })
 })

@@ -44,8 +44,12 @@ export const defaults = Object.freeze({
   finishReasons: Object.freeze([]) as ReadonlyArray<FinishReason>,
 })
 
-const hasFired = (ctx: HookContext.HookContext, source: string): boolean =>
-  ctx.state.execution.stopSignals.some((s) => s.source === source)
+// A plain loop: the guards ask before every step, and `some` would make a closure each time.
+const hasFired = (ctx: HookContext.HookContext, source: string): boolean => {
+  const signals = ctx.state.execution.stopSignals
+  for (let i = 0; i < signals.length; i++) if ((signals[i] as StopSignal.StopSignal).source === source) return true
+  return false
+}
 
 const fire = (ctx: HookContext.HookContext, reason: StopReason.StopReason | StopReason.Custom, message: string, source: string) =>
   HookContext.withStopSignal(ctx, StopSignal.make(reason, message, source))

@@ -10,6 +10,7 @@
 //   directly): its signal, made on first read, follows the given signal and aborts when
 //   the call is interrupted; the listener it adds to the given signal is removed when
 //   the call ends.
+import { Effect } from "effect"
 import type { CallOptions } from "./driverContract.js"
 import { LazySignal } from "./lazySignal.js"
 
@@ -18,6 +19,9 @@ export class RunCallOptions extends LazySignal implements CallOptions {
   abortCall(): void {
     this.renew()
   }
+
+  /** `abortCall` as an Effect, made once per run: a call's interruption handler (not one per call). */
+  readonly onCallInterrupted: Effect.Effect<void> = Effect.sync(() => this.abortCall())
 }
 
 export class CallSignal implements CallOptions {

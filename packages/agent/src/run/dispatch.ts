@@ -4,18 +4,19 @@
 // all: its parts come back as they went in.
 import { AgentError, AgentState, HookContext, HookStack } from "@hookline/core"
 import { Effect } from "effect"
+import { isEffect } from "../internal/isEffect.js"
 import type { RunCell } from "./cell.js"
 import type { DispatchInput, Dispatched, Phase, RunEnv } from "./types.js"
 
 export function* dispatch<R>(env: RunEnv<R>, cell: RunCell, input: DispatchInput): Phase<Dispatched, AgentError.HookFailed, R> {
   const now = dispatchNow(env, cell, input)
-  return Effect.isEffect(now) ? yield* now : now
+  return isEffect(now) ? yield* now : now
 }
 
 /**
  * The dispatch of the hot path: the hooks' result at once when every hook ran
  * synchronously, else an Effect to yield. The caller writes
- * `const d = dispatchNow(…); const out = Effect.isEffect(d) ? yield* d : d`, and so
+ * `const d = dispatchNow(…); const out = isEffect(d) ? yield* d : d`, and so
  * makes no generator per dispatch (six per tool step) when the hooks are pure.
  */
 export const dispatchNow = <R>(

@@ -3,6 +3,7 @@
 // the stop check that ends a step, and the loop's other transitions.
 import { type AgentError, AgentState, InferenceRequest, Message, Step, StopReason, StopSignal, type ToolCall, ToolExecution, Usage, HookStack, WrapHook } from "@hookline/core"
 import { Effect } from "effect"
+import { isEffect } from "../internal/isEffect.js"
 import type { Decision } from "../Decision.js"
 import type { RunCell } from "./cell.js"
 import { LOOP } from "./conclude.js"
@@ -31,7 +32,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   cell.inBeforeStep = true
   // dispatchNow: no generator per dispatch when every hook is pure (dispatch.ts).
   const beforeStep = dispatchNow(env, cell, Records.point("BeforeStep", cell.state, startedAt))
-  if (Effect.isEffect(beforeStep)) yield* beforeStep
+  if (isEffect(beforeStep)) yield* beforeStep
   cell.inBeforeStep = false
   if (cell.state.execution.stopSignals.length > 0) {
     // The stop check is not part of the step: an OnStop failure here leaves no step record.
@@ -49,7 +50,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     options: env.config.modelOptions,
   })
   const beforeInference = dispatchNow(env, cell, Records.point("BeforeInference", cell.state, cell.at(), draft))
-  const before = Effect.isEffect(beforeInference) ? yield* beforeInference : beforeInference
+  const before = isEffect(beforeInference) ? yield* beforeInference : beforeInference
   const request = before.request ?? draft
   let answered = before.response
   if (answered === undefined) {
@@ -59,7 +60,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     cell.stale = true
   }
   const afterInference = dispatchNow(env, cell, Records.point("AfterInference", cell.state, cell.at(), request, answered))
-  const after = Effect.isEffect(afterInference) ? yield* afterInference : afterInference
+  const after = isEffect(afterInference) ? yield* afterInference : afterInference
   const response = after.response ?? answered
   open.response = response
   if (env.streaming && env.config.textCheck !== undefined && response.text.length > 0) {
@@ -98,7 +99,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     cell.state = AgentState.withStopSignal(cell.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
   }
   const afterStep = dispatchNow(env, cell, Records.point("AfterStep", cell.state, cell.at()))
-  if (Effect.isEffect(afterStep)) yield* afterStep
+  if (isEffect(afterStep)) yield* afterStep
   env.emit?.({ _tag: "StepEnded", step: record, state: cell.state })
   // No stop signal: no OnStop, and no generator for the check.
   return cell.state.execution.stopSignals.length === 0 ? Continue : ended(yield* shouldStop(env, cell))

@@ -7,6 +7,7 @@
 // tool: its answer is committed in its place.
 import { AgentError, AgentState, HookContext, HookStack, type JsonValue, Step, type ToolCall, ToolExecution, type Usage, WrapHook } from "@hookline/core"
 import { Effect, Exit } from "effect"
+import { isEffect } from "../internal/isEffect.js"
 import * as Tools from "../Tools.js"
 import { abortSeen, type RunCell } from "./cell.js"
 import { dispatch, dispatchNow } from "./dispatch.js"
@@ -45,7 +46,7 @@ function* sequential<R>(
     let before: Dispatched | undefined
     if (given === undefined) {
       const d = dispatchNow(env, cell, Records.point("BeforeToolUse", cell.state, cell.at(), undefined, undefined, call))
-      before = Effect.isEffect(d) ? yield* d : d
+      before = isEffect(d) ? yield* d : d
       if (waits(cell, call, approved, before.toolExecution !== undefined)) continue
       toolCall = before.toolCall ?? call
       given = before.toolExecution
@@ -54,9 +55,15 @@ function* sequential<R>(
     if (execution === undefined) {
       if (env.settled !== undefined) yield* env.settled
       const started = execute(env, cell, toolCall, before)
-      if (Effect.isEffect(started)) {
+      if (isEffect(started)) {
         execution = yield* started
-        cell.stale = true
+        // Unwrapped, the tool's end was read as it ended, and nothing ran since: it is
+        // the last reading (one clock read less per call). A wrap hook may take time after.
+        if (hasToolWraps(env)) cell.stale = true
+        else {
+          cell.lastReading = execution.completedAt
+          cell.stale = false
+        }
       } else {
         // A synchronous tool's end is the last reading.
         execution = started
@@ -72,7 +79,7 @@ function* sequential<R>(
       continue
     }
     const done = after(env, cell, toolCall, execution, usage, index)
-    executions.push(Effect.isEffect(done) ? yield* done : done)
+    executions.push(isEffect(done) ? yield* done : done)
   }
 }
 
@@ -113,7 +120,7 @@ function* concurrent<R>(
       continue
     }
     const done = after(env, cell, p.toolCall, execution, usage, index)
-    executions.push(Effect.isEffect(done) ? yield* done : done)
+    executions.push(isEffect(done) ? yield* done : done)
   }
 }
 
@@ -195,7 +202,7 @@ const after = <R>(
     return final
   }
   const d = dispatchNow(env, cell, Records.point("AfterToolUse", cell.state, cell.at(), undefined, undefined, toolCall, execution))
-  return Effect.isEffect(d) ? Effect.map(d, ended) : ended(d)
+  return isEffect(d) ? Effect.map(d, ended) : ended(d)
 }
 
 /** A call's result committed (`spent`: what the call spent, whatever a hook made of its result), and its event. */

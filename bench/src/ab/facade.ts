@@ -1,0 +1,60 @@
+/**
+ * The facade's cases for the fixed-work scripts (fixed.ts, allocated.ts): the compare
+ * system `hooklineFacade`'s exact user path (bench/src/UserPath.ts, W1: 50 steps, H = 0,
+ * the model answering a microtask later), built from a tree's `dist/` as worker.ts
+ * builds the internal path, so two trees compare at equal work. An AgentBuilder agent
+ * run with `await agent.run(state)`, a `Driver.fromPromise` model with an async
+ * `generate`, an async tool with io-ts arguments, the default guards (steps raised to
+ * 100, as UserPath's) and K observers added with `UseHook` on every trigger.
+ */
+import { type Loaded, steps } from "./worker.js"
+
+/** The facade's cases: pure observers, K = 0 and 20. */
+export const facadeCases = [
+  { name: "facade K=0", K: 0 },
+  { name: "facade K=20", K: 20 },
+] as const
+
+/** A run of the facade's user path with K observers: runs it once and checks the result. */
+export const facadeRun = (m: Loaded, K: number): () => Promise<number> => {
+  const { AgentBuilder, Driver, Tool, UseDriver, UseGuards, UseHook, UseTools } = m.agent
+  const { AgentError, AgentState, HookTriggers, InferenceResponse, Message, ToolCall } = m.core
+  const script = Array.from({ length: steps }, (_, i) =>
+    i < steps - 1
+      ? InferenceResponse.make({ toolCalls: [ToolCall.make({ id: `call-${i + 1}`, name: "echo", arguments: { i: i + 1 } })] })
+      : InferenceResponse.make({ text: "done" }))
+  let calls = 0
+  const model = Driver.fromPromise({
+    generate: async (request) => {
+      const response = script[(request.messages.length - 1) >> 1]
+      if (response === undefined) throw AgentError.inferenceFailed(`no answer for ${request.messages.length} messages`)
+      return response
+    },
+  })
+  const echo = Tool.make({
+    name: "echo",
+    description: "Returns its argument",
+    parameters: m.t.type({ i: m.t.number }),
+    execute: async ({ i }) => i,
+  })
+  const agent = AgentBuilder.make(
+    UseDriver(model),
+    UseTools([echo]),
+    UseGuards({ maxSteps: 100 }),
+    ...Array.from({ length: K }, (_, i) =>
+      UseHook((ctx) => {
+        calls++
+        return ctx
+      }, { triggers: HookTriggers.all, name: `observer:${i}` })),
+  )
+  const seed = AgentState.make({ id: "seed", messages: [Message.user("go")] })
+  return async () => {
+    const before = calls
+    const state = await agent.run(seed)
+    if (state.execution.status !== "completed" || state.execution.steps.length !== steps) {
+      throw new Error(`the facade workload did not complete: ${state.execution.status}, ${state.execution.steps.length} steps`)
+    }
+    if (calls - before !== K * 301) throw new Error(`${calls - before} observer calls, expected ${K * 301}`)
+    return state.context.messages.length
+  }
+}

@@ -35,44 +35,42 @@ interface Out {
   push(part: TextPart): unknown
 }
 
-const closeReasoning = <S extends TextState>(s: S, out: Out): S => {
-  if (s.reasoningId === undefined) return s
-  out.push({ type: "reasoning-end", id: s.reasoningId })
-  return { ...s, reasoningId: undefined }
+type Kind = "text" | "reasoning"
+// Where each kind's open part and part count are kept.
+const slots = {
+  text: { id: "textId", count: "textParts" },
+  reasoning: { id: "reasoningId", count: "reasoningParts" },
+} as const
+
+const close = <S extends TextState>(s: S, kind: Kind, out: Out): S => {
+  const id = s[slots[kind].id]
+  if (id === undefined) return s
+  out.push({ type: `${kind}-end`, id })
+  return { ...s, [slots[kind].id]: undefined }
 }
 
-const closeOnlyText = <S extends TextState>(s: S, out: Out): S => {
-  if (s.textId === undefined) return s
-  out.push({ type: "text-end", id: s.textId })
-  return { ...s, textId: undefined }
+// A delta of `kind`: an open part of the other kind ended, a part of this kind opened first when none is open.
+const delta = <S extends TextState>(s: S, kind: Kind, text: string, out: Out): S => {
+  const slot = slots[kind]
+  let next = close(s, kind === "text" ? "reasoning" : "text", out)
+  let id = next[slot.id]
+  if (id === undefined) {
+    id = `${next.prefix}-${kind}-${next[slot.count]}`
+    out.push({ type: `${kind}-start`, id })
+    next = { ...next, [slot.id]: id, [slot.count]: next[slot.count] + 1 }
+  }
+  out.push({ type: `${kind}-delta`, id, delta: text })
+  return next
 }
 
 /** `text` shown: an open reasoning part ended, a text part opened first when none is open. */
-export const textDelta = <S extends TextState>(s: S, text: string, out: Out): S => {
-  let next = closeReasoning(s, out)
-  if (next.textId === undefined) {
-    const id = `${next.prefix}-text-${next.textParts}`
-    out.push({ type: "text-start", id })
-    next = { ...next, textId: id, textParts: next.textParts + 1 }
-  }
-  out.push({ type: "text-delta", id: next.textId as string, delta: text })
-  return next
-}
+export const textDelta = <S extends TextState>(s: S, text: string, out: Out): S => delta(s, "text", text, out)
 
 /** Reasoning shown: an open text part ended, a reasoning part opened first when none is open. */
-export const reasoningDelta = <S extends TextState>(s: S, text: string, out: Out): S => {
-  let next = closeOnlyText(s, out)
-  if (next.reasoningId === undefined) {
-    const id = `${next.prefix}-reasoning-${next.reasoningParts}`
-    out.push({ type: "reasoning-start", id })
-    next = { ...next, reasoningId: id, reasoningParts: next.reasoningParts + 1 }
-  }
-  out.push({ type: "reasoning-delta", id: next.reasoningId as string, delta: text })
-  return next
-}
+export const reasoningDelta = <S extends TextState>(s: S, text: string, out: Out): S => delta(s, "reasoning", text, out)
 
 /** The open text and reasoning parts, if any, ended. */
-export const closeText = <S extends TextState>(s: S, out: Out): S => closeOnlyText(closeReasoning(s, out), out)
+export const closeText = <S extends TextState>(s: S, out: Out): S => close(close(s, "reasoning", out), "text", out)
 
 /** Calls whose kept decision is a rejection: a resume's RunStarted state lists them. */
 export const rejectedIn = (state: AgentState): ReadonlySet<string> =>

@@ -1,5 +1,5 @@
 /**
- * What `AgentLoop.stream` yields as a run goes: text as it streams, tool calls and
+ * What `AgentLoop.stream` yields as a run goes: text and reasoning as they stream, tool calls and
  * results, hook executions, step ends and the run's end.
  *
  * @since 0.1.0
@@ -28,8 +28,15 @@ export type AgentEvent =
   /** A piece of the model's text: as the driver streams it, or, when the loop checks text (`textDeltas`), all of it after the AfterInference hooks. */
   | { readonly _tag: "TextDelta"; readonly step: number; readonly text: string }
   /**
-   * Drop the text streamed so far in this step: the model call that streamed it failed
-   * and a wrap hook (a retry, a fallback) may call the model again.
+   * A piece of the model's reasoning (`InferenceResponse.reasoning`), when the model gives
+   * it: as the driver streams it, or, when the loop checks text, all of it after the
+   * AfterInference hooks (before the step's `TextDelta`). Its pieces, joined, are the
+   * reasoning of the step's response.
+   */
+  | { readonly _tag: "ReasoningDelta"; readonly step: number; readonly text: string }
+  /**
+   * Drop the text and the reasoning streamed so far in this step: the model call that
+   * streamed them failed and a wrap hook (a retry, a fallback) may call the model again.
    */
   | { readonly _tag: "TextReset"; readonly step: number }
   /** A tool call of the committed assistant message (after AfterInference hooks). */

@@ -52,8 +52,8 @@ export const inferenceFailed = (cause: unknown): AgentError.InferenceFailed =>
     : AgentError.inferenceFailed(AgentError.messageOf(cause))
 
 /**
- * The stream form of a `generate`: the text as one delta, each tool call, then the
- * response.
+ * The stream form of a `generate`: the reasoning as one delta, the text as one delta,
+ * each tool call, then the response.
  *
  * @since 0.1.0
  * @category constructors
@@ -63,6 +63,7 @@ export const streamFromGenerate = (generate: DriverShape["generate"]): DriverSha
     Stream.unwrap(
       Effect.map(Effect.flatMap(generate(request, options), checked), (response): Stream.Stream<StreamPart> =>
         Stream.fromIterable<StreamPart>([
+          ...(response.reasoning === undefined ? [] : [{ _tag: "ReasoningDelta" as const, text: response.reasoning }]),
           ...(response.text === "" ? [] : [{ _tag: "TextDelta" as const, text: response.text }]),
           ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
           { _tag: "Finish", response },
@@ -179,6 +180,7 @@ const fromFields = (u: unknown): Effect.Effect<InferenceResponse, AgentError.Inf
       finishReason: field(u, "finishReason") ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool-calls" : "stop"),
       modelId: field(u, "modelId") ?? "unknown",
       metadata: field(u, "metadata") ?? {},
+      reasoning: field(u, "reasoning"),
     }
     return checked(filled)
   } catch (cause) {
@@ -348,8 +350,9 @@ export const generateChecked = (
  * One model call through `stream`, as the loop makes it: each part is checked, the
  * stream ends at its first `Finish` (later parts are not read), `onText` gets each
  * text delta, and the deltas must add up to the response's text (a stream with no
- * delta gives `onText` the whole text at its end). A bad part, a stream without a
- * `Finish` or text that disagrees is `InferenceFailed`.
+ * delta gives `onText` the whole text at its end). `onReasoning` gets the reasoning
+ * deltas the same way, held to the response's reasoning alike. A bad part, a stream
+ * without a `Finish`, or text or reasoning that disagrees is `InferenceFailed`.
  *
  * @since 0.1.0
  * @category running
@@ -359,6 +362,7 @@ export const streamChecked = (
   request: InferenceRequest,
   options: CallOptions,
   onText: ((text: string) => void) | undefined,
+  onReasoning?: ((text: string) => void) | undefined,
 ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
   let parts: unknown
   try {
@@ -367,17 +371,20 @@ export const streamChecked = (
     return callThrew("stream", cause)
   }
   if (!Stream.isStream(parts)) return Effect.fail(AgentError.inferenceFailed("the driver's stream did not return a Stream"))
-  return settle(consume(parts as Stream.Stream<unknown, unknown>, onText))
+  return settle(consume(parts as Stream.Stream<unknown, unknown>, onText, onReasoning))
 }
 
 const consume = (
   parts: Stream.Stream<unknown, unknown>,
   onText: ((text: string) => void) | undefined,
+  onReasoning?: ((text: string) => void) | undefined,
 ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> =>
   Effect.suspend(() => {
     let index = 0
     let streamed = ""
     let deltas = 0
+    let reasoned = ""
+    let reasoningDeltas = 0
     let response: InferenceResponse | undefined
     let bad: AgentError.InferenceFailed | undefined
     return Stream.runForEachWhile(parts, (u) =>
@@ -391,6 +398,10 @@ const consume = (
           streamed += part.text
           deltas++
           onText?.(part.text)
+        } else if (part._tag === "ReasoningDelta") {
+          reasoned += part.text
+          reasoningDeltas++
+          onReasoning?.(part.text)
         } else if (part._tag === "Finish") {
           response = part.response
           return false
@@ -401,6 +412,14 @@ const consume = (
         Effect.flatMap(() => {
           if (bad !== undefined) return Effect.fail(bad)
           if (response === undefined) return Effect.fail(AgentError.inferenceFailed("the model's stream ended without a response"))
+          const reasoning = response.reasoning ?? ""
+          if (reasoningDeltas === 0) {
+            if (reasoning !== "") onReasoning?.(reasoning)
+          } else if (reasoned !== reasoning) {
+            return Effect.fail(AgentError.inferenceFailed(
+              `the model's stream is invalid: its reasoning deltas (${reasoned.length} characters) are not the reasoning of its Finish (${reasoning.length} characters)`,
+            ))
+          }
           if (deltas === 0) {
             if (response.text !== "") onText?.(response.text)
           } else if (streamed !== response.text) {

@@ -39,6 +39,7 @@ describe("Driver", () => {
     expectTypeOf<Driver.CallOptions>().toEqualTypeOf<{ readonly signal: AbortSignal }>()
     expectTypeOf<Driver.StreamPart>().toEqualTypeOf<
       | { readonly _tag: "TextDelta"; readonly text: string }
+      | { readonly _tag: "ReasoningDelta"; readonly text: string }
       | { readonly _tag: "ToolCall"; readonly toolCall: ToolCall }
       | { readonly _tag: "Finish"; readonly response: InferenceResponse }
     >()

@@ -152,7 +152,7 @@ describe("the driver boundary (issue 12, item 2)", () => {
     for (const [name, parts, message] of [
       ["a null part", [null], /stream is invalid at parts\[0\]: expected an object, got null/],
       ["a string part", ["hello"], /at parts\[0\]: expected an object, got string/],
-      ["an unknown part", [{ _tag: "Banana" }], /at parts\[0\]\._tag: expected "TextDelta", "ToolCall" or "Finish"/],
+      ["an unknown part", [{ _tag: "Banana" }], /at parts\[0\]\._tag: expected "TextDelta", "ReasoningDelta", "ToolCall" or "Finish"/],
       ["a Finish without toolCalls", [{ _tag: "Finish", response: { ...good, toolCalls: undefined } }], /at parts\[0\]\.response\.toolCalls: expected an array/],
       ["a delta with a number", [{ _tag: "TextDelta", text: 4 }], /at parts\[0\]\.text: expected a string/],
       ["deltas that are not the Finish's text", [{ _tag: "TextDelta", text: "bye" }, { _tag: "Finish", response: good }], /text deltas \(3 characters\) are not the text of its Finish \(5 characters\)/],

@@ -3,7 +3,9 @@
  * (OpenAI, Anthropic, a gateway, a local OpenAI-compatible server…) becomes a
  * hookline model. The SDK only calls the model: tools are sent without `execute`, so
  * the SDK returns the tool calls and the hookline loop (and its hooks) runs them.
- * Models of specification v2 and v3 run on ai 6; v2, v3 and v4 on ai 7.
+ * Models of specification v2 and v3 run on ai 6; v2, v3 and v4 on ai 7. The model's
+ * reasoning, where it gives it, is the response's `reasoning` (streamed as
+ * `ReasoningDelta` parts).
  *
  * @since 0.1.0
  */
@@ -118,10 +120,11 @@ const driverOf = (model: LanguageModel, options: AiSdkDriverOptions): Driver.Dri
     generate: async (request, { signal }) => {
       const held = new Map<string, string>()
       const result = await callSafely(() => generateText({ ...callArguments(guarded(model, held), request, signal, options) }))
-      // The step's own response and metadata (the result's copies are deprecated on ai 7).
+      // The step's own response, metadata and reasoning (the result's copies are deprecated on ai 7).
       const step = result.steps.at(-1)
       return InferenceResponse.make({
         text: result.text,
+        reasoning: step?.reasoningText,
         toolCalls: result.toolCalls.map((call) => toolCallOf(call.toolCallId, call.toolName, call.input, held)),
         usage: usageOf(Sdk.callUsageOf(result)),
         finishReason: finishReasonOf(result.finishReason),
@@ -145,6 +148,7 @@ async function* streamParts(
     onError: () => {},
   })
   let text = ""
+  let reasoning = ""
   const toolCalls: Array<ToolCall> = []
   let usage: Usage.Usage = Usage.empty
   let finishReason: InferenceResponse.FinishReason = "other"
@@ -159,6 +163,13 @@ async function* streamParts(
           if (part.text !== "") {
             text += part.text
             yield { _tag: "TextDelta", text: part.text }
+          }
+          break
+        // reasoning-start and -end only frame the deltas: the parts of one answer's reasoning join into one text.
+        case "reasoning-delta":
+          if (part.text !== "") {
+            reasoning += part.text
+            yield { _tag: "ReasoningDelta", text: part.text }
           }
           break
         case "tool-call": {
@@ -193,6 +204,7 @@ async function* streamParts(
     _tag: "Finish",
     response: InferenceResponse.make({
       text,
+      reasoning,
       toolCalls,
       usage,
       finishReason,

@@ -5,6 +5,7 @@ import { MockLanguageModelV3 } from "ai/test"
 import type { Driver } from "@hookline/agent"
 import { AgentError, InferenceRequest, InferenceResponse, Message, ToolCall } from "@hookline/core"
 import { AiSdkDriver } from "@hookline/ai-sdk"
+import { aiMajor } from "./support/specModels.js"
 
 type V3Generate = Exclude<ConstructorParameters<typeof MockLanguageModelV3>[0], undefined>["doGenerate"]
 type V3GenerateResult = Exclude<V3Generate, Function | Array<unknown> | undefined>
@@ -249,6 +250,67 @@ describe("AiSdkDriver streaming", () => {
     ])
     const error = await failureOf(Stream.runDrain(AiSdkDriver.make(model).stream(conversation, { signal: signal() })))
     expect(error).toMatchObject({ _tag: "InferenceFailed", status: 529, retryable: true })
+  })
+})
+
+// The model's reasoning (issue 25), from the AI SDK's own mock models: V3 on both majors
+// (ai 7 adapts it to V4), and V4 itself on ai 7.
+const reasoningParts: Array<V3StreamPart> = [
+  { type: "stream-start", warnings: [] },
+  { type: "response-metadata", id: "resp-1", modelId: "mock-model-1", timestamp: new Date(0) },
+  { type: "reasoning-start", id: "r1" },
+  { type: "reasoning-delta", id: "r1", delta: "1 + 2 " },
+  { type: "reasoning-delta", id: "r1", delta: "is 3." },
+  { type: "reasoning-end", id: "r1" },
+  { type: "reasoning-start", id: "r2" },
+  { type: "reasoning-delta", id: "r2", delta: " Say it." },
+  { type: "reasoning-end", id: "r2" },
+  { type: "text-start", id: "t1" },
+  { type: "text-delta", id: "t1", delta: "three" },
+  { type: "text-end", id: "t1" },
+  { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(10, 20) },
+]
+const reasoningContent: V3GenerateResult["content"] = [
+  { type: "reasoning", text: "1 + 2 is 3." },
+  { type: "reasoning", text: " Say it." },
+  { type: "text", text: "three" },
+]
+
+describe("AiSdkDriver reasoning", () => {
+  it("gives the reasoning of generate's answer (its step's reasoningText), and none when the model gave none", async () => {
+    const response = await generate(AiSdkDriver.make(new MockLanguageModelV3({ doGenerate: result(reasoningContent) })), conversation)
+    expect(response).toMatchObject({ text: "three", reasoning: "1 + 2 is 3. Say it." })
+    const plain = await generate(AiSdkDriver.make(new MockLanguageModelV3({ doGenerate: result([{ type: "text", text: "x" }]) })), conversation)
+    expect("reasoning" in plain).toBe(false)
+  })
+
+  it("streams the reasoning deltas as ReasoningDelta parts, and the Finish carries what generate gives", async () => {
+    const parts = await Effect.runPromise(Stream.runCollect(AiSdkDriver.make(streamModel(reasoningParts)).stream(conversation, { signal: signal() })))
+    expect(parts.map((p) => (p._tag === "Finish" ? "finish" : `${p._tag}:${p._tag === "ToolCall" ? p.toolCall.id : p.text}`))).toEqual([
+      "ReasoningDelta:1 + 2 ",
+      "ReasoningDelta:is 3.",
+      "ReasoningDelta: Say it.",
+      "TextDelta:three",
+      "finish",
+    ])
+    const generated = await generate(AiSdkDriver.make(new MockLanguageModelV3({ doGenerate: result(reasoningContent, "stop", [10, 20]) })), conversation)
+    const finish = parts.at(-1)
+    expect(finish?._tag === "Finish" && { ...finish.response, metadata: {} }).toEqual({ ...generated, metadata: {} })
+  })
+
+  if (aiMajor === 7) it("reads the reasoning of a specification v4 model (ai 7's MockLanguageModelV4), generated and streamed", async () => {
+    const { MockLanguageModelV4 } = (await import("ai/test")) as unknown as {
+      MockLanguageModelV4: new(options: { doGenerate?: unknown; doStream?: unknown }) => Parameters<typeof AiSdkDriver.make>[0]
+    }
+    const v4 = new MockLanguageModelV4({
+      doGenerate: async () => result(reasoningContent),
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: reasoningParts as never[] }) }),
+    })
+    const driver = AiSdkDriver.make(v4)
+    expect((await generate(driver, conversation)).reasoning).toBe("1 + 2 is 3. Say it.")
+    const parts = await Effect.runPromise(Stream.runCollect(driver.stream(conversation, { signal: signal() })))
+    expect(parts.flatMap((p) => (p._tag === "ReasoningDelta" ? [p.text] : [])).join("")).toBe("1 + 2 is 3. Say it.")
+    expect(parts.at(-1)).toMatchObject({ _tag: "Finish", response: { reasoning: "1 + 2 is 3. Say it.", text: "three" } })
   })
 })
 

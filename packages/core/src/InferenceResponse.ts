@@ -1,5 +1,6 @@
 /**
- * What the model answered: text, tool calls, usage, finish reason and model id.
+ * What the model answered: text, tool calls, usage, finish reason and model id, and the
+ * model's reasoning when it gives it.
  *
  * @since 0.1.0
  */
@@ -44,6 +45,12 @@ export interface InferenceResponse {
   /** Provider details worth keeping (response id, provider metadata). */
   readonly metadata: Metadata
   /**
+   * The model's reasoning (its thinking, or the provider's summary of it), when the model
+   * gives it and the driver reads it; absent otherwise (`make` drops an empty one). It is
+   * not sent back to the model: the assistant message keeps the text and the calls only.
+   */
+  readonly reasoning?: string | undefined
+  /**
    * Set when a journal gave this answer back instead of calling the model (`isReplayed`);
    * `make` never sets it, so no driver can.
    */
@@ -66,6 +73,7 @@ export const make = (input: {
   readonly finishReason?: FinishReason | undefined
   readonly modelId?: string | undefined
   readonly metadata?: Metadata | undefined
+  readonly reasoning?: string | undefined
 }): InferenceResponse => {
   // Valid parts: a sealed response the agent trusts without checking it again.
   // Anything else is frozen as given, and checked at the agent's boundary.
@@ -79,6 +87,8 @@ export const make = (input: {
     finishReason: input.finishReason ?? (toolCalls.length > 0 ? "tool-calls" : "stop"),
     modelId: input.modelId ?? "unknown",
     metadata: input.metadata === undefined ? emptyMetadata : deepFreeze(input.metadata),
+    // Only when there is some: a response without reasoning keeps its former shape.
+    ...(input.reasoning === undefined || input.reasoning === "" ? {} : { reasoning: input.reasoning }),
   })
 }
 
@@ -98,6 +108,8 @@ const sealed = (input: Parameters<typeof make>[0]): InferenceResponse | undefine
     const text = input.text ?? ""
     const modelId = input.modelId ?? "unknown"
     if (typeof text !== "string" || typeof modelId !== "string") return undefined
+    const reasoning = input.reasoning
+    if (reasoning !== undefined && typeof reasoning !== "string") return undefined
     const given = input.toolCalls
     let toolCalls = noToolCalls
     if (given !== undefined && given.length > 0) {
@@ -130,7 +142,11 @@ const sealed = (input: Parameters<typeof make>[0]): InferenceResponse | undefine
       if (copy === undefined) return undefined
       metadata = copy as Metadata
     }
-    return seal(Object.freeze({ text, toolCalls, usage, finishReason, modelId, metadata }))
+    return seal(Object.freeze(
+      reasoning === undefined || reasoning === ""
+        ? { text, toolCalls, usage, finishReason, modelId, metadata }
+        : { text, toolCalls, usage, finishReason, modelId, metadata, reasoning },
+    ))
   } catch {
     return undefined
   }

@@ -415,6 +415,18 @@ describe("Codecs", () => {
       expect(InferenceResponse.isReplayed(old)).toBe(false)
       expect("replayed" in old).toBe(false)
     })
+
+    it("keeps the reasoning, decodes a response stored without it unchanged, and refuses reasoning that is not a string", () => {
+      const response = InferenceResponse.make({ text: "4", reasoning: "2 + 2 is 4", modelId: "m" })
+      const json = Codecs.toJson(Codecs.InferenceResponse, response)
+      expect(JSON.parse(json)).toMatchObject({ reasoning: "2 + 2 is 4" })
+      expect(successOf(Codecs.fromJson(Codecs.InferenceResponse, json))).toEqual(response)
+      const stored = { text: "4", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "m", metadata: {} }
+      const old = successOf(Codecs.decode(Codecs.InferenceResponse, stored))
+      expect("reasoning" in old).toBe(false)
+      expect(Codecs.encode(Codecs.InferenceResponse, old)).toEqual(stored)
+      expect(failureOf(Codecs.decode(Codecs.InferenceResponse, { ...stored, reasoning: 42 })).path).toBe("reasoning")
+    })
   })
 
   describe("InferenceRequest", () => {

@@ -185,7 +185,11 @@ const hookOf = ({ enabled, on }: ReturnType<typeof check>): Hook => {
       const response = ctx.response
       if (response === undefined) return ctx
       const text = f(response.text)
-      return text === response.text ? ctx : HookContext.withResponse(ctx, InferenceResponse.make({ ...response, text }))
+      // The model's reasoning is kept in the step and streamed as the text is: redacted alike.
+      const reasoning = response.reasoning === undefined ? undefined : f(response.reasoning)
+      return text === response.text && reasoning === response.reasoning
+        ? ctx
+        : HookContext.withResponse(ctx, InferenceResponse.make({ ...response, text, reasoning }))
     }
     if (ctx.trigger === HookTrigger.BeforeInference && on.has("userMessages")) {
       const request = ctx.request

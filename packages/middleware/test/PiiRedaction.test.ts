@@ -94,6 +94,17 @@ describe("PiiRedaction", () => {
       expect(final.context.messages.at(-1)?.content).toBe("Write to [REDACTED:email], key [REDACTED:apiKey]")
     })
 
+    it("redacts the model's reasoning too: neither stored in the step nor streamed (issue 25)", async () => {
+      const driver = ScriptedDriver.make([ScriptedDriver.text("Done.", { reasoning: "The user is ada@example.com." })])
+      const agent = AgentBuilder.make(UseDriver(driver), UsePiiRedaction())
+      const events = []
+      for await (const event of agent.stream("who?")) events.push(event)
+      const ended = events.at(-1)
+      const final = ended?._tag === "RunEnded" ? ended.state : undefined
+      expect(final?.execution.steps.at(0)?.response?.reasoning).toBe("The user is [REDACTED:email].")
+      expect(JSON.stringify(events)).not.toContain("ada@example.com")
+    })
+
     it("keeps streamed text clean with textDeltas auto, not with live", async () => {
       const answer = () => ScriptedDriver.make([ScriptedDriver.text("mail me at bob@example.org", { chunks: ["mail me at bob@", "example.org"] })])
       const streamed = async (live: boolean) => {

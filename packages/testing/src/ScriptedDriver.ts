@@ -58,7 +58,9 @@ export interface ScriptedToolCall {
 
 /**
  * Options of an answer (`text` or `toolCalls`). With `chunks`, the streaming form
- * yields those text deltas; their concatenation must equal the text.
+ * yields those text deltas; their concatenation must equal the text. `reasoning` is the
+ * model's reasoning (`InferenceResponse.reasoning`), streamed before the text as one
+ * delta, or as `reasoningChunks`, whose concatenation must equal it.
  *
  * @since 0.1.0
  * @category models
@@ -68,6 +70,8 @@ export interface AnswerOptions {
   readonly finishReason?: InferenceResponse.FinishReason | undefined
   readonly modelId?: string | undefined
   readonly chunks?: ReadonlyArray<string> | undefined
+  readonly reasoning?: string | undefined
+  readonly reasoningChunks?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -301,15 +305,21 @@ const validateAnswer = (t: Text | ToolCalls, path: string): void => {
   if (t.modelId !== undefined && typeof t.modelId !== "string") {
     throw invalid(`${path}.modelId`, `expected a string, got ${show(t.modelId)}`)
   }
-  if (t.chunks !== undefined) {
-    if (!Array.isArray(t.chunks) || !t.chunks.every((c) => typeof c === "string")) {
-      throw invalid(`${path}.chunks`, `expected an array of strings, got ${show(t.chunks)}`)
-    }
-    const joined = t.chunks.join("")
-    if (joined !== t.text) {
-      throw invalid(`${path}.chunks`, `the chunks add up to ${show(joined)}, not to the text ${show(t.text)}`)
-    }
+  validateChunks(t.chunks, t.text, `${path}.chunks`, "text")
+  if (t.reasoning !== undefined && typeof t.reasoning !== "string") {
+    throw invalid(`${path}.reasoning`, `expected a string, got ${show(t.reasoning)}`)
   }
+  validateChunks(t.reasoningChunks, t.reasoning ?? "", `${path}.reasoningChunks`, "reasoning")
+}
+
+// Chunks, when given, are strings that add up to what they stream.
+const validateChunks = (chunks: unknown, whole: string, path: string, what: string): void => {
+  if (chunks === undefined) return
+  if (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")) {
+    throw invalid(path, `expected an array of strings, got ${show(chunks)}`)
+  }
+  const joined = chunks.join("")
+  if (joined !== whole) throw invalid(path, `the chunks add up to ${show(joined)}, not to the ${what} ${show(whole)}`)
 }
 
 const validateTurn = (t: unknown, path: string): void => {
@@ -358,10 +368,12 @@ const validateOptions = (options: Options): void => {
 interface Answer {
   readonly response: InferenceResponse
   readonly chunks: ReadonlyArray<string>
+  readonly reasoningChunks: ReadonlyArray<string>
 }
 
-const toParts = ({ chunks, response }: Answer): Stream.Stream<Driver.StreamPart> =>
+const toParts = ({ chunks, reasoningChunks, response }: Answer): Stream.Stream<Driver.StreamPart> =>
   Stream.fromIterable<Driver.StreamPart>([
+    ...reasoningChunks.map((text) => ({ _tag: "ReasoningDelta" as const, text })),
     ...chunks.map((text) => ({ _tag: "TextDelta" as const, text })),
     ...response.toolCalls.map((toolCall) => ({ _tag: "ToolCall" as const, toolCall })),
     { _tag: "Finish", response },
@@ -425,8 +437,14 @@ export const make = (script: ReadonlyArray<Turn>, options: Options = {}): Script
       usage: t.usage === undefined ? defaultUsage : toUsage(t.usage),
       finishReason: t.finishReason ?? (t._tag === "ToolCalls" ? "tool-calls" : "stop"),
       modelId: t.modelId ?? modelId,
+      reasoning: t.reasoning,
     })
-    return { response, chunks: t.chunks ?? (t.text === "" ? [] : [t.text]) }
+    const reasoning = t.reasoning ?? ""
+    return {
+      response,
+      chunks: t.chunks ?? (t.text === "" ? [] : [t.text]),
+      reasoningChunks: t.reasoningChunks ?? (reasoning === "" ? [] : [reasoning]),
+    }
   }
 
   const play = (

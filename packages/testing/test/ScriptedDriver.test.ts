@@ -127,6 +127,21 @@ describe("ScriptedDriver", () => {
       expect(error._tag).toBe("InvalidConfiguration")
       expect(pathOf(error)).toBe("script[1].chunks")
     })
+
+    it("rejects reasoning that is not a string, and reasoning chunks that do not add up to it", () => {
+      expect(pathOf(thrown(() => ScriptedDriver.make([ScriptedDriver.text("a", { reasoning: 4 as unknown as string })])))).toBe("script[0].reasoning")
+      expect(pathOf(thrown(() => ScriptedDriver.make([ScriptedDriver.text("a", { reasoning: "abc", reasoningChunks: ["a", "c"] })]))))
+        .toBe("script[0].reasoningChunks")
+    })
+
+    it("answers with the scripted reasoning, streamed before the text as one delta or as its chunks", async () => {
+      expect((await generate(ScriptedDriver.make([ScriptedDriver.text("4", { reasoning: "2 + 2" })]))).reasoning).toBe("2 + 2")
+      const whole = await collect(ScriptedDriver.make([ScriptedDriver.text("4", { reasoning: "2 + 2" })]))
+      expect(whole.map((p) => p._tag)).toEqual(["ReasoningDelta", "TextDelta", "Finish"])
+      const chunked = await collect(ScriptedDriver.make([ScriptedDriver.toolCalls([{ name: "add" }], { reasoning: "ab", reasoningChunks: ["a", "b"] })]))
+      expect(chunked.flatMap((p) => (p._tag === "ReasoningDelta" ? [p.text] : []))).toEqual(["a", "b"])
+      expect(chunked.at(-1)).toMatchObject({ _tag: "Finish", response: { reasoning: "ab" } })
+    })
   })
 
   describe("requests", () => {

@@ -159,6 +159,15 @@ class Check {
     return value === 0 ? 0 : value
   }
 
+  // The reasoning: absent, or a string like the text (an empty one is no reasoning).
+  optionalString(u: unknown, key: string): string | undefined | Fail {
+    this.path.push(key)
+    const value = (u as Record<string, unknown>)[key]
+    if (value !== undefined && typeof value !== "string") return this.fail(`expected a string or nothing, got ${kindOf(value)}`)
+    this.path.pop()
+    return value
+  }
+
   // A usage detail (cached, reasoning tokens): absent, or a count like the others.
   optionalCount(u: unknown, key: string): number | undefined | Fail {
     this.path.push(key)
@@ -204,6 +213,8 @@ class Check {
     if (this.record(u) === FAIL) return FAIL
     const text = this.string(u, "text")
     if (text === FAIL) return FAIL
+    const reasoning = this.optionalString(u, "reasoning")
+    if (reasoning === FAIL) return FAIL
     this.path.push("toolCalls")
     const rawCalls = (u as Record<string, unknown>)["toolCalls"]
     if (!Array.isArray(rawCalls)) return this.fail(`expected an array, got ${kindOf(rawCalls)}`)
@@ -253,6 +264,7 @@ class Check {
       finishReason: finishReason as InferenceResponse.FinishReason,
       modelId,
       metadata: metadata as Json.Metadata,
+      reasoning,
     })
   }
 }
@@ -306,6 +318,7 @@ export const isFailure = <A extends object>(u: A | AgentError.InferenceFailed): 
 /** A stream part, checked: a `Finish` carries a checked response. */
 export type Part =
   | { readonly _tag: "TextDelta"; readonly text: string }
+  | { readonly _tag: "ReasoningDelta"; readonly text: string }
   | { readonly _tag: "ToolCall" }
   | { readonly _tag: "Finish"; readonly response: InferenceResponse.InferenceResponse }
 
@@ -316,9 +329,9 @@ export const part = (u: unknown, index: number): Part | AgentError.InferenceFail
   try {
     if (check.record(u) === FAIL) return failure(check, "stream", prefix)
     const tag = (u as Record<string, unknown>)["_tag"]
-    if (tag === "TextDelta") {
+    if (tag === "TextDelta" || tag === "ReasoningDelta") {
       const text = check.string(u, "text")
-      return text === FAIL ? failure(check, "stream", prefix) : { _tag: "TextDelta", text }
+      return text === FAIL ? failure(check, "stream", prefix) : { _tag: tag, text }
     }
     if (tag === "ToolCall") {
       // The calls the loop runs are the Finish's; a ToolCall part only announces one.
@@ -334,7 +347,7 @@ export const part = (u: unknown, index: number): Part | AgentError.InferenceFail
       return isFailure(checkedResponse) ? checkedResponse : { _tag: "Finish", response: checkedResponse }
     }
     check.path.push("_tag")
-    check.problem = `expected "TextDelta", "ToolCall" or "Finish", got ${kindOf(tag)}`
+    check.problem = `expected "TextDelta", "ReasoningDelta", "ToolCall" or "Finish", got ${kindOf(tag)}`
     return failure(check, "stream", prefix)
   } catch (cause) {
     return thrown(check, "stream", prefix, cause)

@@ -17,13 +17,16 @@ export interface CallOptions {
 /**
  * One part of a streamed answer. A stream ends at its first `Finish`, which carries
  * the whole response (the same response `generate` would give); parts after it are
- * not read. The text deltas, joined, must be the response's text.
+ * not read. The text deltas, joined, must be the response's text; the reasoning deltas,
+ * joined, its reasoning (a stream with none of a kind may leave it to the `Finish`).
  *
  * @since 0.1.0
  * @category models
  */
 export type StreamPart =
   | { readonly _tag: "TextDelta"; readonly text: string }
+  /** A piece of the model's reasoning (`InferenceResponse.reasoning`). */
+  | { readonly _tag: "ReasoningDelta"; readonly text: string }
   | { readonly _tag: "ToolCall"; readonly toolCall: ToolCall }
   | { readonly _tag: "Finish"; readonly response: InferenceResponse }
 

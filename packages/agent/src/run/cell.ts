@@ -21,7 +21,7 @@ export class RunCell {
    * an error or an abort there still records them (`Records.settle`).
    */
   readonly ran: Array<ToolExecution> = []
-  /** Live text streamed since the last TextReset (a wrapped call's attempts may not count). */
+  /** Live text or reasoning streamed since the last TextReset (a wrapped call's attempts may not count). */
   textStreamed = false
   /** The steps were interrupted (from outside, or by the time limit): nothing new starts. */
   interrupted = false

@@ -1,6 +1,6 @@
 // The model call of a step: plain, streamed, or held by the WrapInference hooks (each
 // call of the innermost `next` one attempt, recorded in the step), and the TextDelta /
-// TextReset protocol of the text it streams.
+// ReasoningDelta / TextReset protocol of the text and reasoning it streams.
 import { AgentError, HookContext, HookStack, type InferenceRequest, type InferenceResponse, Step, type WrapHook } from "@hookline/core"
 import { Cause, Effect, Exit } from "effect"
 import * as Driver_ from "../Driver.js"
@@ -52,6 +52,10 @@ export const callDriver = <R>(
     const answer = generateChecked(generate === driver.generate ? driver : { generate, stream: driver.stream }, request, options)
     if (emit === undefined) return answer
     return Effect.map(answer, (response) => {
+      if (response.reasoning !== undefined) {
+        cell.textStreamed = true
+        emit({ _tag: "ReasoningDelta", step: index, text: response.reasoning })
+      }
       if (response.text !== "") {
         cell.textStreamed = true
         emit({ _tag: "TextDelta", step: index, text: response.text })
@@ -64,7 +68,11 @@ export const callDriver = <R>(
     streamed = cell.textStreamed = true
     emit({ _tag: "TextDelta", step: index, text })
   }
-  return streamChecked(driver, request, options, onText).pipe(
+  const onReasoning = emit === undefined ? undefined : (text: string) => {
+    streamed = cell.textStreamed = true
+    emit({ _tag: "ReasoningDelta", step: index, text })
+  }
+  return streamChecked(driver, request, options, onText, onReasoning).pipe(
     // The consumer drops the text of an attempt that failed after streaming some.
     Effect.tapError(() => Effect.sync(() => streamed && resetText(env, cell, index))),
   )

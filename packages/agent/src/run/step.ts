@@ -63,8 +63,10 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   const after = isEffect(afterInference) ? yield* afterInference : afterInference
   const response = after.response ?? answered
   open.response = response
-  if (env.streaming && env.config.textCheck !== undefined && response.text.length > 0) {
-    env.emit?.({ _tag: "TextDelta", step: index, text: response.text })
+  if (env.streaming && env.config.textCheck !== undefined) {
+    // Checked text: the reasoning too is held back until the AfterInference hooks ran.
+    if (response.reasoning !== undefined) env.emit?.({ _tag: "ReasoningDelta", step: index, text: response.reasoning })
+    if (response.text.length > 0) env.emit?.({ _tag: "TextDelta", step: index, text: response.text })
   }
   cell.state = AgentState.appendMessage(cell.state, Message.assistant(response.text, response.toolCalls))
   if (env.emit !== undefined) {

@@ -265,6 +265,8 @@ describe("the fuzzer's properties", () => {
       const at = events.findIndex((e) => e._tag === "TextDelta")
       events.splice(at, 1, { _tag: "TextDelta", step: 2, text: "do" }, { _tag: "TextDelta", step: 2, text: "ne" })
       reports(streamsCheckedText, { ...s, streamEvents: events }, /step 2 streamed \["do","ne"\], its committed text is "done"/)
+      events.push({ _tag: "ReasoningDelta", step: 2, text: "unsaid" })
+      reports(streamsCheckedText, { ...s, streamEvents: events }, /step 2 streamed \["unsaid"\], its committed reasoning is ""/)
     })
   })
 
@@ -440,7 +442,10 @@ describe("the fuzzer's properties", () => {
     it("resetsRetriedText reports a failed attempt's text left in the stream", async () => {
       const r = await record({ ...retried, mode: "stream", twin: false })
       const events = r.streamEvents ?? []
-      reports(resetsRetriedText, { ...r, streamEvents: events.filter((e) => e._tag !== "TextReset") }, /step 1 streamed "otherIt is 4\." after its last reset/)
+      reports(resetsRetriedText, { ...r, streamEvents: events.filter((e) => e._tag !== "TextReset") }, /step 1 streamed text "otherIt is 4\." after its last reset/)
+      // The reasoning streams and resets with the text (issue 25).
+      const reasoned = events.map((e) => (e._tag === "TextDelta" && e.step === 1 ? { _tag: "ReasoningDelta" as const, step: 1, text: "hm" } : e))
+      reports(resetsRetriedText, { ...r, streamEvents: reasoned }, /step 1 streamed reasoning "(hm)+" after its last reset, its answer.s is ""/)
     })
 
     it("blockedNeverRuns allows a second run of a call only under WrapToolUse hooks", async () => {

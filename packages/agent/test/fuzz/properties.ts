@@ -830,23 +830,28 @@ export const commitsWhatHooksReturned: Checker = (r) => {
   return v
 }
 
-/** With checked text, a stream emits each step's text once, as committed (after AfterInference). */
+/**
+ * With checked text, a stream emits each step's text once, as committed (after
+ * AfterInference), and its reasoning alike (issue 25).
+ */
 export const streamsCheckedText: Checker = (r) => {
   const v: Array<string> = []
   // A suspended step's text belongs to a step recorded later (when decided).
   if (r.streamEvents === undefined || !r.checkedText || r.final === undefined || endedSuspended(r)) return v
-  const deltas = new Map<number, Array<string>>()
-  for (const e of r.streamEvents) if (e._tag === "TextDelta") deltas.set(e.step, [...(deltas.get(e.step) ?? []), e.text])
-  for (const step of newSteps(r, r.final)) {
-    // The step a resume ends streamed its text in the call that suspended.
-    if (resumedStep(r, step.index)) continue
-    const text = step.response?.text ?? ""
-    const got = deltas.get(step.index) ?? []
-    deltas.delete(step.index)
-    const want = text === "" ? [] : [text]
-    if (got.join("\u0000") !== want.join("\u0000")) v.push(`step ${step.index} streamed ${JSON.stringify(got)}, its committed text is ${JSON.stringify(text)}`)
+  for (const [tag, what] of [["TextDelta", "text"], ["ReasoningDelta", "reasoning"]] as const) {
+    const deltas = new Map<number, Array<string>>()
+    for (const e of r.streamEvents) if (e._tag === tag) deltas.set(e.step, [...(deltas.get(e.step) ?? []), e.text])
+    for (const step of newSteps(r, r.final)) {
+      // The step a resume ends streamed its text in the call that suspended.
+      if (resumedStep(r, step.index)) continue
+      const text = (what === "text" ? step.response?.text : step.response?.reasoning) ?? ""
+      const got = deltas.get(step.index) ?? []
+      deltas.delete(step.index)
+      const want = text === "" ? [] : [text]
+      if (got.join("\u0000") !== want.join("\u0000")) v.push(`step ${step.index} streamed ${JSON.stringify(got)}, its committed ${what} is ${JSON.stringify(text)}`)
+    }
+    for (const [step, texts] of deltas) v.push(`${what} ${JSON.stringify(texts)} streamed for step ${step}, which the run never recorded`)
   }
-  for (const [step, texts] of deltas) v.push(`text ${JSON.stringify(texts)} streamed for step ${step}, which the run never recorded`)
   return v
 }
 
@@ -1043,20 +1048,25 @@ export const resetsRetriedText: Checker = (r) => {
   if (r.streamEvents === undefined || r.checkedText || r.final === undefined || cutShort(r, r.final) || endedSuspended(r)) return v
   // An AfterInference hook may replace the answer the model streamed.
   if ((r.explain.AfterInference?.length ?? 0) > 0) return v
-  const text = new Map<number, string>()
-  for (const e of r.streamEvents) {
-    if (e._tag === "TextDelta") text.set(e.step, (text.get(e.step) ?? "") + e.text)
-    if (e._tag === "TextReset") text.set(e.step, "")
+  // The reasoning (issue 25) streams and resets with the text.
+  for (const [tag, what] of [["TextDelta", "text"], ["ReasoningDelta", "reasoning"]] as const) {
+    const text = new Map<number, string>()
+    for (const e of r.streamEvents) {
+      if (e._tag === tag) text.set(e.step, (text.get(e.step) ?? "") + e.text)
+      if (e._tag === "TextReset") text.set(e.step, "")
+    }
+    for (const step of newSteps(r, r.final)) {
+      if (resumedStep(r, step.index)) continue
+      const response = step.response
+      const want = response === undefined || response.modelId === "wrap" || response.modelId === "cache"
+        ? ""
+        : (what === "text" ? response.text : response.reasoning ?? "")
+      const got = text.get(step.index) ?? ""
+      text.delete(step.index)
+      if (got !== want) v.push(`step ${step.index} streamed ${what} ${JSON.stringify(got)} after its last reset, its answer's is ${JSON.stringify(want)}`)
+    }
+    for (const [step, got] of text) if (got !== "") v.push(`${what} ${JSON.stringify(got)} streamed for step ${step}, which recorded no answer, and never reset`)
   }
-  for (const step of newSteps(r, r.final)) {
-    if (resumedStep(r, step.index)) continue
-    const response = step.response
-    const want = response === undefined || response.modelId === "wrap" || response.modelId === "cache" ? "" : response.text
-    const got = text.get(step.index) ?? ""
-    text.delete(step.index)
-    if (got !== want) v.push(`step ${step.index} streamed ${JSON.stringify(got)} after its last reset, its answer is ${JSON.stringify(want)}`)
-  }
-  for (const [step, got] of text) if (got !== "") v.push(`text ${JSON.stringify(got)} streamed for step ${step}, which recorded no answer, and never reset`)
   return v
 }
 

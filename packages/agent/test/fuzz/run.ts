@@ -1086,6 +1086,8 @@ const toTurn = (turn: TurnSpec): ScriptedDriver.Turn => {
         finishReason: turn.finishReason,
         usage: turn.usage,
         chunks: turn.chunked && turn.text !== "" ? turn.text.split(/(?<= )/) : undefined,
+        reasoning: turn.reasoning,
+        reasoningChunks: turn.chunked && turn.reasoning !== undefined ? turn.reasoning.split(/(?<= )/) : undefined,
       })
     case "ToolCalls":
       return ScriptedDriver.toolCalls(turn.calls.map(toCall), { text: turn.text, usage: turn.usage })
@@ -1134,6 +1136,11 @@ const garbageResponse = (kind: GarbageKind): unknown => {
     }
     case "otherText":
       return { ...base, text: 7 }
+    case "numberReasoning":
+    case "reasoningPart":
+      return { ...base, reasoning: 42 }
+    case "otherReasoning":
+      return { ...base, reasoning: { text: "not a string" } }
     case "afterFinish":
       return good
   }
@@ -1147,6 +1154,10 @@ const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
       return ["ok"]
     case "otherText":
       return [{ _tag: "TextDelta", text: "other" }, { _tag: "Finish", response: good }]
+    case "reasoningPart":
+      return [{ _tag: "ReasoningDelta", text: 42 }, { _tag: "Finish", response: good }]
+    case "otherReasoning":
+      return [{ _tag: "ReasoningDelta", text: "other" }, { _tag: "Finish", response: good }]
     case "afterFinish":
       return [{ _tag: "TextDelta", text: "ok" }, { _tag: "Finish", response: good }, null, { _tag: "Finish", response: InferenceResponse.make({ text: "never" }) }]
     default:

@@ -126,7 +126,15 @@ export interface Usage {
 }
 
 export type TurnSpec =
-  | { readonly _tag: "Text"; readonly text: string; readonly chunked: boolean; readonly finishReason: "stop" | "length"; readonly usage: Usage }
+  | {
+    readonly _tag: "Text"
+    readonly text: string
+    readonly chunked: boolean
+    readonly finishReason: "stop" | "length"
+    readonly usage: Usage
+    /** The model's reasoning (issue 25), streamed before the text (chunked with it). */
+    readonly reasoning?: string | undefined
+  }
   | { readonly _tag: "ToolCalls"; readonly calls: ReadonlyArray<CallSpec>; readonly text: string; readonly usage: Usage }
   | { readonly _tag: "Failure" }
   | { readonly _tag: "Delay"; readonly ms: number; readonly turn: TurnSpec }
@@ -152,6 +160,11 @@ export type GarbageKind =
   | "nullPart"
   | "stringPart"
   | "otherText"
+  /** Reasoning that is not a string (issue 25): in the response, in a ReasoningDelta part. */
+  | "numberReasoning"
+  | "reasoningPart"
+  /** Reasoning deltas that are not the Finish's reasoning. */
+  | "otherReasoning"
   /** A good answer, then parts after the Finish (null, a second Finish): those are never read. */
   | "afterFinish"
 
@@ -171,6 +184,9 @@ export const garbageKinds: ReadonlyArray<GarbageKind> = [
   "otherText",
   "afterFinish",
 ]
+
+/** The garbage of a model's reasoning (issue 25), which `withReasoning` deals. */
+export const reasoningGarbageKinds: ReadonlyArray<GarbageKind> = ["numberReasoning", "reasoningPart", "otherReasoning"]
 export interface Guards {
   readonly maxSteps: number
   readonly maxTokens: number | null
@@ -575,6 +591,32 @@ export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]
 )
 
 /**
+ * Issue 25: the model's reasoning, dealt over a scenario's script: a text answer may
+ * come with reasoning (streamed in chunks with a chunked text), a garbage turn may be
+ * reasoning garbage (not a string, a bad ReasoningDelta part, deltas that are not the
+ * Finish's reasoning). A layer over `scenario`, not part of it, so that the golden
+ * traces' fixed sample (`scenario` from seed 23) stays as recorded.
+ */
+export const withReasoning = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(base, fc.array(fc.nat({ max: 5 }), { minLength: 1, maxLength: 8 })).map(([s, picks]) => {
+    let i = 0
+    const deal = (t: TurnSpec): TurnSpec => {
+      const pick = picks[i++ % picks.length] as number
+      switch (t._tag) {
+        case "Text":
+          return pick < 3 ? { ...t, reasoning: pick === 0 ? "Two and two make four." : "Hm. Let me see it through." } : t
+        case "Garbage":
+          return pick < reasoningGarbageKinds.length ? { ...t, kind: reasoningGarbageKinds[pick] as GarbageKind } : t
+        case "Delay":
+          return { ...t, turn: deal(t.turn) }
+        default:
+          return t
+      }
+    }
+    return { ...s, script: s.script.map(deal) }
+  })
+
+/**
  * The loop runs wrap hooks only when its interceptor is a stack: a custom interceptor
  * (the marking one) around a stack would drop them (docs: wrap hooks belong to the
  * stack). Scenarios with wrap hooks use the stack itself.
@@ -650,7 +692,7 @@ const showCall = (c: CallSpec): string => (c._tag === "Unknown" ? "unknown_tool(
 const showTurn = (t: TurnSpec): string => {
   switch (t._tag) {
     case "Text":
-      return `text(${JSON.stringify(t.text)}${t.chunked ? ", chunked" : ""}, ${t.finishReason}, ${t.usage.inputTokens}+${t.usage.outputTokens} tokens)`
+      return `text(${JSON.stringify(t.text)}${t.chunked ? ", chunked" : ""}${t.reasoning === undefined ? "" : `, reasoning ${JSON.stringify(t.reasoning)}`}, ${t.finishReason}, ${t.usage.inputTokens}+${t.usage.outputTokens} tokens)`
     case "ToolCalls":
       return `calls[${t.calls.map(showCall).join(", ")}]${t.text === "" ? "" : ` + text ${JSON.stringify(t.text)}`} (${t.usage.inputTokens}+${t.usage.outputTokens} tokens)`
     case "Failure":

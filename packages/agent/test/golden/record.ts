@@ -121,6 +121,8 @@ export const streamLine = (e: AgentEvent): string => {
       return `TextChecked ${e.mode} [${e.hooks.join(", ")}] ${JSON.stringify(e.reason)}`
     case "TextDelta":
       return `TextDelta step=${e.step} ${JSON.stringify(e.text)}`
+    case "ReasoningDelta":
+      return `ReasoningDelta step=${e.step} ${JSON.stringify(e.text)}`
     case "TextReset":
       return `TextReset step=${e.step}`
     case "ToolCallRequested":

@@ -1,6 +1,6 @@
 // Pure: one hookline AgentEvent → the language model stream parts (specification v3)
 // that show it, given what the stream showed before (`PartState`). A hookline turn is
-// one model call: its text, its tool calls and results as provider-executed tools (the
+// one model call: its reasoning and text, its tool calls and results as provider-executed tools (the
 // hookline loop ran them), the calls it waits on as `tool-approval-request`, and the
 // turn's usage and finish reason. The interpreter (turnModel.ts) feeds the events.
 import type { AgentEvent } from "@hookline/agent"
@@ -8,7 +8,7 @@ import type { AgentState, ToolExecution, Usage } from "@hookline/core"
 import { Data } from "effect"
 import { errorTextOf, finishReasonOf, runErrorText } from "../chat/uiChunks.js"
 import type { FinishPart, StreamPart } from "./modelSpec.js"
-import { closeText, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
+import { closeText, initialText, reasoningDelta, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
 
 /**
  * The turn's run ended failed: `message` is its last error's `<tag>: <message>`.
@@ -31,9 +31,7 @@ export interface PartState extends TextState {
 
 /** The state a stream starts in; `prefix` keeps its text part ids apart from another stream's. */
 export const initial = (prefix: string): PartState => ({
-  prefix,
-  textId: undefined,
-  textParts: 0,
+  ...initialText(prefix),
   shown: new Set(),
   rejected: new Set(),
   usageAtStart: undefined,
@@ -92,6 +90,11 @@ export const step = (s: PartState, event: AgentEvent): Mapped => {
     case "TextDelta": {
       if (event.text === "") break
       next = textDelta(next, event.text, out)
+      break
+    }
+    case "ReasoningDelta": {
+      if (event.text === "") break
+      next = reasoningDelta(next, event.text, out)
       break
     }
     case "TextReset":

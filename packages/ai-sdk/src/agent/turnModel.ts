@@ -20,7 +20,7 @@ export const partsOf = (events: AsyncIterable<AgentEvent>): ReadableStream<Strea
 /** A stream's parts as one `doGenerate` answer; an `error` part is thrown, as a failed call is. */
 export const collect = async (stream: ReadableStream<StreamPart>): Promise<GenerateResult> => {
   const content: Array<ContentPart> = []
-  const texts = new Map<string, { type: "text"; text: string }>()
+  const texts = new Map<string, { type: "text" | "reasoning"; text: string }>()
   let finish: FinishPart | undefined
   for await (const part of stream as unknown as AsyncIterable<StreamPart>) {
     switch (part.type) {
@@ -30,7 +30,14 @@ export const collect = async (stream: ReadableStream<StreamPart>): Promise<Gener
         content.push(text)
         break
       }
+      case "reasoning-start": {
+        const reasoning = { type: "reasoning" as const, text: "" }
+        texts.set(part.id, reasoning)
+        content.push(reasoning)
+        break
+      }
       case "text-delta":
+      case "reasoning-delta":
         texts.get(part.id)!.text += part.delta
         break
       case "tool-call":

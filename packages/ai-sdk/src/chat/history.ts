@@ -1,8 +1,9 @@
 // Pure: a stored run's state → the UI messages AI SDK UI shows for it (a page that
 // reloads a chat starts from these). A user message is one UI message; the assistant's
 // messages and tool results up to the next user message are one assistant UI message,
-// a `step-start` before each model answer, as a live stream builds it.
-import type { AgentState, Message, ToolCall, ToolExecution } from "@hookline/core"
+// a `step-start` before each model answer, as a live stream builds it. The model's
+// reasoning is not in the messages: it comes from the step that answered.
+import type { AgentState, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
 import type { UIMessage } from "ai"
 import { errorTextOf } from "./uiChunks.js"
 
@@ -29,6 +30,33 @@ const outcomesOf = (state: AgentState): Outcomes => {
     if (call.decision === undefined) pending.add(call.toolCall.id)
   }
   return { executions, rejected, pending }
+}
+
+/**
+ * The reasoning of each assistant message, from the step whose response it committed:
+ * steps and messages in order, a message matched by its text and calls to the next step
+ * that gave them (a hook's own assistant message, or a step a summary dropped the message
+ * of, matches none).
+ */
+const reasoningOf = (state: AgentState, messages: ReadonlyArray<Message.Message>): ReadonlyMap<Message.Message, string> => {
+  const out = new Map<Message.Message, string>()
+  const steps: Array<Step.Step> = [...state.execution.steps]
+  if (state.execution.suspendedStep !== undefined) steps.push(state.execution.suspendedStep)
+  if (!steps.some((s) => s.response?.reasoning !== undefined)) return out
+  const answered = steps.filter((s) => s.response !== undefined)
+  let next = 0
+  for (const m of messages) {
+    if (m.role !== "assistant" || next >= answered.length) continue
+    for (let i = next; i < answered.length; i++) {
+      const response = (answered[i] as Step.Step).response!
+      if (response.text === m.content && response.toolCalls.length === m.toolCalls.length && response.toolCalls.every((c, j) => c.id === m.toolCalls[j]?.id)) {
+        if (response.reasoning !== undefined) out.set(m, response.reasoning)
+        next = i + 1
+        break
+      }
+    }
+  }
+  return out
 }
 
 const parsed = (content: string): unknown => {
@@ -71,8 +99,9 @@ const toolPart = (call: ToolCall, outcomes: Outcomes, result: Message.ToolMessag
 }
 
 /**
- * The UI messages of a run's conversation (system messages left out), with each tool
- * call's state: waiting for approval, denied, its output or error. Ids are
+ * The UI messages of a run's conversation (system messages left out), with the model's
+ * reasoning where its step kept it (a `reasoning` part before the answer's text) and each
+ * tool call's state: waiting for approval, denied, its output or error. Ids are
  * `<runId>-<index>`, stable for one state. With `toolParts: "dynamic"`, the parts
  * `toAiSdkAgent`'s stream makes.
  *
@@ -85,6 +114,7 @@ export const toUIMessages = (state: AgentState, options: UIMessagesOptions = {})
   const messages = [...state.context.messages]
   const results = new Map<string, Message.ToolMessage>()
   for (const m of messages) if (m.role === "tool") results.set(m.toolCallId, m)
+  const reasoning = reasoningOf(state, messages)
   const out: Array<UIMessage> = []
   let assistant: Array<Part> | undefined
   const flush = () => {
@@ -98,6 +128,8 @@ export const toUIMessages = (state: AgentState, options: UIMessagesOptions = {})
     } else if (m.role === "assistant") {
       assistant ??= []
       assistant.push({ type: "step-start" })
+      const thought = reasoning.get(m)
+      if (thought !== undefined) assistant.push({ type: "reasoning", text: thought, state: "done" })
       if (m.content !== "") assistant.push({ type: "text", text: m.content, state: "done" })
       for (const call of m.toolCalls) assistant.push(toolPart(call, outcomes, results.get(call.id), dynamic))
     }

@@ -40,7 +40,8 @@ let streams = 0
 
 /**
  * A hookline run's events (`agent.stream`, `agent.resumeStream`, `agent.continueStream`)
- * as an AI SDK UI message stream: `start`; per step `start-step`, the text
+ * as an AI SDK UI message stream: `start`; per step `start-step`, the model's reasoning
+ * when it gives it (`reasoning-start`/`reasoning-delta`/`reasoning-end`), the text
  * (`text-start`/`text-delta`/`text-end`), tool calls (`tool-input-available`), their
  * results (`tool-output-available`, `tool-output-error`, `tool-output-denied` for a
  * call a person rejected) and `finish-step`; the calls a suspended run waits on as

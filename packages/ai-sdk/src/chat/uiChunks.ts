@@ -4,9 +4,9 @@
 import type { AgentEvent } from "@hookline/agent"
 import type { AgentState, ToolExecution } from "@hookline/core"
 import type { UIMessageChunk } from "ai"
-import { closeText, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
+import { closeText, initialText, reasoningDelta, rejectedIn, type TextState, textDelta } from "../internal/textParts.js"
 
-/** What the chunks so far opened: the step, the text part, and the calls a person rejected. */
+/** What the chunks so far opened: the step, the text and reasoning parts, and the calls a person rejected. */
 export interface ChunkState extends TextState {
   readonly stepOpen: boolean
   /** Calls a kept decision rejected: their blocked result is shown as denied, not as an error. */
@@ -16,10 +16,8 @@ export interface ChunkState extends TextState {
 
 /** The state a stream starts in; `prefix` keeps its text part ids apart from another stream's. */
 export const initial = (prefix: string): ChunkState => ({
-  prefix,
+  ...initialText(prefix),
   stepOpen: false,
-  textId: undefined,
-  textParts: 0,
   rejected: new Set(),
   started: false,
 })
@@ -85,8 +83,14 @@ export const step = (s: ChunkState, event: AgentEvent): Mapped => {
       next = textDelta(next, event.text, out)
       break
     }
+    case "ReasoningDelta": {
+      if (event.text === "") break
+      next = openStep(next, out)
+      next = reasoningDelta(next, event.text, out)
+      break
+    }
     case "TextReset":
-      // The failed call's text part ends here; a retry's text comes in a new part.
+      // The failed call's text and reasoning parts end here; a retry's come in new parts.
       next = closeText(next, out)
       break
     case "ToolCallRequested": {

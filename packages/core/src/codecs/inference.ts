@@ -137,6 +137,8 @@ export const InferenceResponse = struct(
     metadata: Metadata,
     // Optional, so a state written before the flag existed still decodes.
     replayed: optional(t.literal(true)),
+    // Optional for the same reason: states stored before reasoning was kept decode unchanged.
+    reasoning: optional(t.string),
   },
   ({ replayed, ...fields }) => {
     const made = InferenceResponse_.make(fields)

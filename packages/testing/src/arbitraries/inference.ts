@@ -8,7 +8,8 @@ import { finishReason, identifier, jsonObject, metadata, sizes, text, type Optio
 import { message, toolCall, toolName, usage } from "./messages.js"
 
 /**
- * A model response; the finish reason is any reason, not only the one the tool calls imply.
+ * A model response, with reasoning or without; the finish reason is any reason, not only
+ * the one the tool calls imply.
  *
  * @since 0.1.0
  * @category constructors
@@ -22,6 +23,7 @@ export const inferenceResponse = (options: Options = {}): fc.Arbitrary<Inference
       finishReason: finishReason(),
       modelId: identifier,
       metadata: metadata(options),
+      reasoning: fc.option(text(options), { nil: undefined }),
     })
     .map(InferenceResponse.make)
 

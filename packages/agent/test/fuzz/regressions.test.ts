@@ -363,7 +363,23 @@ describe("AgentLoop (fuzzing regressions)", () => {
       expect(violations(await runScenario(retryAfterInterrupt as Scenario))).toEqual([])
     })
   })
+  describe("a Promise wrap hook that calls next after the abort", () => {
+    // Seed 1762795881 (found on the reasoning branch, on main's engine too): concurrent
+    // tools; the Effect wrap of one call fails the run after its `next`, which aborts the
+    // other call's Promise wrap mid-retry. A Promise cannot be stopped, so that hook's
+    // retry calls `next` once more after the abort; the engine refuses it (no tool runs),
+    // but the fuzzer counted it among the contexts the hooks saw, and whether it came
+    // before the recording ended depends on the promise jobs left when the run returns:
+    // the plain run and the stream differed. A next after the abort is now recorded as late
+    // and left out of the comparison; that it runs nothing is checked by the trace.
+    it("gives run and stream the same contexts", async () => {
+      expect(violations(await runScenario(nextAfterAbort as Scenario))).toEqual([])
+    })
+  })
 })
+
+// The scenario as the fuzzer printed it ("scenario as data").
+const nextAfterAbort: unknown = {"hooks":[{"name":"fuzz:observer","triggers":"all","priority":-300,"onError":"fail","lift":"pure","wait":{"_tag":"None"},"behaviour":{"_tag":"Pass"},"fromStep":0}],"wraps":[{"name":"w1:nextthenthrow","point":"WrapToolUse","priority":-300,"onError":"fail","lift":"effect","behaviour":{"_tag":"NextThenThrow"}},{"name":"w2:retry","point":"WrapToolUse","priority":-300,"onError":"fail","lift":"promise","behaviour":{"_tag":"Retry","times":3,"backoffMs":0}}],"guards":{"maxSteps":1,"maxTokens":null,"maxExecutionTime":null,"finishReasons":null},"script":[{"_tag":"ToolCalls","calls":[{"_tag":"Deep","tool":"add"},{"_tag":"Valid","tool":"add"}],"text":"","usage":{"inputTokens":0,"outputTokens":0}}],"toolConcurrency":"concurrent","mode":"run","interceptor":"stack","textDeltas":"auto","input":"question","twin":true,"resume":{"plans":[],"encode":false,"probe":"none","forged":"unknownTag"},"guardsAt":0}
 
 // The scenario as the fuzzer printed it ("scenario as data").
 const echoNextToSleepy: unknown = ({

@@ -93,8 +93,12 @@ export type Entry =
   | { readonly _tag: "Abort"; readonly via: AbortSpec["via"]; readonly timing: AbortSpec["timing"] }
   /** A wrap hook got its context (issue 16). */
   | { readonly _tag: "WrapEnter"; readonly point: WrapPoint; readonly hook: string; readonly ctx: HookContext; readonly unfrozen: string | undefined }
-  /** It called `next` with this context. */
-  | { readonly _tag: "WrapNext"; readonly point: WrapPoint; readonly hook: string; readonly ctx: HookContext }
+  /**
+   * It called `next` with this context; `late`: a Promise hook called it after its abort
+   * signal fired (it cannot be stopped), when the engine refuses it and the run may have
+   * returned already, so when it comes depends on the promise jobs left.
+   */
+  | { readonly _tag: "WrapNext"; readonly point: WrapPoint; readonly hook: string; readonly ctx: HookContext; readonly late?: true }
   /** It ended: with a result (`answered`), the call's failure (`failed`), its own failure (`raised`), or interrupted. */
   | { readonly _tag: "WrapExit"; readonly point: WrapPoint; readonly hook: string; readonly outcome: "answered" | "failed" | "raised" | "interrupted" }
 
@@ -694,7 +698,7 @@ export const buildWrap = (spec: WrapSpec, rec: Recorder): WrapHook.WrapHook<unkn
       enter(ctx)
       signal.addEventListener("abort", () => exit("interrupted"), { once: true })
       const call = (c: HookContext) => {
-        rec.push({ _tag: "WrapNext", point, hook: spec.name, ctx: c })
+        rec.push(signal.aborted ? { _tag: "WrapNext", point, hook: spec.name, ctx: c, late: true } : { _tag: "WrapNext", point, hook: spec.name, ctx: c })
         return next(c)
       }
       try {
@@ -1530,7 +1534,7 @@ export const trace = (r: Recording, limit = 400): string => {
       case "WrapEnter":
         return `${i} wrap ${e.point} ${e.hook}${e.ctx.toolCall === undefined ? "" : ` [${e.ctx.toolCall.id} ${e.ctx.toolCall.name}]`}`
       case "WrapNext":
-        return `${i} wrap ${e.point} ${e.hook} calls next`
+        return `${i} wrap ${e.point} ${e.hook} calls next${e.late === true ? " (after its abort)" : ""}`
       case "WrapExit":
         return `${i} wrap ${e.point} ${e.hook} ${e.outcome}`
     }

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Duration, Option, Result } from "effect"
+import { Data, Duration, Result } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 
 /**
@@ -138,13 +138,13 @@ export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntitie
 const durationExpected = `a positive finite duration such as "10 seconds" or "500 millis", or a number of milliseconds`
 const countExpected = "a positive whole number"
 
-const durationKeys: ReadonlyArray<DurationKey> = ["lockExpiration", "lockRefresh", "assignmentsRefresh", "idleEviction", "messagePoll", "terminationTimeout"]
+// The duration settings are the flags' other than the count.
+const durationKeys: ReadonlyArray<DurationKey> = Object.values(flags).filter((key): key is DurationKey => key !== "maxResidentEntities")
 
+// `millis` is NaN for an input that denotes no duration; an input it cannot read throws.
 const isDuration = (input: unknown): boolean => {
   try {
-    const parsed = Duration.fromInput(input as Duration.Input)
-    if (Option.isNone(parsed)) return false
-    const ms = Duration.toMillis(parsed.value)
+    const ms = millis(input as Duration.Input)
     return Number.isFinite(ms) && ms > 0
   } catch {
     return false

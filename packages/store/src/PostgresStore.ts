@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { Pool, PoolConfig } from "pg"
+import type { Pool, PoolClient, PoolConfig } from "pg"
 import { importPeer } from "./internal/peer.js"
 import * as Sql from "./internal/sql.js"
 import type * as RunStore from "./RunStore.js"
@@ -16,24 +16,39 @@ import * as StoreError from "./StoreError.js"
  * A connection string or pool settings (the store makes and ends its pool), or a pool
  * of yours (the store never ends it).
  *
+ * `prepared` (default true): the statements of a run's path (a step's journal insert and
+ * checkpoint, the lease's) are named prepared statements, parsed and planned once per
+ * connection instead of at every call. `false` for a connection pooler that does not keep
+ * prepared statements between transactions (PgBouncer's transaction mode before 1.21).
+ *
  * @since 0.1.0
  * @category models
  */
 export type Options =
-  | { readonly connectionString: string; readonly max?: number | undefined }
-  | { readonly config: PoolConfig }
-  | { readonly pool: Pool }
+  & (
+    | { readonly connectionString: string; readonly max?: number | undefined }
+    | { readonly config: PoolConfig }
+    | { readonly pool: Pool }
+  )
+  & { readonly prepared?: boolean | undefined }
 
-const clientOf = (pool: Pool): Sql.SqlClient => ({
-  query: async (text, params) => {
-    const result = await pool.query(text, params === undefined ? undefined : [...params])
+// A named statement is parsed and planned once per connection (`pg` keeps it by name);
+// the others, made per call (a listing's filters), stay unnamed.
+const run = (on: Pool | PoolClient, text: string, params: ReadonlyArray<unknown> | undefined, name: string | undefined) =>
+  name === undefined
+    ? on.query(text, params === undefined ? undefined : [...params])
+    : on.query({ name, text, values: params === undefined ? [] : [...params] })
+
+const clientOf = (pool: Pool, prepared: boolean): Sql.SqlClient => ({
+  query: async (text, params, name) => {
+    const result = await run(pool, text, params, prepared ? name : undefined)
     return { rows: result.rows, affected: result.rowCount ?? 0 }
   },
   transaction: async (f) => {
     const connection = await pool.connect()
     const tx: Sql.SqlClient = {
-      query: async (text, params) => {
-        const result = await connection.query(text, params === undefined ? undefined : [...params])
+      query: async (text, params, name) => {
+        const result = await run(connection, text, params, prepared ? name : undefined)
         return { rows: result.rows, affected: result.rowCount ?? 0 }
       },
       transaction: (g) => g(tx),
@@ -71,7 +86,7 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
       // event of the pool: unhandled, it would crash the process. The pool drops that
       // connection and the next query opens another; the query in flight fails as usual.
       if (owned) pool.on("error", () => undefined)
-      const client = clientOf(pool)
+      const client = clientOf(pool, options.prepared ?? true)
       try {
         await Sql.migrate(client)
       } catch (cause) {

@@ -12,7 +12,12 @@ export interface SqlResult {
 }
 
 export interface SqlClient {
-  readonly query: (text: string, params?: ReadonlyArray<unknown>) => Promise<SqlResult>
+  /**
+   * `name`: the statement's name, given for the fixed statements of a run's path. A driver
+   * that keeps prepared statements (PostgreSQL's `pg`) parses and plans a named one once
+   * per connection; one that does not ignores it.
+   */
+  readonly query: (text: string, params?: ReadonlyArray<unknown>, name?: string) => Promise<SqlResult>
   readonly transaction: <A>(f: (tx: SqlClient) => Promise<A>) => Promise<A>
 }
 
@@ -75,7 +80,7 @@ export const migrate = async (client: SqlClient, upTo: number = migrations.lengt
   })
 
 const head = async (tx: SqlClient, runId: string): Promise<number> => {
-  const found = await tx.query(`SELECT seq FROM hookline_runs WHERE run_id = $1`, [runId])
+  const found = await tx.query(`SELECT seq FROM hookline_runs WHERE run_id = $1`, [runId], "hookline_head")
   return Number(found.rows[0]?.["seq"] ?? 0)
 }
 
@@ -91,6 +96,7 @@ const take = async (client: SqlClient, lease: RunStore.Lease, now: number): Prom
        ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
        WHERE hookline_leases.owner = EXCLUDED.owner OR hookline_leases.expires_at <= $4`,
       [lease.runId, lease.owner, lease.expiresAt, now],
+      "hookline_lease_take",
     )
     if (taken.affected === 1) return undefined
     const holder = await client.query(`SELECT expires_at FROM hookline_leases WHERE run_id = $1`, [lease.runId])
@@ -106,26 +112,16 @@ class Conflict {
 
 class Exists {}
 
-// A new run's first checkpoint. Without `replace`: one statement, its own transaction:
-// the run's row inserted if absent and, only when it was, the checkpoint's row (of two
-// creators one inserts, and PostgreSQL makes the second insert wait for the first's
-// commit, then find the row). With `replace`: the run's row is taken first (an upsert
+// A new run's first checkpoint. Without `replace`: `commitFirst`, one statement. With
+// `replace`: the run's row is taken first (an upsert
 // locks it, so replacers go one at a time), then its old checkpoints and journal go, in
 // one transaction.
 const create = async (client: SqlClient, commit: RunStore.Commit, replace: boolean): Promise<void> => {
-  const values = [commit.runId, commit.status, commit.at]
   if (!replace) {
-    const inserted = await client.query(
-      `WITH created AS (
-         INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id
-       )
-       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, 1, $4 FROM created`,
-      [...values, commit.body],
-    )
-    if (inserted.affected !== 1) throw new Exists()
+    if (!(await commitFirst(client, commit))) throw new Exists()
     return
   }
+  const values = [commit.runId, commit.status, commit.at]
   await client.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
@@ -144,23 +140,33 @@ const create = async (client: SqlClient, commit: RunStore.Commit, replace: boole
 // condition against the new row (PostgreSQL's read committed), finds it false and
 // inserts nothing. Answers whether it wrote.
 const commitOne = async (client: SqlClient, commit: RunStore.Commit): Promise<boolean> => {
-  const moved = commit.seq === 1
-    ? await client.query(
-      `WITH moved AS (
-         INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id
-       )
-       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, 1, $4 FROM moved`,
-      [commit.runId, commit.status, commit.at, commit.body],
-    )
-    : await client.query(
-      `WITH moved AS (
-         UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5 RETURNING run_id
-       )
-       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, $2, $6 FROM moved`,
-      [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1, commit.body],
-    )
+  if (commit.seq === 1) return commitFirst(client, commit)
+  const moved = await client.query(
+    `WITH moved AS (
+       UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5 RETURNING run_id
+     )
+     INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, $2, $6 FROM moved`,
+    [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1, commit.body],
+    "hookline_commit",
+  )
   return moved.affected === 1
+}
+
+// A run's first checkpoint in one statement, its own transaction: the run's row inserted
+// if absent and, only when it was, the checkpoint's row (of two creators one inserts, and
+// PostgreSQL makes the second insert wait for the first's commit, then find the row).
+// Answers whether it wrote.
+const commitFirst = async (client: SqlClient, commit: RunStore.Commit): Promise<boolean> => {
+  const inserted = await client.query(
+    `WITH created AS (
+       INSERT INTO hookline_runs (run_id, seq, status, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+       ON CONFLICT (run_id) DO NOTHING RETURNING run_id
+     )
+     INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, 1, $4 FROM created`,
+    [commit.runId, commit.status, commit.at, commit.body],
+    "hookline_commit_first",
+  )
+  return inserted.affected === 1
 }
 
 export const make = (name: string, client: SqlClient, close: () => Promise<void>): RunStore.RunStore => {
@@ -188,7 +194,7 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
     head: (runId: string) => lift("head", () => head(client, runId)),
     rows: (runId: string) =>
       lift("rows", async () => {
-        const found = await client.query(`SELECT seq, body FROM hookline_checkpoints WHERE run_id = $1 ORDER BY seq`, [runId])
+        const found = await client.query(`SELECT seq, body FROM hookline_checkpoints WHERE run_id = $1 ORDER BY seq`, [runId], "hookline_rows")
         return Object.freeze(found.rows.map((row): Checkpoint.Row => Object.freeze({ seq: Number(row["seq"]), body: row["body"] as string })))
       }),
     list: (query: RunStore.ListQuery) =>
@@ -236,12 +242,13 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
         const put = await client.query(
           `INSERT INTO hookline_journal (run_id, key, body) VALUES ($1, $2, $3) ON CONFLICT (run_id, key) DO NOTHING`,
           [runId, key, body],
+          "hookline_journal_put",
         )
         return put.affected === 1
       }),
     journalGet: (runId: string, key: string) =>
       lift("journalGet", async () => {
-        const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key])
+        const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key], "hookline_journal_get")
         return found.rows[0]?.["body"] as string | undefined
       }),
     takeLease: (lease: RunStore.Lease, now: number) =>
@@ -253,14 +260,14 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
           lease.runId,
           lease.owner,
           lease.expiresAt,
-        ])
+        ], "hookline_lease_renew")
         return renewed.affected === 1
       }),
     releaseLease: (runId: string, owner?: string | undefined) =>
       lift("releaseLease", async () => {
         const dropped = owner === undefined
           ? await client.query(`DELETE FROM hookline_leases WHERE run_id = $1`, [runId])
-          : await client.query(`DELETE FROM hookline_leases WHERE run_id = $1 AND owner = $2`, [runId, owner])
+          : await client.query(`DELETE FROM hookline_leases WHERE run_id = $1 AND owner = $2`, [runId, owner], "hookline_lease_release")
         return dropped.affected > 0
       }),
     close: () => Effect.promise(close),

@@ -59,10 +59,24 @@ export const durableSettingsFor = (mode: Mode): DurableSettings => {
   }
 }
 
-/** The jobs of a mode, in table order. */
-export const durableJobs = (mode: Mode): ReadonlyArray<DurableJob> =>
+/**
+ * `BENCH_DURABLE=hookline/postgres,langgraph/postgres` runs only those rows (module/store);
+ * every row by default.
+ */
+export const durableRowsFromEnv = (env: NodeJS.ProcessEnv = process.env): ReadonlyArray<string> | undefined => {
+  const chosen = env["BENCH_DURABLE"]?.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (chosen === undefined || chosen.length === 0) return undefined
+  const known = durableSystems.flatMap(({ module, stores }) => stores.map((store) => `${module}/${store}`))
+  const unknown = chosen.filter((c) => !known.includes(c))
+  if (unknown.length > 0) throw new Error(`BENCH_DURABLE: unknown ${unknown.join(", ")} (expected some of ${known.join(", ")})`)
+  return chosen
+}
+
+/** The jobs of a mode, in table order (only the rows `BENCH_DURABLE` names, when set). */
+export const durableJobs = (mode: Mode, rows: ReadonlyArray<string> | undefined = durableRowsFromEnv()): ReadonlyArray<DurableJob> =>
   durableSystems.flatMap(({ module, stores }) =>
-    stores.flatMap((store) => durableHs(mode).map((H) => ({ module, store, H, steps: durableSteps }))))
+    stores.filter((store) => rows === undefined || rows.includes(`${module}/${store}`))
+      .flatMap((store) => durableHs(mode).map((H) => ({ module, store, H, steps: durableSteps }))))
 
 export interface Spread {
   readonly p10: number

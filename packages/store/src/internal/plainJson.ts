@@ -34,9 +34,13 @@ const node = (u: unknown, depth: number, maxItems: number, maxDepth: number): bo
   }
   // A Date, a Map, a class instance, an object with toJSON: its text is not itself.
   if (!plainObject(u) || typeof (u as { toJSON?: unknown }).toJSON === "function") return false
-  const keys = Object.keys(u)
-  if (keys.length > maxItems) return false
-  for (const key of keys) if (!node((u as Record<string, unknown>)[key], depth + 1, maxItems, maxDepth)) return false
+  // The own enumerable string keys, as JSON.stringify reads them, without making their
+  // array (on the write path: no allocation per object).
+  let n = 0
+  for (const key in u) {
+    if (!Object.hasOwn(u, key)) continue
+    if (++n > maxItems || !node((u as Record<string, unknown>)[key], depth + 1, maxItems, maxDepth)) return false
+  }
   return true
 }
 

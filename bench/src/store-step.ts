@@ -8,7 +8,9 @@
  * The agent of UserPath.ts (K = 0) runs `steps` steps (one `echo` call each, then a
  * text) over H = 10 messages, each run a new run id, with checkpoints and without.
  * With STEP_STORE=postgres, PostgresStore on an embedded PostgreSQL (fsync on) takes
- * the in-memory store's place, and wall time per step is what to read (the disk's waits).
+ * the in-memory store's place, and wall time per step is what to read (the disk's waits);
+ * STEP_PREPARED=off opens it with `prepared: false` (statements parsed and planned at
+ * every call), for an A/B in one tree.
  * Each batch's runs are removed from the store after it (untimed).
  * CPU: `process.cpuUsage` over a batch of `runs` runs, the least of `batches` batches
  * (interleaved, with and without), per step. Allocated: the heap's growth over a batch
@@ -34,7 +36,9 @@ if (gc === undefined) throw new Error("run with --expose-gc")
 // wall time per step is reported beside CPU time (the waits for the disk are the cost).
 const onPostgres = process.env["STEP_STORE"] === "postgres"
 const server = onPostgres ? await startPostgres() : undefined
-const store: RunStore.RunStore = server === undefined ? MemoryStore.make() : await PostgresStore.open({ connectionString: server.connectionString })
+const store: RunStore.RunStore = server === undefined
+  ? MemoryStore.make()
+  : await PostgresStore.open({ connectionString: server.connectionString, prepared: process.env["STEP_PREPARED"] !== "off" })
 const agentWith = (checkpoints: boolean) =>
   UserPath.agent({
     script: responses(steps),

@@ -26,7 +26,8 @@ const freePort = (): Promise<number> =>
     })
   })
 
-export const startPostgres = async (): Promise<Server> => {
+// `settings`: more server settings (`name=value`, each given as `-c name=value`).
+export const startPostgres = async (settings: ReadonlyArray<string> = []): Promise<Server> => {
   const parent = mkdtempSync(join(tmpdir(), "hookline-pg-"))
   chmodSync(parent, 0o777)
   const databaseDir = join(parent, "data")
@@ -51,7 +52,7 @@ export const startPostgres = async (): Promise<Server> => {
       password: "hookline",
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...settings.flatMap((setting) => ["-c", setting])],
       onLog: () => undefined,
       onError: () => undefined,
     })

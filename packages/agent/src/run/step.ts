@@ -89,14 +89,14 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     return suspend(cell, Step.make({ index, startedAt, response, toolExecutions: open.executions, completedAt: cell.at(), ...Records.attemptsOf(open, response, cell.at()) }))
   }
 
-  const record = Step.make({
-    index,
-    startedAt,
-    response,
-    toolExecutions: open.executions,
-    completedAt: cell.at(),
-    ...Records.attemptsOf(open, response, cell.at()),
-  })
+  // Without wrap hooks there are no attempts: no object to spread. The executions are
+  // the step's own, each frozen, and nothing adds to them once the step is recorded: the
+  // record takes them frozen, not copied.
+  const completedAt = cell.at()
+  const toolExecutions = Object.freeze(open.executions)
+  const record = open.attempts === undefined && open.toolAttempts === undefined
+    ? Step.make({ index, startedAt, response, toolExecutions, completedAt })
+    : Step.make({ index, startedAt, response, toolExecutions, completedAt, ...Records.attemptsOf(open, response, completedAt) })
   cell.state = AgentState.appendStep(cell.state, record)
   cell.stepIndex++
   cell.open = undefined

@@ -90,10 +90,10 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   }
 
   // Without wrap hooks there are no attempts: no object to spread. The executions are
-  // the step's own, each frozen, and nothing adds to them once the step is recorded: the
-  // record takes them frozen, not copied.
+  // the step's own, each frozen: the record takes a frozen copy of the exact size (the
+  // pushed array keeps spare capacity a stored step would hold), which Step.make keeps.
   const completedAt = cell.at()
-  const toolExecutions = Object.freeze(open.executions)
+  const toolExecutions = Object.freeze(open.executions.slice())
   const record = open.attempts === undefined && open.toolAttempts === undefined
     ? Step.make({ index, startedAt, response, toolExecutions, completedAt })
     : Step.make({ index, startedAt, response, toolExecutions, completedAt, ...Records.attemptsOf(open, response, completedAt) })

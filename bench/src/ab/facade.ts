@@ -5,18 +5,29 @@
  * builds the internal path, so two trees compare at equal work. An AgentBuilder agent
  * run with `await agent.run(state)`, a `Driver.fromPromise` model with an async
  * `generate`, an async tool with io-ts arguments, the default guards (steps raised to
- * 100, as UserPath's) and K observers added with `UseHook` on every trigger.
+ * 100, as UserPath's) and K observers added with `UseHook` on every trigger. The stream
+ * cases run the same agent as the compare system `hooklineStream` does (UserPath's
+ * `streamed`: `for await (const event of agent.stream(state))`, default options, the
+ * final state taken from `RunEnded`).
  */
 import { type Loaded, steps } from "./worker.js"
 
-/** The facade's cases: pure observers, K = 0 and 20. */
+/** The facade's cases: pure observers, K = 0 and 20, run with `agent.run` or streamed. */
 export const facadeCases = [
-  { name: "facade K=0", K: 0 },
-  { name: "facade K=20", K: 20 },
+  { name: "facade K=0", K: 0, stream: false },
+  { name: "facade K=20", K: 20, stream: false },
+  { name: "stream K=0", K: 0, stream: true },
+  { name: "stream K=20", K: 20, stream: true },
 ] as const
 
-/** A run of the facade's user path with K observers: runs it once and checks the result. */
-export const facadeRun = (m: Loaded, K: number): () => Promise<number> => {
+/** The facade's case named `name`, if it is one. */
+export const facadeCase = (name: string) => facadeCases.find((c) => c.name === name)
+
+/**
+ * A run of the facade's user path with K observers, awaited or streamed: runs it once
+ * and checks the result.
+ */
+export const facadeRun = (m: Loaded, K: number, stream = false): () => Promise<number> => {
   const { AgentBuilder, Driver, Tool, UseDriver, UseGuards, UseHook, UseTools } = m.agent
   const { AgentError, AgentState, HookTriggers, InferenceResponse, Message, ToolCall } = m.core
   const script = Array.from({ length: steps }, (_, i) =>
@@ -48,9 +59,19 @@ export const facadeRun = (m: Loaded, K: number): () => Promise<number> => {
       }, { triggers: HookTriggers.all, name: `observer:${i}` })),
   )
   const seed = AgentState.make({ id: "seed", messages: [Message.user("go")] })
+  type State = Awaited<ReturnType<typeof agent.run>>
+  // As UserPath's `streamed`: every event taken, the final state from RunEnded.
+  const streamed = async (): Promise<State> => {
+    let final: State | undefined
+    for await (const event of agent.stream(seed)) {
+      if (event._tag === "RunEnded") final = event.state
+    }
+    if (final === undefined) throw new Error("the stream ended without RunEnded")
+    return final
+  }
   return async () => {
     const before = calls
-    const state = await agent.run(seed)
+    const state = stream ? await streamed() : await agent.run(seed)
     if (state.execution.status !== "completed" || state.execution.steps.length !== steps) {
       throw new Error(`the facade workload did not complete: ${state.execution.status}, ${state.execution.steps.length} steps`)
     }

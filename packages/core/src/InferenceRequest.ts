@@ -98,9 +98,10 @@ export const make = (input: InferenceRequestInput): InferenceRequest =>
 
 // The numbers of the model options are sent to the provider and JSON has no NaN or
 // Infinity: refused here (the builder's and a hook's options are checked by the codec).
-const numericOptions = ["temperature", "topP", "topK", "maxOutputTokens", "seed"] as const
+// Each key with the name an error gives it, made once (not a string per key per request).
+const numericOptions = (["temperature", "topP", "topK", "maxOutputTokens", "seed"] as const).map((key) => [key, `options.${key}`] as const)
 const checkedOptions = (options: ModelOptions): ModelOptions => {
-  for (const key of numericOptions) finiteOptional(`options.${key}`, options[key])
+  for (const [key, where] of numericOptions) finiteOptional(where, options[key])
   return options
 }
 

@@ -161,6 +161,10 @@ export const make = (input: {
     response: input.response === undefined ? undefined : deepFreeze(input.response),
     toolExecutions: input.toolExecutions === undefined || input.toolExecutions.length === 0
       ? none
+      // A frozen array of frozen executions is taken as it is (what the copy below would
+      // hold: deepFreeze stops at frozen values), so a run's own record is not copied.
+      : Object.isFrozen(input.toolExecutions) && input.toolExecutions.every(Object.isFrozen)
+      ? input.toolExecutions
       : Object.freeze(input.toolExecutions.map(deepFreeze)),
     usage: deepFreeze(input.usage ?? input.response?.usage ?? Usage.empty),
     finishReason: input.finishReason ?? input.response?.finishReason,

@@ -11,42 +11,48 @@ import { Cause, Effect, Exit, type Fiber } from "effect"
 
 const done: IteratorResult<never> = Object.freeze({ done: true, value: undefined })
 
+// The buffer keeps its backing store between bursts (values in [head, tail)): a run
+// pushes a few events per step, and an emptied array would allocate again for each.
 class FiberIterator<A> implements AsyncIterator<A> {
-  private buffer: Array<A> = []
+  private buffer: Array<A | undefined> = []
   private head = 0
+  private tail = 0
   private fiber: Fiber.Fiber<unknown> | undefined = undefined
   private exit: Exit.Exit<unknown> | undefined = undefined
-  private waiter: { readonly resolve: (r: IteratorResult<A>) => void; readonly reject: (e: unknown) => void } | undefined = undefined
+  // The consumer's pending `next()`, if it waits (two fields, not an object per wait).
+  private resolveNext: ((r: IteratorResult<A>) => void) | undefined = undefined
+  private rejectNext: ((e: unknown) => void) | undefined = undefined
   private closing: Promise<IteratorResult<A>> | undefined = undefined
-  // Who waits until the consumer took everything pushed so far (see `make`).
-  private settledWaiters: Array<() => void> = []
+  // The fibers waiting until the consumer took everything pushed so far (see `make`),
+  // as effect's own resume functions.
+  private settledWaiters: Array<(effect: Effect.Effect<void>) => void> = []
 
   constructor(private readonly start: (push: (a: A) => void, settled: Effect.Effect<void>) => Effect.Effect<unknown>) {}
 
   // Succeeds once every pushed value was taken and the consumer asks for the next one
-  // (a `for await` body has finished with the last), or the iterator is closing.
+  // (a `for await` body has finished with the last), or the iterator is closing. No
+  // cancel effect: an interrupted fiber ignores a later resume (effect's callback), and
+  // its entry goes at the next release, so a wait allocates no finalizer.
   private readonly settled: Effect.Effect<void> = Effect.callback<void>((resume) => {
-    if (this.closing !== undefined || (this.waiter !== undefined && this.head >= this.buffer.length)) return resume(Effect.void)
-    const waiter = () => resume(Effect.void)
-    this.settledWaiters.push(waiter)
-    return Effect.sync(() => {
-      this.settledWaiters = this.settledWaiters.filter((w) => w !== waiter)
-    })
+    if (this.closing !== undefined || (this.resolveNext !== undefined && this.head >= this.tail)) return resume(Effect.void)
+    this.settledWaiters.push(resume)
   })
 
   private releaseSettled(): void {
     const released = this.settledWaiters
+    if (released.length === 0) return
     this.settledWaiters = []
-    for (const resume of released) resume()
+    for (const resume of released) resume(Effect.void)
   }
 
   next(): Promise<IteratorResult<A>> {
     if (this.closing !== undefined) return this.closing
     if (this.fiber === undefined) this.run()
-    if (this.head < this.buffer.length) return Promise.resolve({ done: false, value: this.take() })
+    if (this.head < this.tail) return Promise.resolve({ done: false, value: this.take() })
     if (this.exit !== undefined) return this.end(this.exit)
     return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject }
+      this.resolveNext = resolve
+      this.rejectNext = reject
       this.releaseSettled()
     })
   }
@@ -54,7 +60,7 @@ class FiberIterator<A> implements AsyncIterator<A> {
   return(): Promise<IteratorResult<A>> {
     if (this.closing !== undefined) return this.closing
     this.buffer = []
-    this.head = 0
+    this.head = this.tail = 0
     const fiber = this.fiber
     this.closing = fiber === undefined || this.exit !== undefined
       ? Promise.resolve(done)
@@ -62,9 +68,9 @@ class FiberIterator<A> implements AsyncIterator<A> {
         fiber.addObserver(() => resolve(done))
         fiber.interruptUnsafe()
       })
-    const waiter = this.waiter
-    this.waiter = undefined
-    waiter?.resolve(done)
+    const resolve = this.resolveNext
+    this.resolveNext = this.rejectNext = undefined
+    resolve?.(done)
     this.releaseSettled()
     return this.closing
   }
@@ -80,29 +86,27 @@ class FiberIterator<A> implements AsyncIterator<A> {
 
   private push(a: A): void {
     if (this.closing !== undefined) return
-    this.buffer.push(a)
-    if (this.waiter !== undefined) this.wake()
+    this.buffer[this.tail++] = a
+    if (this.resolveNext !== undefined) this.wake()
   }
 
   private take(): A {
     const value = this.buffer[this.head] as A
-    this.buffer[this.head] = undefined as A
-    if (++this.head === this.buffer.length) {
-      this.buffer.length = 0
-      this.head = 0
-    }
+    this.buffer[this.head] = undefined
+    if (++this.head === this.tail) this.head = this.tail = 0
     return value
   }
 
   private wake(): void {
-    const waiter = this.waiter
-    if (waiter === undefined) return
-    if (this.head < this.buffer.length) {
-      this.waiter = undefined
-      waiter.resolve({ done: false, value: this.take() })
+    const resolve = this.resolveNext
+    const reject = this.rejectNext
+    if (resolve === undefined || reject === undefined) return
+    if (this.head < this.tail) {
+      this.resolveNext = this.rejectNext = undefined
+      resolve({ done: false, value: this.take() })
     } else if (this.exit !== undefined) {
-      this.waiter = undefined
-      this.end(this.exit).then(waiter.resolve, waiter.reject)
+      this.resolveNext = this.rejectNext = undefined
+      this.end(this.exit).then(resolve, reject)
     }
   }
 

@@ -3,6 +3,7 @@
 // ReasoningDelta / TextReset protocol of the text and reasoning it streams.
 import { AgentError, HookContext, HookStack, type InferenceRequest, type InferenceResponse, Step, type WrapHook } from "@hookline/core"
 import { Cause, Effect, Exit } from "effect"
+import type { AgentEvent } from "../AgentEvent.js"
 import * as Driver_ from "../Driver.js"
 import { generateChecked, streamChecked } from "../Driver.js"
 import type { DriverShape } from "../internal/driverContract.js"
@@ -33,6 +34,9 @@ const isDriver = (u: unknown): u is DriverShape =>
 /**
  * Every answer is checked at this boundary (Driver.generateChecked/streamChecked):
  * garbage, a throw or a defect of the driver is InferenceFailed, like a failed call.
+ * `emitsDerived` false: a stream derived from generate emits its delta through
+ * `derivedAnswered`, called by the caller once it answers (the step's plain call: no
+ * Effect per call for it).
  */
 export const callDriver = <R>(
   env: RunEnv<R>,
@@ -40,6 +44,7 @@ export const callDriver = <R>(
   request: InferenceRequest,
   index: number,
   driver: DriverShape = env.driver,
+  emitsDerived = true,
 ): Effect.Effect<InferenceResponse, AgentError.InferenceFailed> => {
   const options = env.callOptions
   if (!env.streaming) return generateChecked(driver, request, options)
@@ -50,18 +55,8 @@ export const callDriver = <R>(
   const generate = DerivedStream.generateOf(driver.stream)
   if (generate !== undefined) {
     const answer = generateChecked(generate === driver.generate ? driver : { generate, stream: driver.stream }, request, options)
-    if (emit === undefined) return answer
-    return Effect.map(answer, (response) => {
-      if (response.reasoning !== undefined) {
-        cell.textStreamed = true
-        emit({ _tag: "ReasoningDelta", step: index, text: response.reasoning })
-      }
-      if (response.text !== "") {
-        cell.textStreamed = true
-        emit({ _tag: "TextDelta", step: index, text: response.text })
-      }
-      return response
-    })
+    if (emit === undefined || !emitsDerived) return answer
+    return Effect.map(answer, (response) => emitAnswer(emit, cell, index, response))
   }
   let streamed = false
   const onText = emit === undefined ? undefined : (text: string) => {
@@ -76,6 +71,29 @@ export const callDriver = <R>(
     // The consumer drops the text of an attempt that failed after streaming some.
     Effect.tapError(() => Effect.sync(() => streamed && resetText(env, cell, index))),
   )
+}
+
+/**
+ * After `callDriver(..., emitsDerived = false)` answered: the delta a stream derived
+ * from generate would have streamed, emitted as `callDriver` would have at that moment.
+ */
+export const derivedAnswered = <R>(env: RunEnv<R>, cell: RunCell, index: number, response: InferenceResponse): void => {
+  const emit = env.emit
+  if (!env.streaming || emit === undefined || env.config.textCheck !== undefined) return
+  if (DerivedStream.generateOf(env.driver.stream) !== undefined) emitAnswer(emit, cell, index, response)
+}
+
+// A derived stream's one delta: the reasoning, then the text.
+const emitAnswer = (emit: (event: AgentEvent) => void, cell: RunCell, index: number, response: InferenceResponse): InferenceResponse => {
+  if (response.reasoning !== undefined) {
+    cell.textStreamed = true
+    emit({ _tag: "ReasoningDelta", step: index, text: response.reasoning })
+  }
+  if (response.text !== "") {
+    cell.textStreamed = true
+    emit({ _tag: "TextDelta", step: index, text: response.text })
+  }
+  return response
 }
 
 const resetText = <R>(env: RunEnv<R>, cell: RunCell, index: number): void => {

@@ -234,17 +234,18 @@ function* body<R>(this: Ending<R>) {
     return Conclude.done
   }
   boundary.state = cell.state
-  const next = Effect.gen(() => step(env, cell))
+  // One Effect for every step (a description runs again each time it is yielded).
+  const next = Effect.result(Effect.gen(() => step(env, cell)))
   // A suspended run first finishes the step it was suspended in, with the decisions:
   // this resume's, or those a resume that did not finish kept in the state.
   const decisions = env.decisions ?? KeptDecisions.of(cell.state)
   let decided = cell.state.execution.pendingCalls !== undefined && decisions !== undefined
-    ? Effect.gen(() => decidedStep(env, cell, decisions))
+    ? Effect.result(Effect.gen(() => decidedStep(env, cell, decisions)))
     : undefined
   while (true) {
     cell.open = undefined
     if (abortSeen(cell)) return Conclude.aborted
-    const result = yield* Effect.result(decided ?? next)
+    const result = yield* (decided ?? next)
     decided = undefined
     if (result._tag === "Success") {
       const end = result.success

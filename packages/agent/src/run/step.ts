@@ -8,7 +8,7 @@ import type { Decision } from "../Decision.js"
 import type { RunCell } from "./cell.js"
 import { LOOP } from "./conclude.js"
 import { dispatch, dispatchNow, reportHookFailure } from "./dispatch.js"
-import { callDriver, wrappedCall } from "./inference.js"
+import { callDriver, derivedAnswered, wrappedCall } from "./inference.js"
 import * as KeptDecisions from "./keptDecisions.js"
 import * as Records from "./records.js"
 import * as Stop from "./stop.js"
@@ -54,9 +54,12 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   const request = before.request ?? draft
   let answered = before.response
   if (answered === undefined) {
-    answered = env.config.wraps === undefined || !HookStack.hasWraps(env.config.wraps, WrapHook.WrapInference)
-      ? yield* callDriver(env, cell, request, index)
-      : yield* wrappedCall(env, cell, env.config.wraps, before, request, index, open)
+    if (env.config.wraps === undefined || !HookStack.hasWraps(env.config.wraps, WrapHook.WrapInference)) {
+      answered = yield* callDriver(env, cell, request, index, env.driver, false)
+      derivedAnswered(env, cell, index, answered)
+    } else {
+      answered = yield* wrappedCall(env, cell, env.config.wraps, before, request, index, open)
+    }
     cell.stale = true
   }
   const afterInference = dispatchNow(env, cell, Records.point("AfterInference", cell.state, cell.at(), request, answered))
@@ -86,14 +89,14 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     return suspend(cell, Step.make({ index, startedAt, response, toolExecutions: open.executions, completedAt: cell.at(), ...Records.attemptsOf(open, response, cell.at()) }))
   }
 
-  const record = Step.make({
-    index,
-    startedAt,
-    response,
-    toolExecutions: open.executions,
-    completedAt: cell.at(),
-    ...Records.attemptsOf(open, response, cell.at()),
-  })
+  // Without wrap hooks there are no attempts: no object to spread. The executions are
+  // the step's own, each frozen: the record takes a frozen copy of the exact size (the
+  // pushed array keeps spare capacity a stored step would hold), which Step.make keeps.
+  const completedAt = cell.at()
+  const toolExecutions = Object.freeze(open.executions.slice())
+  const record = open.attempts === undefined && open.toolAttempts === undefined
+    ? Step.make({ index, startedAt, response, toolExecutions, completedAt })
+    : Step.make({ index, startedAt, response, toolExecutions, completedAt, ...Records.attemptsOf(open, response, completedAt) })
   cell.state = AgentState.appendStep(cell.state, record)
   cell.stepIndex++
   cell.open = undefined

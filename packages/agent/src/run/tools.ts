@@ -195,14 +195,33 @@ const after = <R>(
   const unrecorded = cell.ran.indexOf(ran)
   // Recorded as it ran, spending included, if AfterToolUse fails (Records.settle).
   if (unrecorded >= 0) cell.ran[unrecorded] = execution
-  const ended = (ctx: Dispatched): ToolExecution => {
-    const final = ctx.toolExecution ?? execution
-    if (unrecorded >= 0) cell.ran.splice(cell.ran.indexOf(execution), 1)
-    commit(env, cell, toolCall, final, index, ToolExecution.usageOf(execution))
-    return final
-  }
   const d = dispatchNow(env, cell, Records.point("AfterToolUse", cell.state, cell.at(), undefined, undefined, toolCall, execution))
-  return isEffect(d) ? Effect.map(d, ended) : ended(d)
+  // A closure only when the hooks take time (no closure per call on the pure path).
+  return isEffect(d)
+    ? Effect.map(d, (ctx) => ended(env, cell, toolCall, execution, unrecorded >= 0, index, ctx))
+    : ended(env, cell, toolCall, execution, unrecorded >= 0, index, d)
+}
+
+// AfterToolUse ran: the call's final execution committed, and no longer counted as
+// only ran (`unrecorded`: it was in `cell.ran`).
+const ended = <R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  toolCall: ToolCall,
+  execution: ToolExecution,
+  unrecorded: boolean,
+  index: number,
+  ctx: Dispatched,
+): ToolExecution => {
+  const final = ctx.toolExecution ?? execution
+  if (unrecorded) {
+    const at = cell.ran.indexOf(execution)
+    // The last one (sequential calls: the only one) is popped, with no array for what a splice removes.
+    if (at === cell.ran.length - 1) cell.ran.pop()
+    else cell.ran.splice(at, 1)
+  }
+  commit(env, cell, toolCall, final, index, ToolExecution.usageOf(execution))
+  return final
 }
 
 /** A call's result committed (`spent`: what the call spent, whatever a hook made of its result), and its event. */

@@ -94,3 +94,24 @@ describe("RunEvent batches (property)", () => {
     )
   })
 })
+
+describe("RunEvent batches (a subagent's call)", () => {
+  it("give a second suspension of the same call, when a subagent behind it waits again on another of its calls", () => {
+    // A subagent's call stays the parent's one pending call while the subagent waits
+    // first on its call x, then (resumed) on its call y: two suspensions, no step between.
+    const waiting = (on: string): AgentState => {
+      const base = AgentState.make({ id: "run" })
+      return AgentState.withExecution(base, {
+        ...base.execution,
+        status: "suspended",
+        pendingCalls: [{ toolCall: ToolCall.make({ id: "sub-1", name: "refunds" }), reason: `subagent "refunds" waits for a decision on ${on}`, payload: { on } }],
+      })
+    }
+    const first = batchOf({ seq: 1, state: waiting("x") }, "charger", RunEvent.start, { maxEvents: 4, maxBytes: 3_000 })
+    expect(first.events.map((e) => e._tag)).toEqual(["Suspended"])
+    // The same suspension read again (another runner, a later ask): nothing new.
+    expect(batchOf({ seq: 2, state: waiting("x") }, "charger", first.cursor, { maxEvents: 4, maxBytes: 3_000 }).events).toEqual([])
+    const second = batchOf({ seq: 3, state: waiting("y") }, "charger", first.cursor, { maxEvents: 4, maxBytes: 3_000 })
+    expect(second.events.map((e) => e._tag)).toEqual(["Suspended"])
+  })
+})

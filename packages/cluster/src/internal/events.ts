@@ -9,11 +9,17 @@ import { summaryOf } from "./summary.js"
 
 const ended = new Set<AgentState.ExecutionStatus>(["completed", "stopped", "failed"])
 
-// A suspension is the calls it waits on after so many steps: a later one (after a
-// resume) differs in one or the other, a re-read of the same one does not.
+// A suspension is the calls it waits on, and why, after so many steps: a later one
+// (after a resume) differs in one or the other, a re-read of the same one does not. The
+// why counts because a subagent's call stays its parent's pending call while the
+// subagent waits on one of its calls, then (resumed) on another: the reason and the
+// payload (the subagent's state) tell the two apart.
 export const suspensionKey = (state: AgentState): string => {
-  const ids = (state.execution.pendingCalls ?? []).map((p) => p.toolCall.id)
-  return createHash("sha256").update(`${state.execution.steps.length}\n${ids.join("\n")}`).digest("hex")
+  const hash = createHash("sha256").update(String(state.execution.steps.length))
+  for (const p of state.execution.pendingCalls ?? []) {
+    hash.update(`\n${p.toolCall.id}\n${p.reason}\n${p.payload === undefined ? "" : JSON.stringify(p.payload)}`)
+  }
+  return hash.digest("hex")
 }
 
 export interface Limits {

@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -8,7 +8,7 @@ import { AgentError, AgentState, Hook, HookContext, HookExecuted, HookStack, Mes
 // stack, with those hooks made to wait (a yield first), must give the same context,
 // errors and HookExecuted events (a counting clock: the same readings, in order).
 
-type Does = "same" | "change" | "stop" | "throw" | "garbage" | "interrupt"
+type Does = "same" | "change" | "stop" | "throw" | "garbage" | "interrupt" | "abortSelf"
 type Kind = "pure" | "exit" | "async"
 interface Spec {
   readonly kind: Kind
@@ -33,6 +33,10 @@ const act = (does: Does, i: number, ctx: HookContext.HookContext): HookContext.H
     case "garbage":
       return { not: "a context" } as unknown as HookContext.HookContext
     case "interrupt":
+      return ctx
+    case "abortSelf":
+      // The hook stops its own run (as a hook aborting the run's signal does).
+      Fiber.getCurrent()?.interruptUnsafe()
       return ctx
   }
 }
@@ -78,14 +82,18 @@ const outcome = (exit: Exit.Exit<HookContext.HookContext, AgentError.HookFailed>
   return { atOnce, errors: HookStack.failuresOf(failure.error), reached: HookStack.contextAtFailure(failure.error), events }
 }
 
-// `interceptNow` with a counting clock: at once when it can, else the Effect it gives.
+// `interceptNow` with a counting clock, called in a fiber (as the loop calls it): at once
+// when it can, else the Effect it gives.
 const dispatchNow = async (stack: HookStack.HookStack<never>, ctx: HookContext.HookContext): Promise<Seen> => {
   const events: Array<HookExecuted.HookExecuted> = []
   let tick = 1_000
-  const out = stack.interceptNow(ctx, { sink: (e) => events.push(e), now: () => tick++ })
-  if (!Effect.isEffect(out)) return { atOnce: true, ctx: out, events }
-  if (Exit.isExit(out)) return outcome(out as Exit.Exit<HookContext.HookContext, AgentError.HookFailed>, events, true)
-  return outcome(await Effect.runPromiseExit(out), events, false)
+  let atOnce = false
+  const exit = await Effect.runPromiseExit(Effect.suspend(() => {
+    const out = stack.interceptNow(ctx, { sink: (e) => events.push(e), now: () => tick++ })
+    atOnce = !Effect.isEffect(out) || Exit.isExit(out)
+    return Effect.isEffect(out) ? out : Effect.succeed(out)
+  }))
+  return outcome(exit, events, atOnce)
 }
 
 // The Effect form, on a TestClock (every reading 0).
@@ -105,13 +113,13 @@ const spec: fc.Arbitrary<Spec> = fc.record({
   does: fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom<Does>("same", "change", "stop") },
     { weight: 3, arbitrary: fc.constantFrom<Does>("throw", "garbage") },
-    { weight: 1, arbitrary: fc.constant<Does>("interrupt") },
+    { weight: 1, arbitrary: fc.constantFrom<Does>("interrupt", "abortSelf") },
   ),
   priority: fc.integer({ min: -2, max: 2 }),
   onError: fc.constantFrom("fail" as const, "skip" as const),
 })
 // A pure hook cannot interrupt.
-const specs = fc.array(spec, { maxLength: 8 }).map((xs) => xs.map((s) => (s.kind === "pure" && s.does === "interrupt" ? { ...s, does: "same" as const } : s)))
+const specs = fc.array(spec, { maxLength: 8 }).map((xs) => xs.map((s) => (s.kind === "pure" && (s.does === "interrupt" || s.does === "abortSelf") ? { ...s, does: "same" as const } : s)))
 const trigger = fc.constantFrom<HookTrigger.HookTrigger>("BeforeStep", "AfterExecution")
 
 const without = ({ atOnce: _, ...rest }: Seen) => rest
@@ -126,7 +134,7 @@ describe("HookStack", () => {
           const slow = await dispatchNow(stackOf(list, at, true), ctx)
           expect(without(fast)).toEqual(without(slow))
           // Nothing waits (no async hook, no interruption): the dispatch never needs a fiber.
-          if (list.every((s) => s.kind !== "async" && s.does !== "interrupt")) expect(fast.atOnce).toBe(true)
+          if (list.every((s) => s.kind !== "async" && s.does !== "interrupt" && s.does !== "abortSelf")) expect(fast.atOnce).toBe(true)
         }),
         { numRuns: 300 },
       )
@@ -134,16 +142,39 @@ describe("HookStack", () => {
 
     it("gives what HookStack.intercept gives, events and times included", async () => {
       await fc.assert(
-        fc.asyncProperty(specs, trigger, async (list, at) => {
+        fc.asyncProperty(specs.map((xs) => xs.filter((s) => s.does !== "abortSelf")), trigger, async (list, at) => {
           const ctx = HookContext.make({ trigger: at, state, createdAt: 1 })
           const stack = stackOf(list, at, false)
           const events: Array<HookExecuted.HookExecuted> = []
           const out = stack.interceptNow(ctx, { sink: (e) => events.push(e), now: () => 0 })
           const now = Effect.isEffect(out) ? outcome(await Effect.runPromiseExit(out), events, false) : { atOnce: false, ctx: out, events }
+
           expect(without(now)).toEqual(without(await intercepted(stack, ctx)))
         }),
         { numRuns: 150 },
       )
+    })
+
+    it("stops at a hook that interrupts its own fiber, as the runtime did", async () => {
+      const ctx = HookContext.make({ trigger: "BeforeStep", state, createdAt: 1 })
+      const ran: Array<string> = []
+      const stack = HookStack.with(
+        HookStack.with(HookStack.empty, Hook.effect((c) => {
+          Fiber.getCurrent()?.interruptUnsafe()
+          return Effect.succeed(c)
+        }), { triggers: "BeforeStep", name: "x:stops" }),
+        (c: HookContext.HookContext) => {
+          ran.push("after")
+          return c
+        },
+        { triggers: "BeforeStep", name: "x:after" },
+      )
+      const exit = await Effect.runPromiseExit(Effect.suspend(() => {
+        const out = stack.interceptNow(ctx, { sink: undefined, now: () => 5 })
+        return Effect.isEffect(out) ? out : Effect.succeed(out)
+      }))
+      expect(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)).toBe(true)
+      expect(ran).toEqual([])
     })
 
     it("runs a hook that answers with Effect.succeed without a fiber", () => {

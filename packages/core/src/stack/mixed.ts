@@ -2,9 +2,10 @@
 // `Effect.fail` is an `Exit`: an Effect hook that returns one has nothing to wait for,
 // so its answer is read here at once, as a pure hook's is (no fiber, no yield, no
 // closure). A trigger whose hooks all answer at once gives its context back at once; at
-// the first hook that waits, the rest goes on in the fiber. Both ways an answer is
-// settled by the same methods: same checks, errors, events and clock readings.
-import { Cause, Effect, Exit } from "effect"
+// the first hook that waits, that hook and the rest go on in the fiber, through the
+// runtime as before. Both ways an answer is settled by the same methods: same checks,
+// errors, events and clock readings.
+import { Cause, Effect, Exit, Fiber } from "effect"
 import { HooklineError, hookFailed, messageOf, type HookFailed } from "../AgentError.js"
 import { isEffectHook, type AnyHook } from "../Hook.js"
 import { stampUpdatedAt, type HookContext } from "../HookContext.js"
@@ -33,6 +34,13 @@ const TypeId: string = Effect.TypeId
 export const isPending = <R>(answer: Answer<R>): answer is Effect.Effect<HookContext, HookFailed, R> =>
   (answer as unknown as Record<string, unknown>)[TypeId] !== undefined
 
+// Whether the running fiber was asked to stop while a hook was called (the hook aborted
+// its own run, say): its answer then goes through the runtime, which stops the dispatch
+// at that hook, as it did before Exits were read at once. Effect 4.1 keeps the request
+// on the fiber until its next step (`_deferredInterrupt`, not public): the core test
+// "stops at a hook that interrupts its own fiber" fails if a later effect moves it.
+const interruptAsked = (): boolean => (Fiber.getCurrent() as { readonly _deferredInterrupt?: boolean } | undefined)?._deferredInterrupt === true
+
 const hookFailedOf = (error: unknown): HookFailed | undefined =>
   error instanceof HooklineError && error.error._tag === "HookFailed" ? error.error : undefined
 
@@ -57,6 +65,8 @@ const settleGuarded = (before: HookContext, output: unknown): HookContext | stri
 class MixedRun<R> {
   // AfterExecution: failures under 'fail' are collected and every hook runs.
   failures: Array<HookFailed> | undefined = undefined
+  // A hook waited: the dispatch runs in its fiber from there on.
+  waited = false
 
   constructor(
     readonly registrations: ReadonlyArray<MixedEntry<R>>,
@@ -93,7 +103,9 @@ class MixedRun<R> {
         run = Effect.die(error)
       }
       // An Exit is read here: it won any race with a timeout, having nothing to wait for.
-      if (!Exit.isExit(run)) return this.wait(i, ctx, startedAt, run)
+      // Once a hook waited, the rest runs in the fiber as before: an interruption that
+      // landed while a hook was called stops the dispatch there, its result uncommitted.
+      if (this.waited || !Exit.isExit(run) || interruptAsked()) return this.wait(i, ctx, startedAt, run)
       const out = run._tag === "Success"
         ? this.succeeded(registration, startedAt, ctx, run.value)
         : this.failed(registration, startedAt, ctx, run.cause)
@@ -107,6 +119,7 @@ class MixedRun<R> {
 
   // The hook at `i` waits: the fiber runs it, then the rest.
   wait(i: number, before: HookContext, startedAt: number, run: Effect.Effect<HookContext, unknown, R>): Effect.Effect<HookContext, HookFailed, R> {
+    this.waited = true
     const registration = this.registrations[i] as MixedEntry<R>
     const timeout = registration.timeout
     const timed = timeout === undefined ? run : Effect.timeoutOrElse(run, { duration: timeout, orElse: () => Effect.fail(timedOut) })

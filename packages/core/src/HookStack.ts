@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import { dual } from "effect/Function"
 import * as t from "io-ts"
 import * as N from "fp-ts/lib/number.js"
@@ -26,18 +26,8 @@ import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./stack/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
 import { LoopWraps, lostWraps } from "./stack/loopWraps.js"
-import {
-  contextAtFailure as contextAtFailure_,
-  dispatchPure,
-  emit,
-  endedWith,
-  failedAt,
-  failuresOf as failuresOf_,
-  runsToTheEnd,
-  settle,
-  type DispatchEnv,
-} from "./stack/dispatch.js"
-import { disarm } from "./internal/thenable.js"
+import { contextAtFailure as contextAtFailure_, dispatchPure, failuresOf as failuresOf_, type DispatchEnv } from "./stack/dispatch.js"
+import { isPending, runMixed, thrown } from "./stack/mixed.js"
 
 /**
  * What to do when a hook throws: fail the dispatch with `HookFailed`, or report it
@@ -111,6 +101,14 @@ export interface HookStack<R = never> {
   readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, AgentError.HookFailed, R>
   /** The synchronous form, for triggers with pure hooks only; `undefined` for the others. */
   readonly interceptSync: (ctx: HookContext, env?: DispatchEnv) => HookContext | undefined
+  /**
+   * Any trigger, as far as it goes at once: the context when every hook answered at once
+   * (a pure hook, or an effectful one whose Effect is an `Exit`, as `Effect.succeed(ctx)`
+   * is), else an Effect to run (the hooks from the first that waits on, or the failure,
+   * an `Exit` when it came at once). Events go to `env.sink`, times come from `env.now`;
+   * without `env.now` an effectful trigger is `intercept`.
+   */
+  readonly interceptNow: (ctx: HookContext, env?: DispatchEnv) => HookContext | Effect.Effect<HookContext, AgentError.HookFailed, R>
   /** Wrap hooks, in registration order. */
   readonly wrapRegistrations: ReadonlyArray<WrapRegistration<R>>
   /** Wrap hooks per point, outermost first. */
@@ -199,6 +197,18 @@ const fromRegistrations = <R>(
     const r = resolved[ctx.trigger]
     return r.pure === undefined ? undefined : r.pure.length === 0 ? ctx : dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
   }
+  const interceptNow = (ctx: HookContext, env?: DispatchEnv): HookContext | Effect.Effect<HookContext, AgentError.HookFailed, R> => {
+    const r = resolved[ctx.trigger]
+    if (r.pure !== undefined) {
+      if (r.pure.length === 0) return ctx
+      try {
+        return dispatchPure(ctx.trigger, r.pure, r.registrations, ctx, env)
+      } catch (error) {
+        return thrown(error)
+      }
+    }
+    return env?.now === undefined ? intercept(ctx) : runMixed(r.registrations, ctx, env)
+  }
   // A stack with wrap hooks checks that a loop calling it through a custom interceptor
   // runs its wraps (stack/loopWraps.ts); a stack without them has nothing to lose.
   const names = frozenWraps.map((w) => w.name)
@@ -216,6 +226,12 @@ const fromRegistrations = <R>(
         const loop = env?.loopWraps
         if (loop !== undefined && loop !== stack) throw lostWraps(names)
         return interceptSync(ctx, env)
+      },
+    interceptNow: frozenWraps.length === 0
+      ? interceptNow
+      : (ctx: HookContext, env?: DispatchEnv) => {
+        const loop = env?.loopWraps
+        return loop !== undefined && loop !== stack ? Effect.die(lostWraps(names)) : interceptNow(ctx, env)
       },
     wrapRegistrations: frozenWraps,
     wraps: resolveWraps(frozenWraps),
@@ -547,9 +563,6 @@ export const intercept: {
   <R>(self: HookStack<R>, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R>
 } = dual(2, <R>(self: HookStack<R>, ctx: HookContext) => self.intercept(ctx))
 
-const hookFailedOf = (error: unknown): AgentError.HookFailed | undefined =>
-  error instanceof AgentError.HooklineError && error.error._tag === "HookFailed" ? error.error : undefined
-
 const interceptResolved = <R>(
   resolved: Resolved<R>,
   input: HookContext,
@@ -562,104 +575,13 @@ const interceptResolved = <R>(
         try {
           return Effect.succeed(dispatchPure(input.trigger, resolved.pure, resolved.registrations, input, env))
         } catch (error) {
-          const failed = hookFailedOf(error)
-          return failed === undefined ? Effect.die(error) : Effect.fail(failed)
+          return thrown(error)
         }
       }
-      return runMixed(resolved.registrations, input, env)
+      const out = runMixed(resolved.registrations, input, env)
+      return isPending(out) ? out : Effect.succeed(out)
     })
   )
-}
-
-// What an effectful hook returned, checked; a check that throws (a hostile Proxy) is
-// that hook's failure, not the dispatch's crash.
-const settleGuarded = (before: HookContext, output: unknown): HookContext | string => {
-  try {
-    return settle(before, output)
-  } catch (cause) {
-    return `returned a context that cannot be read: ${AgentError.messageOf(cause)}`
-  }
-}
-
-// The failure of an effectful hook that ran past its timeout (compared by reference).
-const timedOut: unique symbol = Symbol("@hookline/core/HookStack/timedOut")
-
-// Runs a list with effectful hooks: pure stretches run as plain calls, effect hooks
-// through the runtime. Interruption is never turned into a skip: it propagates.
-const runMixed = <R>(
-  registrations: ReadonlyArray<Registration<R>>,
-  input: HookContext,
-  env: DispatchEnv,
-): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
-  const trigger = input.trigger
-  const now = env.now as () => number
-  // AfterExecution: failures under 'fail' are collected and every hook runs.
-  const toTheEnd = runsToTheEnd(trigger)
-  const failures: Array<AgentError.HookFailed> = []
-  const fail = (failed: AgentError.HookFailed, before: HookContext, next: number) => {
-    if (!toTheEnd) return Effect.fail(failed)
-    failures.push(failed)
-    return step(next, before)
-  }
-  const step = (i: number, ctx: HookContext): Effect.Effect<HookContext, AgentError.HookFailed, R> => {
-    while (i < registrations.length) {
-      const registration = registrations[i] as Registration<R>
-      const hook = registration.hook
-      if (!Hook.isEffectHook(hook)) {
-        try {
-          ctx = dispatchPure(trigger, [hook], [registration], ctx, env)
-        } catch (error) {
-          const failed = hookFailedOf(error)
-          if (failed === undefined) return Effect.die(error)
-          if (!toTheEnd) return Effect.fail(failed)
-          failures.push(failed)
-          ctx = contextAtFailure_(failed) ?? ctx
-        }
-        i++
-        continue
-      }
-      const startedAt = env.sink === undefined ? 0 : now()
-      const before = ctx
-      const next = i + 1
-      const timeout = registration.timeout
-      // Built here, in the fiber already (step runs inside an Effect): no suspend and
-      // closure per hook; a throw while building is the hook's defect, as in a suspend.
-      let run: Effect.Effect<HookContext, unknown, R>
-      try {
-        run = hook.run(before)
-      } catch (error) {
-        run = Effect.die(error)
-      }
-      return Effect.matchCauseEffect(timeout === undefined ? run : Effect.timeoutOrElse(run, { duration: timeout, orElse: () => Effect.fail(timedOut) }), {
-        onFailure: (cause) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-          const squashed = Cause.squash(cause)
-          disarm(squashed)
-          const detail = squashed === timedOut ? `timed out after ${timeout} ms (its timeout option)` : AgentError.messageOf(squashed)
-          const outcome = registration.onError === "skip" ? "skipped" : "failed"
-          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, detail, before)
-          return outcome === "skipped"
-            ? step(next, before)
-            : fail(failedAt(AgentError.hookFailed(registration.name, trigger, detail), before), before, next)
-        },
-        onSuccess: (output) => {
-          const settled = output === before ? before : settleGuarded(before, output)
-          if (typeof settled === "string") {
-            const outcome = registration.onError === "skip" ? "skipped" : "failed"
-            if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), outcome, settled, before)
-            return outcome === "skipped"
-              ? step(next, before)
-              : fail(failedAt(AgentError.hookFailed(registration.name, trigger, settled), before), before, next)
-          }
-          if (env.sink !== undefined) emit(env.sink, trigger, registration, startedAt, now(), settled === before ? "unchanged" : "changed", undefined, before, settled)
-          return step(next, settled)
-        },
-      })
-    }
-    const out = ctx === input ? ctx : stampUpdatedAt(ctx, now())
-    return failures.length === 0 ? Effect.succeed(out) : Effect.fail(endedWith(failures, out))
-  }
-  return step(0, input)
 }
 
 const wrapEnv = <A, E, R>(env: DispatchEnv | undefined, f: (env: DispatchEnv) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

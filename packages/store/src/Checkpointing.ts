@@ -47,8 +47,9 @@ import {
   StopSignal,
   ToolExecution,
 } from "@hookline/core"
-import { Clock, Duration, Effect, Fiber, Result } from "effect"
+import { Clock, Duration, Effect, Exit, Fiber, Result } from "effect"
 import * as Envelope from "./Envelope.js"
+import * as AtOnce from "./internal/atOnce.js"
 import * as JournalEntry from "./internal/journalEntry.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -155,6 +156,12 @@ interface Tracked {
   readonly deferred: Array<{ readonly key: string; readonly body: string }>
 }
 
+type SaveFailure = StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed
+
+// `effect`, then `value`: an Exit when `effect` is one (a hook that answers at once).
+const thenAnswer = <A, E>(effect: Effect.Effect<unknown, E>, value: A): Effect.Effect<A, E> =>
+  Exit.isExit(effect) ? (Exit.isSuccess(effect) ? Exit.succeed(value) : effect as Exit.Exit<never, E>) : Effect.as(effect, value)
+
 const inferenceKey = (state: AgentState): string =>
   `inference:${state.execution.startedAt ?? 0}:${state.execution.steps.length}`
 const toolKey = (state: AgentState, toolCallId: string): string => `tool:${state.execution.startedAt ?? 0}:${toolCallId}`
@@ -203,6 +210,11 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     )
   }
 
+  // A store that answers at once (MemoryStore): the hooks write through it while they are
+  // called and answer with an Exit, which the loop reads without the runtime; they do
+  // what the Effects below do, in the same order.
+  const atOnce = AtOnce.of(store)
+
   // Read at once (hooks are called in their run's fiber): no Effect per look-up, and a
   // pure hook (journalTool) can find its run's record too.
   const keyNow = (state: AgentState): unknown => AgentLoop.currentRunNow() ?? state.id
@@ -225,21 +237,52 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
 
   // Writes the run's deferred journal entries, oldest first (each is taken off the list
   // once the store acknowledged it).
-  const flush = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> =>
+  const flush = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> => {
+    if (entry.deferred.length === 0) return Exit.void
+    if (atOnce !== undefined) {
+      for (let next = entry.deferred[0]; next !== undefined; next = entry.deferred[0]) {
+        const put = atOnce.journalPut(runId, next.key, next.body)
+        if (Exit.isFailure(put)) return put
+        entry.deferred.shift()
+      }
+      return Exit.void
+    }
+    return flushEffect(runId, entry)
+  }
+  const flushEffect = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> =>
     Effect.suspend(() => {
       const next = entry.deferred[0]
       if (next === undefined) return Effect.void
       return Effect.flatMap(store.journalPut(runId, next.key, next.body), () => {
         entry.deferred.shift()
-        return flush(runId, entry)
+        return flushEffect(runId, entry)
       })
     })
 
   // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
   // A checkpoint holds the entries deferred before it (the step's answer and results are
   // in its state), so they are dropped once it committed.
-  const checkpoint = (ctx: HookContext, entry: Tracked) =>
-    entry.lost ? Effect.succeed(ctx) : Effect.map(
+  const checkpoint = (ctx: HookContext, entry: Tracked): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.lost) return Exit.succeed(ctx)
+    return atOnce !== undefined && entry.saved !== undefined ? checkpointNow(ctx, entry, entry.saved, atOnce) : checkpointEffect(ctx, entry)
+  }
+  const checkpointNow = (ctx: HookContext, entry: Tracked, previous: RunStore.Saved, now: AtOnce.AtOnce): Exit.Exit<HookContext, SaveFailure> => {
+    const planned = RunStore.nextSave(ctx.state, previous, Date.now(), envelopeOf(ctx.state))
+    if (Result.isFailure(planned)) return Exit.fail(planned.failure)
+    const ready = planned.success
+    if (ready !== undefined) {
+      const written = now.commit(ready.commit)
+      if (Exit.isFailure(written)) {
+        for (const reason of written.cause.reasons) if (reason._tag === "Fail" && reason.error._tag === "CheckpointConflict") entry.conflict ??= reason.error
+        return written as Exit.Exit<never, SaveFailure>
+      }
+    }
+    entry.saved = ready === undefined ? previous : ready.saved
+    entry.deferred.length = 0
+    return Exit.succeed(ctx)
+  }
+  const checkpointEffect = (ctx: HookContext, entry: Tracked) =>
+    Effect.map(
       Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
@@ -333,7 +376,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       return Effect.ensuring(
         // Entries of a step that ended without its checkpoint (a failure, a suspension, an
         // abort) are written first: the state may not hold them.
-        Effect.andThen(flush(ctx.state.id, entry), checkpoint(ctx, entry)),
+        Effect.andThen(flush(ctx.state.id, entry), () => checkpoint(ctx, entry)),
         Effect.suspend(() => {
           runs.delete(key)
           if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
@@ -364,36 +407,43 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // The checkpoint after the BeforeExecution hooks: the delta from the one the run was
   // loaded or created with (nothing, when no hook changed the state).
   const start = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) =>
-      Effect.suspend(() => {
-        conflicts.delete(ctx.state.id)
-        return checkpoint(ctx, entry)
-      }))
+    withRecord(ctx, ctx, (entry) => {
+      conflicts.delete(ctx.state.id)
+      return checkpoint(ctx, entry)
+    })
   )
 
   // A lease the store has not confirmed for half its time to live (the process froze or
   // starved, and the heartbeat's renewal has not answered) is confirmed before a tool runs:
   // a zombie whose lease was taken over learns it here, not after its next tool.
-  const confirm = (runId: string, entry: Tracked | undefined): Effect.Effect<void> =>
-    entry === undefined || entry.lost
-      ? Effect.void
-      : Effect.flatMap(Clock.currentTimeMillis, (now) => (now - entry.confirmedAt > ttl / 2 ? renew(runId, entry, now) : Effect.void))
+  // The clock is the run's fiber's (hooks are called in it), read at once.
+  const confirm = (runId: string, entry: Tracked | undefined): Effect.Effect<void> => {
+    if (entry === undefined || entry.lost) return Exit.void
+    const clock = Fiber.getCurrent()?.getRef(Clock.Clock)
+    if (clock === undefined) return Effect.flatMap(Clock.currentTimeMillis, (now) => (now - entry.confirmedAt > ttl / 2 ? renew(runId, entry, now) : Effect.void))
+    const now = clock.currentTimeMillisUnsafe()
+    return now - entry.confirmedAt > ttl / 2 ? renew(runId, entry, now) : Exit.void
+  }
 
   // A run with no lease (refused, or lost since) runs no tool: the block is final.
   const guardTool = Hook.effect((ctx: HookContext) => {
     if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
     const entry = runs.get(keyNow(ctx.state))
-    return Effect.map(confirm(ctx.state.id, entry), () => {
-      if (entry !== undefined && !entry.lost) return ctx
-      const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
-      if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return blocked
-      // Lost while running: the run stops after this step, as a refused run would.
-      const error = StoreError.runLost(ctx.state.id)
-      const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
-      refusals.set(signal, error)
-      return HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal))
-    })
+    const confirmed = confirm(ctx.state.id, entry)
+    return Exit.isExit(confirmed) ? Exit.succeed(guarded(ctx, entry)) : Effect.map(confirmed, () => guarded(ctx, entry))
   })
+
+  // After the confirmation: a run with no lease (refused, or lost since) runs no tool.
+  const guarded = (ctx: HookContext, entry: Tracked | undefined): HookContext => {
+    if (entry !== undefined && !entry.lost) return ctx
+    const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
+    if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return blocked
+    // Lost while running: the run stops after this step, as a refused run would.
+    const error = StoreError.runLost(ctx.state.id)
+    const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
+    refusals.set(signal, error)
+    return HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal))
+  }
 
   const replayInference = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {
@@ -423,7 +473,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       // the same calls (ids, idempotency keys); one without waits for the step's checkpoint
       // (a crash before it asks the model again, and nothing ran on that answer).
       entry.deferred.push({ key, body: body.success })
-      return ctx.response.toolCalls.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
+      return ctx.response.toolCalls.length === 0 ? Exit.succeed(ctx) : thenAnswer(flush(ctx.state.id, entry), ctx)
     })
   )
 
@@ -435,7 +485,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     withRecord(ctx, ctx, (entry) => {
       const call = ctx.toolCall
       const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
-      if (!replay) return entry.deferred.length === 0 ? Effect.succeed(ctx) : Effect.as(flush(ctx.state.id, entry), ctx)
+      if (!replay) return thenAnswer(flush(ctx.state.id, entry), ctx)
       const key = toolKey(ctx.state, call.id)
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
         if (body !== undefined) entry.replayed.add(key)

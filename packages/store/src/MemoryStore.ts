@@ -5,8 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import type * as Checkpoint from "./Checkpoint.js"
+import * as AtOnce from "./internal/atOnce.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -68,24 +69,37 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
       journal,
     })
   }
-  return Object.freeze({
+  // Each write is one synchronous block (nothing runs between its check and its write), so
+  // the checkpoint hooks may call it at once (internal/atOnce.ts).
+  const commitNow = (commit: RunStore.Commit): Exit.Exit<void, StoreError.CheckpointConflict> => {
+    const run = runs.get(commit.runId)
+    const head = run?.head ?? 0
+    if (commit.seq !== head + 1) return Exit.fail(StoreError.conflict(commit.runId, commit.seq - 1, head))
+    if (run === undefined || head === 0) {
+      first(commit, run?.journal ?? new Map())
+    } else {
+      run.rows.push(Object.freeze({ seq: commit.seq, body: commit.body }))
+      run.head = commit.seq
+      run.status = commit.status
+      run.updatedAt = commit.at
+    }
+    return Exit.void
+  }
+  const put = (runId: string, key: string, body: string): boolean => {
+    let run = runs.get(runId)
+    if (run === undefined) {
+      // A journal entry may come before the run's first checkpoint.
+      run = fresh()
+      runs.set(runId, run)
+    }
+    if (run.journal.has(key)) return false
+    run.journal.set(key, body)
+    return true
+  }
+  const store: RunStore.RunStore = Object.freeze({
     _tag: "RunStore",
     name: "memory",
-    commit: (commit: RunStore.Commit) =>
-      Effect.suspend(() => {
-        const run = runs.get(commit.runId)
-        const head = run?.head ?? 0
-        if (commit.seq !== head + 1) return Effect.fail(StoreError.conflict(commit.runId, commit.seq - 1, head))
-        if (run === undefined || head === 0) {
-          first(commit, run?.journal ?? new Map())
-        } else {
-          run.rows.push(Object.freeze({ seq: commit.seq, body: commit.body }))
-          run.head = commit.seq
-          run.status = commit.status
-          run.updatedAt = commit.at
-        }
-        return Effect.void
-      }),
+    commit: (commit: RunStore.Commit) => Effect.suspend(() => commitNow(commit)),
     // One check and one write in one synchronous block: nothing runs between them.
     create: (commit: RunStore.Commit, replace: boolean) =>
       Effect.suspend(() => {
@@ -116,18 +130,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
         leases.delete(runId)
         return runs.delete(runId)
       }),
-    journalPut: (runId: string, key: string, body: string) =>
-      Effect.sync(() => {
-        let run = runs.get(runId)
-        if (run === undefined) {
-          // A journal entry may come before the run's first checkpoint.
-          run = fresh()
-          runs.set(runId, run)
-        }
-        if (run.journal.has(key)) return false
-        run.journal.set(key, body)
-        return true
-      }),
+    journalPut: (runId: string, key: string, body: string) => Effect.sync(() => put(runId, key, body)),
     journalGet: (runId: string, key: string) => Effect.sync(() => runs.get(runId)?.journal.get(key)),
     takeLease: (lease: RunStore.Lease, now: number) =>
       Effect.suspend(() => {
@@ -152,4 +155,5 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
       }),
     close: () => Effect.void,
   })
+  return AtOnce.register(store, { commit: commitNow, journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)) })
 }

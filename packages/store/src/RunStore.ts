@@ -247,11 +247,33 @@ export const saveEffect = (
   envelope?: Envelope.Envelope | undefined,
 ): Effect.Effect<Saved, StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
   if (previous === undefined) return startEffect(store, state, { at, envelope })
+  const planned = nextSave(state, previous, at, envelope)
+  if (Result.isFailure(planned)) return Effect.fail(planned.failure)
+  const ready = planned.success
+  return ready === undefined ? Effect.succeed(previous) : Effect.as(store.commit(ready.commit), ready.saved)
+}
+
+/**
+ * What `saveEffect` writes after `previous`: the commit, and what the run is as stored
+ * once the store committed it; `undefined` when nothing changed. For a writer that
+ * commits itself (the checkpoint hooks commit at once on the in-memory store).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const nextSave = (
+  state: AgentState,
+  previous: Saved,
+  at: number = Date.now(),
+  envelope?: Envelope.Envelope | undefined,
+): Result.Result<{ readonly commit: Commit; readonly saved: Saved } | undefined, StoreError.CheckpointRefused> => {
   const next = Envelope.merge(previous.envelope, envelope)
   const commit = commitOf(state, previous, at, next)
-  if (Result.isFailure(commit)) return Effect.fail(commit.failure)
+  if (Result.isFailure(commit)) return Result.fail(commit.failure)
   const ready = commit.success
-  return ready === undefined ? Effect.succeed(previous) : Effect.as(store.commit(ready), savedOf(state, ready.seq, previous.envelope === undefined && next === Envelope.empty ? undefined : next))
+  return ready === undefined
+    ? Result.succeed(undefined)
+    : Result.succeed({ commit: ready, saved: savedOf(state, ready.seq, previous.envelope === undefined && next === Envelope.empty ? undefined : next) })
 }
 
 /**

@@ -1,9 +1,10 @@
 // Runs a trigger's hooks and commits the state they returned, or, when one failed, the
-// state the hooks before it reached. On the synchronous path (every hook pure) nothing
+// state the hooks before it reached. On the synchronous path (every hook pure, or an
+// effectful hook answering at once with an `Exit`, as `Effect.succeed(ctx)` is) nothing
 // is yielded: no Effect is built or run. A trigger with no hooks builds no context at
 // all: its parts come back as they went in.
 import { AgentError, AgentState, HookContext, HookStack } from "@hookline/core"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import type { RunCell } from "./cell.js"
 import type { DispatchInput, Dispatched, Phase, RunEnv } from "./types.js"
@@ -28,7 +29,18 @@ export const dispatchNow = <R>(
   // Every input has the field (one shape); it is filled here, not by each caller.
   if (env.runContext !== undefined) (input as { runContext: unknown }).runContext = env.runContext
   const ctx = HookContext.make(input)
-  const sync = env.config.interceptor.interceptSync
+  const interceptor = env.config.interceptor
+  if (HookStack.isHookStack(interceptor)) {
+    const out = (interceptor as HookStack.HookStack<R>).interceptNow(ctx, env.interceptEnv)
+    if (!isEffect(out)) {
+      cell.state = out.state
+      return out
+    }
+    // Failed at once: as a pure hook's failure (no time passed, the clock stays read).
+    if (Exit.isExit(out)) return atOnce(cell, out as Exit.Exit<HookContext, AgentError.HookFailed>)
+    return settled(cell, out)
+  }
+  const sync = interceptor.interceptSync
   if (sync !== undefined) {
     let out: HookContext | undefined
     try {
@@ -45,7 +57,12 @@ export const dispatchNow = <R>(
       return out
     }
   }
-  return Effect.matchEffect(env.intercept(ctx), {
+  return settled(cell, env.intercept(ctx))
+}
+
+// Commits what a dispatch that waited reached.
+const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>) =>
+  Effect.matchEffect(dispatched, {
     onFailure: (error) => {
       cell.stale = true
       commitReached(cell, error)
@@ -57,6 +74,14 @@ export const dispatchNow = <R>(
       return Effect.succeed(out)
     },
   })
+
+const atOnce = (cell: RunCell, exit: Exit.Exit<HookContext, AgentError.HookFailed>): Dispatched | Exit.Exit<HookContext, AgentError.HookFailed> => {
+  if (exit._tag === "Success") {
+    cell.state = exit.value.state
+    return exit.value
+  }
+  for (const reason of exit.cause.reasons) if (reason._tag === "Fail") commitReached(cell, reason.error)
+  return exit
 }
 
 // A failed dispatch keeps the state changes of the hooks before the failing one.

@@ -376,6 +376,17 @@ describe("AgentLoop (fuzzing regressions)", () => {
       expect(violations(await runScenario(nextAfterAbort as Scenario))).toEqual([])
     })
   })
+  describe("an Effect hook answering at once after a hook that waited", () => {
+    // Seed 1466064484 (branch hooksync, when the fuzzer gained hooks that answer with an
+    // Exit): the signal aborts inside such a hook, after a Promise hook of the same OnStop
+    // dispatch waited. The dispatch read the Exit at once and ran on, but the abort had
+    // interrupted the fiber, so the result of a dispatch whose hooks all ran was never
+    // committed (a continuation's message lost). Once a hook waited, the rest of the
+    // dispatch goes through the runtime as before: the interruption stops it at that hook.
+    it("stops the dispatch at the hook the abort came in", async () => {
+      expect(violations(await runScenario(atOnceAfterAWait as Scenario))).toEqual([])
+    })
+  })
 })
 
 // The scenario as the fuzzer printed it ("scenario as data").
@@ -675,3 +686,6 @@ const retryAfterInterrupt: unknown = {
   },
   "guardsAt": 0
 }
+
+// The scenario as the fuzzer printed it, less the hooks and wrap that played no part.
+const atOnceAfterAWait: unknown = {"hooks":[{"name":"h1:continue","triggers":["OnStop"],"priority":-300,"onError":"fail","lift":"promise","wait":{"_tag":"None"},"behaviour":{"_tag":"Continue","message":"and now?"},"fromStep":0},{"name":"fuzz:observer","triggers":["BeforeExecution","OnStop","AfterExecution"],"priority":-300,"onError":"fail","lift":"effect","wait":{"_tag":"AtOnce"},"behaviour":{"_tag":"Pass"},"fromStep":0},{"name":"h2:block","triggers":"all","priority":-300,"onError":"fail","lift":"pure","wait":{"_tag":"None"},"behaviour":{"_tag":"Block"},"fromStep":0},{"name":"h5:stop","triggers":["BeforeStep"],"priority":-300,"onError":"fail","lift":"pure","wait":{"_tag":"None"},"behaviour":{"_tag":"Stop","reason":"StopRequested"},"fromStep":0}],"wraps":[],"guards":{"maxSteps":1,"maxTokens":null,"maxExecutionTime":null,"finishReasons":null},"script":[{"_tag":"Garbage","kind":"numberReasoning"}],"toolConcurrency":"sequential","mode":"iterate","interceptor":"stack","textDeltas":"auto","abort":{"at":3,"via":"signal","timing":"now"},"input":"question","twin":false,"resume":{"plans":[],"encode":false,"probe":"none","forged":"unknownTag"},"guardsAt":0}

@@ -489,6 +489,7 @@ const hostileProxy = (): unknown => {
 const waitEffect = (w: Wait): Effect.Effect<void> => {
   switch (w._tag) {
     case "None":
+    case "AtOnce":
       return Effect.void
     case "Yield":
       return Effect.yieldNow
@@ -641,6 +642,26 @@ export const buildHook = (spec: HookSpec, rec: Recorder): Hook.AnyHook<unknown, 
       return Effect.succeed(steps(ctx) < spec.fromStep ? ctx : { ...ctx, trigger: otherTrigger(ctx) })
     }
     return Effect.try({ try: () => act(spec, b, ctx), catch: (error) => error })
+  }
+  // An Exit, made while the hook is called: the dispatcher reads it without the runtime.
+  const atOnce = (ctx: HookContext): Exit.Exit<unknown, unknown> => {
+    if (b._tag === "Throw" && b.how === "die") return steps(ctx) < spec.fromStep ? Exit.succeed(ctx) : Exit.die(new Error(`${spec.name} dies`))
+    if (b._tag === "Throw" && b.how === "wrongTrigger") return Exit.succeed(steps(ctx) < spec.fromStep ? ctx : { ...ctx, trigger: otherTrigger(ctx) })
+    try {
+      return Exit.succeed(act(spec, b, ctx))
+    } catch (error) {
+      return Exit.fail(error)
+    }
+  }
+  if (spec.wait._tag === "AtOnce" && b._tag !== "Permission") {
+    return Hook.effect((ctx: HookContext) => {
+      enter(ctx)
+      rec.awaitPoint()
+      const e = atOnce(ctx)
+      if (Exit.isSuccess(e)) exit(ctx, e.value)
+      else raise(ctx)
+      return e as Exit.Exit<HookContext, unknown>
+    })
   }
   return Hook.effect((ctx: HookContext) =>
     Effect.suspend(() => {

@@ -19,9 +19,12 @@ export type Lift = "pure" | "effect" | "promise" | "asyncPure"
 /**
  * What an effectful hook awaits before it acts: nothing, `Effect.yieldNow`, a sleep
  * on the (virtual) Effect clock, a resolved promise, or a macrotask (`setImmediate`).
+ * `AtOnce`: a `Hook.effect` that acts while it is called and returns an `Exit`
+ * (`Effect.succeed`), which the dispatcher reads without the runtime.
  */
 export type Wait =
   | { readonly _tag: "None" }
+  | { readonly _tag: "AtOnce" }
   | { readonly _tag: "Yield" }
   | { readonly _tag: "Sleep"; readonly ms: number }
   | { readonly _tag: "Microtask" }
@@ -591,6 +594,22 @@ export const scenario: fc.Arbitrary<Scenario> = fc.constantFrom<Scenario["mode"]
 )
 
 /**
+ * Issue 27: Effect hooks that answer at once. Some `Hook.effect` hooks that wait for
+ * nothing (`None`) answer with an `Exit` instead, which the dispatcher reads without the
+ * runtime. A layer over `scenario`, as `withReasoning`, so the golden traces' sample
+ * stays as recorded.
+ */
+export const withAtOnce = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(base, fc.array(fc.boolean(), { minLength: 1, maxLength: 8 })).map(([s, picks]) => ({
+    ...s,
+    hooks: s.hooks.map((h, i) =>
+      h.lift === "effect" && h.wait._tag === "None" && h.behaviour._tag !== "Permission" && picks[i % picks.length] === true
+        ? { ...h, wait: { _tag: "AtOnce" } as const }
+        : h
+    ),
+  }))
+
+/**
  * Issue 25: the model's reasoning, dealt over a scenario's script: a text answer may
  * come with reasoning (streamed in chunks with a chunked text), a garbage turn may be
  * reasoning garbage (not a string, a bad ReasoningDelta part, deltas that are not the
@@ -644,7 +663,7 @@ const withinTimeLimit = <S extends Omit<Scenario, "guardsAt">>(s: S): S => {
 // -- a readable form ----------------------------------------------------------
 
 const showWait = (w: Wait): string =>
-  w._tag === "None" ? "" : w._tag === "Sleep" ? ` after sleep(${w.ms}ms)` : w._tag === "Hang" ? " after a hang (no abort)" : ` after ${w._tag.toLowerCase()}`
+  w._tag === "None" ? "" : w._tag === "AtOnce" ? " at once (an Exit)" : w._tag === "Sleep" ? ` after sleep(${w.ms}ms)` : w._tag === "Hang" ? " after a hang (no abort)" : ` after ${w._tag.toLowerCase()}`
 
 const showBehaviour = (b: Behaviour): string => {
   switch (b._tag) {

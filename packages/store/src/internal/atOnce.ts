@@ -1,0 +1,25 @@
+// A store that answers at once (the in-memory one): its writes and reads as `Exit`s,
+// so the checkpoint and journal hooks answer at once too and the loop's step stays
+// synchronous (issue 27, docs/decisions.md "Effect hooks answering at once"). Kept by
+// the store object's identity, not as a field: a store built around one (a wrapper, a
+// spread copy with one operation replaced) is not one, and goes through its Effects.
+import type { Exit } from "effect"
+import type { Commit, RunStore } from "../RunStore.js"
+import type * as StoreError from "../StoreError.js"
+
+/** The operations of a store that answer at once, as the store's own Effects would. */
+export interface AtOnce {
+  readonly commit: (commit: Commit) => Exit.Exit<void, StoreError.CheckpointConflict | StoreError.StoreFailed>
+  readonly journalPut: (runId: string, key: string, body: string) => Exit.Exit<boolean, StoreError.StoreFailed>
+}
+
+const stores = new WeakMap<RunStore, AtOnce>()
+
+/** `store`, known to answer at once with `ops`. */
+export const register = (store: RunStore, ops: AtOnce): RunStore => {
+  stores.set(store, ops)
+  return store
+}
+
+/** The operations of `store` that answer at once, if it is a store that does. */
+export const of = (store: RunStore): AtOnce | undefined => stores.get(store)

@@ -10,7 +10,7 @@
  */
 import { AgentState, Message } from "@hookline/core"
 import { Envelope, RunStore } from "@hookline/store"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Deferred, Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import * as Cancellation from "./Cancellation.js"
@@ -41,6 +41,14 @@ const rejected = (runId: string) => (error: { readonly _tag: string; readonly me
 
 const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.loadEffect(store, runId), rejected(runId))
 
+// A run not stored is one read of its head, not two (a run stored since is met by the
+// write that finds it: RunExists, retried).
+const stored = (store: RunStore.RunStore, runId: string) =>
+  Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
+
+const ended = (summary: RunSummary | undefined): summary is RunSummary =>
+  summary !== undefined && (summary.status === "completed" || summary.status === "stopped" || summary.status === "failed")
+
 const cancelled = (store: RunStore.RunStore, runId: string) =>
   Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)
 
@@ -70,6 +78,35 @@ const handlers = Effect.gen(function*() {
   const runId: string = (yield* Entity.CurrentAddress).entityId
   // The Start or Resume in flight: Cancel aborts it.
   let inFlight: AbortController | undefined
+  // What this entity knows without the store. A run lives on one entity at a time (its
+  // shard's owner), so what its own handlers answered is the run as stored:
+  // - `queued`: Starts and Resumes received and not ended (a Result waits behind them);
+  // - `last`: the summary the last of them (or a Cancel) answered;
+  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store);
+  // - `changed`: done, and replaced, whenever one of them arrives or ends.
+  let queued = 0
+  let last: RunSummary | undefined
+  let cancelAsked = false
+  let changed = Deferred.makeUnsafe<void>()
+  const signal = () => {
+    const done = changed
+    changed = Deferred.makeUnsafe<void>()
+    Deferred.doneUnsafe(done, Effect.void)
+  }
+  // A Start or Resume: counted from its arrival (the handler is built then, before it
+  // waits for the entity's turn), its answer kept.
+  const serial = <E>(effect: Effect.Effect<RunSummary, E>): Effect.Effect<RunSummary, E> => {
+    queued++
+    last = undefined
+    signal()
+    return effect.pipe(
+      Effect.tap((summary) => Effect.sync(() => (last = summary))),
+      Effect.ensuring(Effect.sync(() => {
+        queued--
+        signal()
+      })),
+    )
+  }
 
   const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
     summaryOf(state, envelope?.agent ?? named)
@@ -98,17 +135,18 @@ const handlers = Effect.gen(function*() {
       const controller = new AbortController()
       inFlight = controller
       const final = yield* Effect.ensuring(f(controller.signal), Effect.sync(() => (inFlight = inFlight === controller ? undefined : inFlight)))
-      if (yield* cancelled(store, runId)) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
-      const saved = yield* load(store, runId)
-      return summary(saved?.state ?? final, saved?.envelope, named)
+      // A Cancel came while it ran (here: the only place a Cancel of it is handled while
+      // this entity holds it); otherwise the final state is the one checkpointed.
+      if (cancelAsked && (yield* cancelled(store, runId))) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
+      return summaryOf(final, named)
     })
 
   const options = (signal: AbortSignal) => ({ signal, interruption: "handOver" as const })
 
   return HooklineRun.of({
     Start: ({ payload }) =>
-      Effect.gen(function*() {
-        const saved = yield* load(store, runId)
+      serial(Effect.gen(function*() {
+        const saved = yield* stored(store, runId)
         if (saved === undefined) {
           const initial = AgentState.make({ id: runId, messages: [Message.user(payload.input)] })
           const registered = agents.get(payload.agent)
@@ -128,9 +166,9 @@ const handlers = Effect.gen(function*() {
         if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
         yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
         return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(runId, options(signal)), rejected(runId)), undefined, registered.name)
-      }),
+      })),
     Resume: ({ payload }) =>
-      Effect.gen(function*() {
+      serial(Effect.gen(function*() {
         const saved = yield* load(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         const registered = yield* agentFor(agents, runId, "", saved.envelope)
@@ -145,21 +183,43 @@ const handlers = Effect.gen(function*() {
           undefined,
           registered.name,
         )
-      }),
+      })),
     Status: () =>
       Rpc.fork(Effect.gen(function*() {
+        // An ended run does not change: what this entity answered stands.
+        if (queued === 0 && ended(last)) return last
         const saved = yield* load(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         return summary(saved.state, saved.envelope)
       })),
-    Result: () =>
-      Effect.gen(function*() {
-        const saved = yield* load(store, runId)
-        if (saved === undefined) return yield* new RunNotFound({ runId })
-        // A run no runner here can go on with says so, rather than waiting forever.
-        yield* agentFor(agents, runId, "", saved.envelope)
-        return summary(saved.state, saved.envelope)
-      }),
+    Result: ({ payload }) =>
+      // Forked: it waits here without holding back the Start, Resume or Cancel it waits for.
+      Rpc.fork(Effect.gen(function*() {
+        const wait = payload.wait ?? 0
+        const deadline = (yield* Clock.currentTimeMillis) + wait
+        while (true) {
+          const next = changed
+          const now = yield* Clock.currentTimeMillis
+          if (queued > 0) {
+            // Behind a Start or Resume here: as long as they take (the caller's own
+            // timeout bounds it), reading nothing while the run goes on.
+            yield* Deferred.await(next)
+            continue
+          }
+          if (ended(last)) return last
+          const saved = yield* stored(store, runId)
+          if (saved !== undefined) {
+            // A run no runner here can go on with says so, rather than waiting forever.
+            yield* agentFor(agents, runId, "", saved.envelope)
+            const answer = summary(saved.state, saved.envelope)
+            if ((answer.status !== "pending" && answer.status !== "running") || now >= deadline) return answer
+          } else if (now >= deadline) {
+            return yield* new RunNotFound({ runId })
+          }
+          // Not stored yet, or queued, or handed over: wait for a Start or Resume here.
+          yield* Effect.timeoutOption(Deferred.await(next), deadline - now)
+        }
+      })),
     Events: ({ payload }) =>
       Rpc.fork(Effect.gen(function*() {
         // A cursor that read all of the run's head: nothing new while the head stands
@@ -175,6 +235,9 @@ const handlers = Effect.gen(function*() {
       })),
     Cancel: () =>
       Rpc.fork(Effect.gen(function*() {
+        // Known here before it is stored: the Start or Resume it races checks the store.
+        cancelAsked = true
+        last = undefined
         // Stored first: a Start, Resume or redelivery after this honours it.
         yield* Effect.orDie(store.journalPut(runId, Cancellation.markerKey, "{}"))
         const controller = inFlight
@@ -184,7 +247,10 @@ const handlers = Effect.gen(function*() {
           const saved = yield* load(store, runId)
           return saved === undefined ? null : summary(saved.state, saved.envelope)
         }
-        return (yield* ensureStopped(undefined, "")) ?? null
+        const answer = (yield* ensureStopped(undefined, "")) ?? null
+        if (answer !== null && queued === 0) last = answer
+        signal()
+        return answer
       })),
   })
 })

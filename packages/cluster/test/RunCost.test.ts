@@ -3,10 +3,10 @@
 // asks of `result`, which waits on the runner instead of polling.
 import { Decision } from "@hookline/agent"
 import { MemoryStore, type RunStore } from "@hookline/store"
-import { Effect, Fiber, Layer } from "effect"
-import { TestRunner } from "effect/cluster"
+import { Context, Effect, Fiber, Layer } from "effect"
+import { ClusterSchema, TestRunner } from "effect/cluster"
 import { describe, expect, it } from "vitest"
-import { Client, ClusterAgent, RunEntity } from "../src/index.js"
+import { Client, ClusterAgent, Protocol, RunEntity } from "../src/index.js"
 import { agents } from "./support/agents.js"
 
 type Reads = { head: number; rows: number; journalGet: number }
@@ -117,5 +117,9 @@ describe("a run's cost on its runner", () => {
         return yield* client.result(runId)
       }))
     expect(result).toMatchObject({ status: "completed", steps: 4 })
+  })
+
+  it("lets a runner shutting down interrupt a waiting Result rather than wait for it (the client asks the next owner)", () => {
+    expect(Context.get(Protocol.Result.annotations, ClusterSchema.InterruptOnTermination)).toBe(true)
   })
 })

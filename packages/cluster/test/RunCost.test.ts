@@ -42,7 +42,7 @@ const setupWith = (toolMillis: number, clientOptions: Client.Options, charges: A
 }
 
 describe("a run's cost on its runner", () => {
-  it("reads the store twice for a new run's Start and once for its result, and not at all for a finished run's result or status", async () => {
+  it("reads the store three times at most for a new run's Start and its result, and not at all for a finished run's result or status", async () => {
     const { reads, count, run } = setup(0, { pollInterval: "10 millis" })
     const [first, again, status, finished] = await run((client) =>
       Effect.gen(function*() {

@@ -1,6 +1,6 @@
 // The agents module the cluster bench's runners load (`hookline-runner --agents`): the
 // cluster tests' `charger` and `approver`. Each tool execution is appended to $CHARGE_LOG
-// (with the runner's pid) when it is set; SIGUSR2 collects garbage (the runner is started
+// (with the runner's pid and the time) when it is set; SIGUSR2 collects garbage (the runner is started
 // with --expose-gc) and appends the heap in use to $MEM_LOG, so the bench reads a runner's
 // memory from outside.
 import { appendFileSync } from "node:fs"
@@ -19,7 +19,7 @@ if (memLog !== undefined) {
 
 export default agents(
   (charge) => {
-    if (chargeLog !== undefined) appendFileSync(chargeLog, JSON.stringify({ ...charge, pid: process.pid }) + "\n")
+    if (chargeLog !== undefined) appendFileSync(chargeLog, JSON.stringify({ ...charge, pid: process.pid, at: Date.now() }) + "\n")
   },
   Number(process.env["TOOL_MS"] ?? 0),
 )

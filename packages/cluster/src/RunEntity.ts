@@ -41,6 +41,14 @@ const rejected = (runId: string) => (error: { readonly _tag: string; readonly me
 
 const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.loadEffect(store, runId), rejected(runId))
 
+// A run not stored is one read of its head, not two (a run stored since is met by the
+// write that finds it: RunExists, retried).
+const stored = (store: RunStore.RunStore, runId: string) =>
+  Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
+
+const ended = (summary: RunSummary | undefined): summary is RunSummary =>
+  summary !== undefined && (summary.status === "completed" || summary.status === "stopped" || summary.status === "failed")
+
 const cancelled = (store: RunStore.RunStore, runId: string) =>
   Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)
 
@@ -70,6 +78,23 @@ const handlers = Effect.gen(function*() {
   const runId: string = (yield* Entity.CurrentAddress).entityId
   // The Start or Resume in flight: Cancel aborts it.
   let inFlight: AbortController | undefined
+  // What this entity knows without the store. A run lives on one entity at a time (its
+  // shard's owner), so what its own handlers answered is the run as stored:
+  // - `queued`: Starts and Resumes received and not ended (counted from their arrival:
+  //   the handler is built then, before it waits for the entity's turn);
+  // - `last`: the summary the last of them (or a Cancel) answered;
+  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store).
+  let queued = 0
+  let last: RunSummary | undefined
+  let cancelAsked = false
+  const serial = <E>(effect: Effect.Effect<RunSummary, E>): Effect.Effect<RunSummary, E> => {
+    queued++
+    last = undefined
+    return effect.pipe(
+      Effect.tap((summary) => Effect.sync(() => (last = summary))),
+      Effect.ensuring(Effect.sync(() => (queued = Math.max(0, queued - 1)))),
+    )
+  }
 
   const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
     summaryOf(state, envelope?.agent ?? named)
@@ -98,17 +123,18 @@ const handlers = Effect.gen(function*() {
       const controller = new AbortController()
       inFlight = controller
       const final = yield* Effect.ensuring(f(controller.signal), Effect.sync(() => (inFlight = inFlight === controller ? undefined : inFlight)))
-      if (yield* cancelled(store, runId)) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
-      const saved = yield* load(store, runId)
-      return summary(saved?.state ?? final, saved?.envelope, named)
+      // A Cancel came while it ran (here: the only place a Cancel of it is handled while
+      // this entity holds it); otherwise the final state is the one checkpointed.
+      if (cancelAsked && (yield* cancelled(store, runId))) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
+      return summaryOf(final, named)
     })
 
   const options = (signal: AbortSignal) => ({ signal, interruption: "handOver" as const })
 
   return HooklineRun.of({
     Start: ({ payload }) =>
-      Effect.gen(function*() {
-        const saved = yield* load(store, runId)
+      serial(Effect.gen(function*() {
+        const saved = yield* stored(store, runId)
         if (saved === undefined) {
           const initial = AgentState.make({ id: runId, messages: [Message.user(payload.input)] })
           const registered = agents.get(payload.agent)
@@ -128,9 +154,9 @@ const handlers = Effect.gen(function*() {
         if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
         yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
         return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(runId, options(signal)), rejected(runId)), undefined, registered.name)
-      }),
+      })),
     Resume: ({ payload }) =>
-      Effect.gen(function*() {
+      serial(Effect.gen(function*() {
         const saved = yield* load(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         const registered = yield* agentFor(agents, runId, "", saved.envelope)
@@ -145,16 +171,21 @@ const handlers = Effect.gen(function*() {
           undefined,
           registered.name,
         )
-      }),
+      })),
     Status: () =>
       Rpc.fork(Effect.gen(function*() {
+        // An ended run does not change: what this entity answered stands.
+        if (queued === 0 && ended(last)) return last
         const saved = yield* load(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         return summary(saved.state, saved.envelope)
       })),
     Result: () =>
+      // Behind the Start or Resume in flight (one handler at a time): an ended run's
+      // answer is the one its last handler gave.
       Effect.gen(function*() {
-        const saved = yield* load(store, runId)
+        if (ended(last)) return last
+        const saved = yield* stored(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         // A run no runner here can go on with says so, rather than waiting forever.
         yield* agentFor(agents, runId, "", saved.envelope)
@@ -175,6 +206,9 @@ const handlers = Effect.gen(function*() {
       })),
     Cancel: () =>
       Rpc.fork(Effect.gen(function*() {
+        // Known here before it is stored: the Start or Resume it races checks the store.
+        cancelAsked = true
+        last = undefined
         // Stored first: a Start, Resume or redelivery after this honours it.
         yield* Effect.orDie(store.journalPut(runId, Cancellation.markerKey, "{}"))
         const controller = inFlight
@@ -184,7 +218,9 @@ const handlers = Effect.gen(function*() {
           const saved = yield* load(store, runId)
           return saved === undefined ? null : summary(saved.state, saved.envelope)
         }
-        return (yield* ensureStopped(undefined, "")) ?? null
+        const answer = (yield* ensureStopped(undefined, "")) ?? null
+        if (answer !== null && queued === 0) last = answer
+        return answer
       })),
   })
 })

@@ -1,0 +1,102 @@
+// What a run through the cluster costs its runner beyond the run itself: the reads of the
+// store the entity makes (a run's own checkpoints and journal are the agent's).
+import { Decision } from "@hookline/agent"
+import { MemoryStore, type RunStore } from "@hookline/store"
+import { Effect, Fiber, Layer } from "effect"
+import { TestRunner } from "effect/cluster"
+import { describe, expect, it } from "vitest"
+import { Client, ClusterAgent, RunEntity } from "../src/index.js"
+import { agents } from "./support/agents.js"
+
+type Reads = { head: number; rows: number; journalGet: number }
+
+// A MemoryStore that counts its reads while `counting` is on.
+const counted = () => {
+  const inner = MemoryStore.make()
+  const reads: Reads = { head: 0, rows: 0, journalGet: 0 }
+  let counting = false
+  const store: RunStore.RunStore = {
+    ...inner,
+    head: (runId) => Effect.suspend(() => (counting && reads.head++, inner.head(runId))),
+    rows: (runId) => Effect.suspend(() => (counting && reads.rows++, inner.rows(runId))),
+    journalGet: (runId, key) => Effect.suspend(() => (counting && reads.journalGet++, inner.journalGet(runId, key))),
+  }
+  return { store, reads, count: (on: boolean) => (counting = on) }
+}
+
+const setup = (toolMillis: number, clientOptions: Client.Options) => setupWith(toolMillis, clientOptions, [])
+
+const setupWith = (toolMillis: number, clientOptions: Client.Options, charges: Array<unknown>) => {
+  const { store, reads, count } = counted()
+  const HooklineLive = Layer.effect(
+    RunEntity.Hookline,
+    Effect.map(ClusterAgent.register(agents((c) => charges.push(c), toolMillis), store, { lease: 10_000 }), (registered) => ({ store, agents: registered })),
+  )
+  const layer = Client.layer(clientOptions).pipe(
+    Layer.provideMerge(RunEntity.layer().pipe(Layer.provide(HooklineLive))),
+    Layer.provideMerge(TestRunner.layer),
+  )
+  const run = <A, E>(f: (client: Client.ClientShape) => Effect.Effect<A, E>) =>
+    Effect.runPromise(Effect.scoped(Effect.flatMap(Client.HooklineClient, f)).pipe(Effect.provide(layer)))
+  return { reads, count, run }
+}
+
+describe("a run's cost on its runner", () => {
+  it("reads the store three times at most for a new run's Start and its result, and not at all for a finished run's result or status", async () => {
+    const { reads, count, run } = setup(0, { pollInterval: "10 millis" })
+    const [first, again, status, finished] = await run((client) =>
+      Effect.gen(function*() {
+        count(true)
+        const runId = yield* client.start("charger", "charge me", { runId: "cost-1" })
+        const first = yield* client.result(runId)
+        const started: Reads = { ...reads }
+        const again = yield* client.result(runId)
+        const status = yield* client.status(runId)
+        count(false)
+        return [first, again, status, { started, after: { ...reads } }] as const
+      }))
+    expect(first).toMatchObject({ runId: "cost-1", status: "completed", text: "charged 6 times", steps: 4 })
+    expect(again).toEqual(first)
+    expect(status).toEqual(first)
+    // The Start: the run's head (not stored) and the cancel marker; the result: at most
+    // the head once, if it came before the Start. No checkpoint is read back.
+    expect(finished.started.rows).toBe(0)
+    expect(finished.started.journalGet).toBe(1)
+    expect(finished.started.head).toBeLessThanOrEqual(2)
+    // A finished run's result and status are answered from what the runner holds.
+    expect(finished.after).toEqual(finished.started)
+  })
+
+  it("answers result after a Resume sent before it, and a cancel's stopped run from what it stored", async () => {
+    const { run } = setup(0, { pollInterval: "10 millis" })
+    const [resumed, cancelled, status] = await run((client) =>
+      Effect.gen(function*() {
+        const a = yield* client.start("approver", "charge me", { runId: "cost-4" })
+        const suspended = yield* client.result(a)
+        const resumed = yield* client.resume(a, [Decision.approve(suspended.pending[0]?.toolCallId as string)])
+        const b = yield* client.start("approver", "charge me", { runId: "cost-5" })
+        yield* client.result(b)
+        yield* client.cancel(b)
+        return [resumed, yield* client.result(b), yield* client.status(b)] as const
+      }))
+    expect(resumed.status).toBe("completed")
+    expect(cancelled).toMatchObject({ status: "stopped", stopReason: "UserRequested" })
+    expect(status).toEqual(cancelled)
+  })
+
+  it("answers result after a Resume interrupted while it waited behind the run's Start", async () => {
+    const charges: Array<unknown> = []
+    const { run } = setupWith(100, { pollInterval: "10 millis" }, charges)
+    const result = await run((client) =>
+      Effect.gen(function*() {
+        const runId = yield* client.start("charger", "charge me", { runId: "cost-6" })
+        while (charges.length === 0) yield* Effect.sleep("5 millis")
+        // Queued behind the Start in flight, then given up by its caller.
+        const resume = yield* Effect.forkChild(client.resume(runId, []))
+        yield* Effect.sleep("50 millis")
+        yield* Fiber.interrupt(resume)
+        return yield* client.result(runId)
+      }))
+    expect(result).toMatchObject({ status: "completed", steps: 4 })
+  })
+})

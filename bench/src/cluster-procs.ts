@@ -30,12 +30,20 @@ const freePort = (): Promise<number> =>
     })
   })
 
-/** A runner, answered once it is ready; `args` are its settings flags (none: the shipped defaults). */
-export const startRunner = async (database: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<RunnerProc> => {
+/**
+ * A runner, answered once it is ready; `args` are its settings flags (none: the shipped
+ * defaults); `agents` its agents module (default: cluster-agents.ts).
+ */
+export const startRunner = async (
+  database: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  agents: string = agentsModule,
+): Promise<RunnerProc> => {
   const port = await freePort()
   const child = spawn(
     process.execPath,
-    ["--conditions=@hookline/source", "--expose-gc", "--import", "tsx", bin, "--agents", agentsModule, "--db", database, "--port", String(port), ...args],
+    ["--conditions=@hookline/source", "--expose-gc", "--import", "tsx", bin, "--agents", agents, "--db", database, "--port", String(port), ...args],
     { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] },
   )
   let stderr = ""

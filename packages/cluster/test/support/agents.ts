@@ -26,6 +26,8 @@ export interface Options {
   readonly model?: (() => Driver.DriverShape) | undefined
   /** Whether the journal holds a result under the key when a call begins (a check the tests make of every execution). */
   readonly journaled?: ((runId: string, journalKey: string) => Promise<boolean>) | undefined
+  /** Called as a runner begins an execution of a run (BeforeExecution: a start, a resume, a take-over). */
+  readonly onBegin?: ((runId: string) => void) | undefined
 }
 
 // The same charging model answering from the request alone: no log of its calls (the
@@ -71,8 +73,13 @@ export const agents = (onCharge: (charge: Charge) => void, toolMillis = 0, optio
     (ctx) => ctx.toolCall !== undefined && (ctx.toolCall.arguments as { amount: number }).amount === 1 ? HookContext.suspend(ctx, "approve the charge", { amount: 1 }) : ctx,
     { triggers: HookTriggers.beforeToolUse, name: "test:approval" },
   )
+  const onBegin = options.onBegin
+  const begun = onBegin === undefined ? [] : [UseHook((ctx) => {
+    onBegin(ctx.state.id)
+    return ctx
+  }, { triggers: HookTriggers.beforeExecution, name: "test:begun" })]
   return [
-    ClusterAgent.make("charger", UseDriver(model()), UseTools([charge]), UseGuards({ maxSteps: 10 })),
+    ClusterAgent.make("charger", UseDriver(model()), UseTools([charge]), UseGuards({ maxSteps: 10 }), ...begun),
     ClusterAgent.make("approver", UseDriver(model()), UseTools([charge]), UseGuards({ maxSteps: 10 }), approval),
   ]
 }

@@ -81,13 +81,15 @@ const until = async (what: string, check: () => boolean, ceilingMs = 120_000) =>
   }
 }
 
-const runner = async (log: string, toolMs: number, extra: ReadonlyArray<string> = []) => {
+// `journal`: each execution asks the store whether its call's result was journaled
+// already (one more query a call: only the case that checks it pays it), and each
+// execution a runner begins is logged to <log>.begun.
+const runner = async (log: string, toolMs: number, extra: ReadonlyArray<string> = [], journal = false) => {
   const port = await freePort()
   const proc = node([bin, "--agents", agentsModule, "--db", (pg as Server).connectionString, "--port", String(port), ...timings, ...extra], {
     CHARGE_LOG: log,
     TOOL_MS: String(toolMs),
-    // Each execution asks the store whether its call's result was journaled already.
-    CHARGE_DB: (pg as Server).connectionString,
+    ...(journal ? { CHARGE_DB: (pg as Server).connectionString, LOG_BEGUN: "1" } : {}),
   })
   await until("a runner to start", () => proc.lines.includes("ready"))
   return proc
@@ -158,8 +160,8 @@ const scratch = (name: string) => {
 
 // Three runners serving `count` charger runs from a client process; answers once every
 // runner has run tools and a fifth of the way in (when a test signals one of them).
-const threeRunnersMidway = async (log: string, prefix: string, count: number, toolMs = 15, clientEnv: Record<string, string> = {}) => {
-  const runners = [await runner(log, toolMs), await runner(log, toolMs), await runner(log, toolMs)]
+const threeRunnersMidway = async (log: string, prefix: string, count: number, toolMs = 15, clientEnv: Record<string, string> = {}, journal = false) => {
+  const runners = [await runner(log, toolMs, [], journal), await runner(log, toolMs, [], journal), await runner(log, toolMs, [], journal)]
   const client = node([clientScript, "runs", (pg as Server).connectionString, prefix, String(count)], clientEnv)
   await until("every runner to serve runs", () => {
     const seen = charges(log)
@@ -211,7 +213,7 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const log = scratch("kill.jsonl")
     const began = Date.now()
     // Killed once every runner has run tools, a fifth of the way in.
-    const { runners, client, before } = await threeRunnersMidway(log, "k", COUNT, 15, { WATCH_EVENTS: "1" })
+    const { runners, client, before } = await threeRunnersMidway(log, "k", COUNT, 15, { WATCH_EVENTS: "1" }, true)
     const victim = runners[0] as Proc
     victim.child.kill("SIGKILL")
     const killedAt = Date.now()

@@ -1,18 +1,20 @@
 // The test's client process. Modes:
 //   runs <db> <prefix> <count>: starts <count> `charger` runs, prints `done <runId> <status> <ms>` as each ends,
 //     and, with WATCH_EVENTS=1, `events <runId> <step indexes> <last tag> <status>` for every tenth run, its
-//     events streamed as it went.
+//     events streamed as it went (and how often its stream went on after a CallTimedOut).
 //   suspend <db> <prefix> <count>: starts `approver` runs, prints `suspended <runId> <callId>` for each.
 //   resume <db> <ids.json> <cancelId>: cancels one run, approves the others' calls; prints `done …` for each.
 //   watch <db> <prefix> <count> <goFile>: starts `approver` runs, prints `suspended …` for each, waits for
 //     <goFile> (the test killed their runner, the only one, meanwhile) and asks the first run's status,
 //     printing `alone <status or error tag> <ms>`; waits for <goFile>.2 (another runner came), then asks
 //     each run's status and cancels the first: `status <runId> <status> <ms>`, `cancelled <runId> <status> <ms>`.
-// CALL_TIMEOUT (ms) sets the client's callTimeout.
+// CALL_TIMEOUT (ms) sets the client's callTimeout. Every run's Start is stored before its
+// `result` is asked, so a run not found yet is one no runner has handled yet (its runner
+// was killed, or the machine is loaded): `notFoundAfter` is the test's ceiling, 5 minutes.
 import { Decision } from "@hookline/agent"
-import { Effect, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { existsSync, readFileSync } from "node:fs"
-import { Client, Runner } from "../../src/index.js"
+import { Client, Runner, RunEvent } from "../../src/index.js"
 
 const [mode, database, arg, extra, goFile] = process.argv.slice(2) as [string, string, string, string, string]
 const settings = { assignmentsRefresh: "1 second" as const, messagePoll: "1 second" as const }
@@ -51,13 +53,26 @@ const program = Effect.gen(function*() {
     const results = Effect.forEach(ids, (runId) =>
       Effect.map(client.result(runId), (s) =>
         say(mode === "runs" ? `done ${runId} ${s.status} ${Date.now()}` : `suspended ${runId} ${s.pending[0]?.toolCallId ?? "none"}`)), { concurrency: "unbounded" })
-    // Every fifth run's events, streamed as it goes: `events <runId> <step indexes> <last tag> <status>`.
+    // Every tenth run's events, streamed as it goes: `events <runId> <step indexes> <last tag> <status> <restarts>`.
+    // A stream that fails with CallTimedOut (no runner answered for callTimeout: its run's
+    // runner died, or the machine is that loaded) goes on after its last event's cursor, as
+    // a caller should (the test's timeout bounds it).
     const watched = mode === "runs" && process.env["WATCH_EVENTS"] === "1" ? ids.filter((_, i) => i % 10 === 0) : []
+    const follow = (runId: string) =>
+      Effect.gen(function*() {
+        const events: Array<RunEvent.RunEvent> = []
+        for (let restarts = 0;; restarts++) {
+          const after = events.at(-1)?.cursor
+          const ended = yield* Effect.result(Stream.runForEach(client.events(runId, after === undefined ? {} : { after }), (e) => Effect.sync(() => events.push(e))))
+          if (Result.isSuccess(ended)) return [events, restarts] as const
+          if (ended.failure._tag !== "CallTimedOut") return yield* Effect.fail(ended.failure)
+        }
+      })
     const watches = Effect.forEach(watched, (runId) =>
-      Effect.map(Stream.runCollect(client.events(runId)), (events) => {
+      Effect.map(follow(runId), ([events, restarts]) => {
         const last = events.at(-1)
         const indexes = events.flatMap((e) => (e._tag === "StepEnded" ? [e.index] : [])).join(",")
-        say(`events ${runId} ${indexes} ${last?._tag ?? "none"} ${last !== undefined && last._tag !== "StepEnded" ? last.summary.status : "none"}`)
+        say(`events ${runId} ${indexes} ${last?._tag ?? "none"} ${last !== undefined && last._tag !== "StepEnded" ? last.summary.status : "none"} ${restarts}`)
       }), { concurrency: "unbounded" })
     yield* Effect.all([results, watches], { concurrency: 2 })
   } else {
@@ -68,5 +83,5 @@ const program = Effect.gen(function*() {
   }
 })
 
-await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis", eventsPollInterval: "1 second", ...(process.env["CALL_TIMEOUT"] === undefined ? {} : { callTimeout: Number(process.env["CALL_TIMEOUT"]) }) } })))))
+await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(Runner.clientLayer({ database, settings, client: { pollInterval: "250 millis", eventsPollInterval: "1 second", notFoundAfter: "5 minutes", ...(process.env["CALL_TIMEOUT"] === undefined ? {} : { callTimeout: Number(process.env["CALL_TIMEOUT"]) }) } })))))
 process.exit(0)

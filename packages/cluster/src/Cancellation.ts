@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { AgentState, StopReason, StopSignal } from "@hookline/core"
+import { isEnded } from "./internal/summary.js"
 
 /**
  * The journal key of the cancel marker (the journal keeps the first entry written).
@@ -30,10 +31,7 @@ export const source = "cluster:cancel"
  * @since 0.1.0
  * @category predicates
  */
-export const isFinished = (state: AgentState): boolean => {
-  const status = state.execution.status
-  return status === "completed" || status === "stopped" || status === "failed"
-}
+export const isFinished = (state: AgentState): boolean => isEnded(state.execution.status)
 
 /**
  * A queued, suspended or handed-over run, cancelled: `stopped` with `UserRequested`, as

@@ -18,7 +18,7 @@ import type { Registered } from "./ClusterAgent.js"
 import { HooklineRun } from "./HooklineRun.js"
 import { RunNotFound, RunRejected, type RunSummary, ToolSetMismatch, UnknownAgent } from "./Protocol.js"
 import { batchOf } from "./internal/events.js"
-import { summaryOf } from "./internal/summary.js"
+import { isEnded, summaryOf } from "./internal/summary.js"
 import * as RunEvent from "./RunEvent.js"
 
 /**
@@ -46,8 +46,7 @@ const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.
 const stored = (store: RunStore.RunStore, runId: string) =>
   Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
 
-const ended = (summary: RunSummary | undefined): summary is RunSummary =>
-  summary !== undefined && (summary.status === "completed" || summary.status === "stopped" || summary.status === "failed")
+const ended = (summary: RunSummary | undefined): summary is RunSummary => summary !== undefined && isEnded(summary.status)
 
 const cancelled = (store: RunStore.RunStore, runId: string) =>
   Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)

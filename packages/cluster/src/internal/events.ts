@@ -5,9 +5,7 @@ import { Codecs } from "@hookline/core"
 import type { AgentState } from "@hookline/core"
 import { createHash } from "node:crypto"
 import type { EventBatch, EventCursor, WireEvent } from "../RunEvent.js"
-import { summaryOf } from "./summary.js"
-
-const ended = new Set<AgentState.ExecutionStatus>(["completed", "stopped", "failed"])
+import { isEnded, summaryOf } from "./summary.js"
 
 // A suspension is the calls it waits on, and why, after so many steps: a later one
 // (after a resume) differs in one or the other, a re-read of the same one does not. The
@@ -57,7 +55,7 @@ export const batchOf = (
       cursor = { ...cursor, suspension: key }
       events.push({ _tag: "Suspended", summary: summaryOf(state, agent), cursor })
     }
-  } else if (ended.has(status) && !after.ended) {
+  } else if (isEnded(status) && !after.ended) {
     cursor = { ...cursor, ended: true }
     events.push({ _tag: "RunEnded", summary: summaryOf(state, agent), cursor })
   }

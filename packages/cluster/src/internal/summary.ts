@@ -2,6 +2,10 @@
 import type { AgentState } from "@hookline/core"
 import type { RunSummary } from "../Protocol.js"
 
+/** Whether a run with this status has ended (it changes no more). */
+export const isEnded = (status: AgentState.ExecutionStatus): boolean =>
+  status === "completed" || status === "stopped" || status === "failed"
+
 const lastText = (state: AgentState): string | undefined => {
   const messages = state.context.messages.toArray()
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -341,8 +341,9 @@ export const generateChecked = (
   } catch (cause) {
     return callThrew("generate", cause)
   }
-  if (!Effect.isEffect(call)) return Effect.fail(AgentError.inferenceFailed("the driver's generate did not return an Effect"))
+  // A `fromPromise` call is always an Effect (`answered`): no type test for it.
   if (settledGenerates.has(generate)) return call as Effect.Effect<InferenceResponse, AgentError.InferenceFailed>
+  if (!Effect.isEffect(call)) return Effect.fail(AgentError.inferenceFailed("the driver's generate did not return an Effect"))
   return settle(Effect.flatMap(call as Effect.Effect<unknown, unknown>, checked))
 }
 

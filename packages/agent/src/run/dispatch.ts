@@ -3,16 +3,43 @@
 // effectful hook answering at once with an `Exit`, as `Effect.succeed(ctx)` is) nothing
 // is yielded: no Effect is built or run. A trigger with no hooks builds no context at
 // all: its parts come back as they went in.
-import { AgentError, AgentState, HookContext, HookStack } from "@hookline/core"
+import { AgentError, AgentState, HookContext, HookStack, type InferenceRequest, type InferenceResponse, type ToolCall, type ToolExecution } from "@hookline/core"
 import { Effect, Exit } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import type { RunCell } from "./cell.js"
-import type { DispatchInput, Dispatched, Phase, RunEnv } from "./types.js"
+import type { DispatchInput, Dispatched, Phase, RunEnv, StepDispatched } from "./types.js"
+import { point } from "./records.js"
 
 export function* dispatch<R>(env: RunEnv<R>, cell: RunCell, input: DispatchInput): Phase<Dispatched, AgentError.HookFailed, R> {
   const now = dispatchNow(env, cell, input)
   return isEffect(now) ? yield* now : now
 }
+
+// What a trigger with no hooks gives back: no part changed (each caller falls back on
+// its own). Shared, so a silent trigger builds nothing.
+const unchanged: StepDispatched = Object.freeze({})
+
+/**
+ * `dispatchNow` at one of the step's triggers, from the parts of its context: a trigger
+ * with no hooks builds no input and no context (at K = 0 four of a tool step's six
+ * dispatches), and gives back `unchanged`.
+ */
+export const dispatchAt = <R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  trigger: StepTrigger,
+  createdAt: number,
+  request?: InferenceRequest,
+  response?: InferenceResponse,
+  toolCall?: ToolCall,
+  toolExecution?: ToolExecution,
+): StepDispatched | Effect.Effect<StepDispatched, AgentError.HookFailed, R> =>
+  env.config.silent[trigger]
+    ? unchanged
+    : dispatchNow(env, cell, point(trigger, cell.state, createdAt, request, response, toolCall, toolExecution))
+
+/** The triggers of a step, whose callers read only the parts a dispatch gives back. */
+export type StepTrigger = "BeforeStep" | "BeforeInference" | "AfterInference" | "BeforeToolUse" | "AfterToolUse" | "AfterStep"
 
 /**
  * The dispatch of the hot path: the hooks' result at once when every hook ran

@@ -11,7 +11,7 @@ import * as DerivedStream from "../internal/derivedStream.js"
 import type { RunCell } from "./cell.js"
 import { abortSeen } from "./cell.js"
 import { point } from "./records.js"
-import type { AttemptRecord, Dispatched, OpenStep, RunEnv } from "./types.js"
+import type { AttemptRecord, OpenStep, RunEnv, StepDispatched } from "./types.js"
 
 // What an interrupted model call ends with, unless the wrap hook that cut it says why.
 const interrupted = (): AgentError.InferenceFailed => AgentError.inferenceFailed("the model call was interrupted before it answered")
@@ -110,7 +110,7 @@ export const wrappedCall = <R>(
   env: RunEnv<R>,
   cell: RunCell,
   stack: HookStack.HookStack<R>,
-  before: Dispatched,
+  before: StepDispatched,
   request: InferenceRequest,
   index: number,
   open: OpenStep,

@@ -7,7 +7,7 @@ import { isEffect } from "../internal/isEffect.js"
 import type { Decision } from "../Decision.js"
 import type { RunCell } from "./cell.js"
 import { LOOP } from "./conclude.js"
-import { dispatch, dispatchNow, reportHookFailure } from "./dispatch.js"
+import { dispatch, dispatchAt, reportHookFailure } from "./dispatch.js"
 import { callDriver, derivedAnswered, wrappedCall } from "./inference.js"
 import * as KeptDecisions from "./keptDecisions.js"
 import * as Records from "./records.js"
@@ -31,7 +31,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   cell.open = open
   cell.inBeforeStep = true
   // dispatchNow: no generator per dispatch when every hook is pure (dispatch.ts).
-  const beforeStep = dispatchNow(env, cell, Records.point("BeforeStep", cell.state, startedAt))
+  const beforeStep = dispatchAt(env, cell, "BeforeStep", startedAt)
   if (isEffect(beforeStep)) yield* beforeStep
   cell.inBeforeStep = false
   if (cell.state.execution.stopSignals.length > 0) {
@@ -49,7 +49,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     responseFormat: cell.state.context.responseFormat,
     options: env.config.modelOptions,
   })
-  const beforeInference = dispatchNow(env, cell, Records.point("BeforeInference", cell.state, cell.at(), draft))
+  const beforeInference = dispatchAt(env, cell, "BeforeInference", cell.at(), draft)
   const before = isEffect(beforeInference) ? yield* beforeInference : beforeInference
   const request = before.request ?? draft
   let answered = before.response
@@ -62,7 +62,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     }
     cell.stale = true
   }
-  const afterInference = dispatchNow(env, cell, Records.point("AfterInference", cell.state, cell.at(), request, answered))
+  const afterInference = dispatchAt(env, cell, "AfterInference", cell.at(), request, answered)
   const after = isEffect(afterInference) ? yield* afterInference : afterInference
   const response = after.response ?? answered
   open.response = response
@@ -103,7 +103,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   if (response.toolCalls.length === 0) {
     cell.state = AgentState.withStopSignal(cell.state, StopSignal.make(StopReason.Completed, "the model answered without tool calls", LOOP))
   }
-  const afterStep = dispatchNow(env, cell, Records.point("AfterStep", cell.state, cell.at()))
+  const afterStep = dispatchAt(env, cell, "AfterStep", cell.at())
   if (isEffect(afterStep)) yield* afterStep
   env.emit?.({ _tag: "StepEnded", step: record, state: cell.state })
   // No stop signal: no OnStop, and no generator for the check.

@@ -10,9 +10,9 @@ import { Effect, Exit } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import * as Tools from "../Tools.js"
 import { abortSeen, type RunCell } from "./cell.js"
-import { dispatch, dispatchNow } from "./dispatch.js"
+import { dispatch, dispatchAt } from "./dispatch.js"
 import * as Records from "./records.js"
-import type { Dispatched, OpenStep, Phase, RunEnv } from "./types.js"
+import type { OpenStep, Phase, RunEnv, StepDispatched } from "./types.js"
 
 /** The calls of a step, with the tool concurrency (a plain function: one generator per step, not two). */
 export const runTools = <R>(
@@ -43,9 +43,9 @@ function* sequential<R>(
     // prepare, inlined on this hot path (no generator or record per call).
     let toolCall = call
     let given = answered?.get(call.id)
-    let before: Dispatched | undefined
+    let before: StepDispatched | undefined
     if (given === undefined) {
-      const d = dispatchNow(env, cell, Records.point("BeforeToolUse", cell.state, cell.at(), undefined, undefined, call))
+      const d = dispatchAt(env, cell, "BeforeToolUse", cell.at(), undefined, undefined, call)
       before = isEffect(d) ? yield* d : d
       if (waits(cell, call, approved, before.toolExecution !== undefined)) continue
       toolCall = before.toolCall ?? call
@@ -128,7 +128,7 @@ function* concurrent<R>(
 interface Prepared {
   readonly toolCall: ToolCall
   readonly execution: ToolExecution | undefined
-  readonly before: Dispatched | undefined
+  readonly before: StepDispatched | undefined
 }
 
 // BeforeToolUse, unless a person's answer replaces the call; `undefined` when the call
@@ -156,13 +156,13 @@ const waits = (cell: RunCell, call: ToolCall, approved: boolean, answered: boole
 
 // The tool, in call order (sequential): a synchronous tool's execution at once, else an
 // Effect (WrapToolUse hooks around it, or a tool that takes time).
-const execute = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: Dispatched | undefined): ToolExecution | Effect.Effect<ToolExecution, AgentError.HookFailed, R> =>
+const execute = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: StepDispatched | undefined): ToolExecution | Effect.Effect<ToolExecution, AgentError.HookFailed, R> =>
   hasToolWraps(env)
     ? wrappedTool(env, cell, env.config.wraps!, before, toolCall, cell.state, cell.open!)
     : Tools.start(env.config.tools, toolCall, cell.state, env.now, cell.at(), env.runContext)
 
 // The tool as an Effect on the state the calls were prepared in (concurrent).
-const executeIn = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: Dispatched | undefined, state: AgentState) =>
+const executeIn = <R>(env: RunEnv<R>, cell: RunCell, toolCall: ToolCall, before: StepDispatched | undefined, state: AgentState) =>
   hasToolWraps(env)
     ? wrappedTool(env, cell, env.config.wraps!, before, toolCall, state, cell.open!)
     : Tools.execute(env.config.tools, toolCall, { state, runContext: env.runContext })
@@ -195,7 +195,7 @@ const after = <R>(
   const unrecorded = cell.ran.indexOf(ran)
   // Recorded as it ran, spending included, if AfterToolUse fails (Records.settle).
   if (unrecorded >= 0) cell.ran[unrecorded] = execution
-  const d = dispatchNow(env, cell, Records.point("AfterToolUse", cell.state, cell.at(), undefined, undefined, toolCall, execution))
+  const d = dispatchAt(env, cell, "AfterToolUse", cell.at(), undefined, undefined, toolCall, execution)
   // A closure only when the hooks take time (no closure per call on the pure path).
   return isEffect(d)
     ? Effect.map(d, (ctx) => ended(env, cell, toolCall, execution, unrecorded >= 0, index, ctx))
@@ -211,7 +211,7 @@ const ended = <R>(
   execution: ToolExecution,
   unrecorded: boolean,
   index: number,
-  ctx: Dispatched,
+  ctx: StepDispatched,
 ): ToolExecution => {
   const final = ctx.toolExecution ?? execution
   if (unrecorded) {
@@ -238,7 +238,7 @@ const wrappedTool = <R>(
   env: RunEnv<R>,
   cell: RunCell,
   stack: HookStack.HookStack<R>,
-  before: Dispatched | undefined,
+  before: StepDispatched | undefined,
   toolCall: ToolCall,
   state: AgentState,
   open: OpenStep,

@@ -2,7 +2,7 @@
 // how a step and a run end (`StepEnd`, `Outcome`), and the records a step keeps while it
 // runs (`OpenStep`, `AttemptRecord`). Every module of run/ reads it; it imports no module
 // of run/.
-import type { AgentError, HookContext, HookExecuted, HookStack, HookTrigger, InferenceRequest, InferenceResponse, Interceptor, Step, ToolExecution } from "@hookline/core"
+import type { AgentError, HookContext, HookExecuted, HookStack, HookTrigger, InferenceRequest, InferenceResponse, Interceptor, Step, ToolCall, ToolExecution } from "@hookline/core"
 import type { Effect } from "effect"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { DriverShape } from "../internal/driverContract.js"
@@ -76,6 +76,17 @@ export type DispatchInput = Parameters<typeof HookContext.make>[0]
 
 /** What a dispatch gives back: the context the hooks returned, or the input when there were none. */
 export type Dispatched = DispatchInput | HookContext
+
+/** The parts of a context a step's caller reads back from its dispatch (each undefined: unchanged). */
+export interface Parts {
+  readonly request?: InferenceRequest | undefined
+  readonly response?: InferenceResponse | undefined
+  readonly toolCall?: ToolCall | undefined
+  readonly toolExecution?: ToolExecution | undefined
+}
+
+/** What a step's dispatch gives back (`dispatchAt`): the context the hooks returned, or parts. */
+export type StepDispatched = Parts | HookContext
 
 /**
  * A phase of the run: a module-level generator function, delegated to with `yield*` (or

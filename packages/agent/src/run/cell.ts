@@ -2,7 +2,7 @@
 // abort or an error anywhere keeps everything committed before it; everything the cell
 // holds is frozen, and only the interpreter (run/) writes it.
 import type { AgentState, ToolExecution } from "@hookline/core"
-import type { OpenStep } from "./types.js"
+import type { DispatchInput, OpenStep } from "./types.js"
 
 export class RunCell {
   /** Where the next step's record goes in `steps`. */
@@ -33,6 +33,9 @@ export class RunCell {
   // last reading stands (a reading costs as much as a dispatch of a few hooks).
   lastReading = 0
   stale = true
+
+  /** The input a step's dispatch fills for HookContext.make and empties (dispatch.ts `dispatchAt`). */
+  input: DispatchInput | undefined = undefined
 
   constructor(public state: AgentState, private readonly now: () => number) {
     this.stepIndex = state.execution.steps.length

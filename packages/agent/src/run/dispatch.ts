@@ -33,10 +33,26 @@ export const dispatchAt = <R>(
   response?: InferenceResponse,
   toolCall?: ToolCall,
   toolExecution?: ToolExecution,
-): StepDispatched | Effect.Effect<StepDispatched, AgentError.HookFailed, R> =>
-  env.config.silent[trigger]
-    ? unchanged
-    : dispatchNow(env, cell, point(trigger, cell.state, createdAt, request, response, toolCall, toolExecution))
+): StepDispatched | Effect.Effect<StepDispatched, AgentError.HookFailed, R> => {
+  if (env.config.silent[trigger]) return unchanged
+  // The parts go to HookContext.make through the cell's one input, filled and emptied
+  // here (HookContext.make copies them): no input object per dispatch.
+  const input = (cell.input ??= point(trigger, cell.state, createdAt)) as Writable<DispatchInput>
+  input.trigger = trigger
+  input.state = cell.state
+  input.createdAt = createdAt
+  input.request = request
+  input.response = response
+  input.toolCall = toolCall
+  input.toolExecution = toolExecution
+  input.runContext = env.runContext
+  const ctx = HookContext.make(input)
+  // Nothing of this dispatch stays reachable from the cell.
+  input.request = input.response = input.toolCall = input.toolExecution = input.runContext = undefined
+  return intercepted(env, cell, ctx)
+}
+
+type Writable<A> = { -readonly [K in keyof A]: A[K] }
 
 /** The triggers of a step, whose callers read only the parts a dispatch gives back. */
 export type StepTrigger = "BeforeStep" | "BeforeInference" | "AfterInference" | "BeforeToolUse" | "AfterToolUse" | "AfterStep"
@@ -55,7 +71,15 @@ export const dispatchNow = <R>(
   if (env.config.silent[input.trigger]) return input as Dispatched
   // Every input has the field (one shape); it is filled here, not by each caller.
   if (env.runContext !== undefined) (input as { runContext: unknown }).runContext = env.runContext
-  const ctx = HookContext.make(input)
+  return intercepted(env, cell, HookContext.make(input))
+}
+
+// The hooks on a context, and their state committed (`dispatchNow`).
+const intercepted = <R>(
+  env: RunEnv<R>,
+  cell: RunCell,
+  ctx: HookContext,
+): HookContext | Effect.Effect<HookContext, AgentError.HookFailed, R> => {
   const interceptor = env.config.interceptor
   if (HookStack.isHookStack(interceptor)) {
     const out = (interceptor as HookStack.HookStack<R>).interceptNow(ctx, env.interceptEnv)
@@ -102,7 +126,7 @@ const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentE
     },
   })
 
-const atOnce = (cell: RunCell, exit: Exit.Exit<HookContext, AgentError.HookFailed>): Dispatched | Exit.Exit<HookContext, AgentError.HookFailed> => {
+const atOnce = (cell: RunCell, exit: Exit.Exit<HookContext, AgentError.HookFailed>): HookContext | Exit.Exit<HookContext, AgentError.HookFailed> => {
   if (exit._tag === "Success") {
     cell.state = exit.value.state
     return exit.value

@@ -21,6 +21,9 @@ export class RunCell {
    * an error or an abort there still records them (`Records.settle`).
    */
   readonly ran: Array<ToolExecution> = []
+  // The open step's executions: one array for the run's steps, each step's record a
+  // copy of it (a new array per step grew to 17 slots at its first push).
+  private readonly executions: Array<ToolExecution> = []
   /** Live text or reasoning streamed since the last TextReset (a wrapped call's attempts may not count). */
   textStreamed = false
   /** The steps were interrupted (from outside, or by the time limit): nothing new starts. */
@@ -39,6 +42,17 @@ export class RunCell {
 
   constructor(public state: AgentState, private readonly now: () => number) {
     this.stepIndex = state.execution.steps.length
+  }
+
+  /**
+   * The executions array of a new step (`step`), emptied: what the last step left there
+   * was copied into its record (Step.make copies an unfrozen array). Emptied by pops,
+   * which keep its backing store (`length = 0` drops it).
+   */
+  emptyExecutions(): Array<ToolExecution> {
+    const executions = this.executions
+    while (executions.length > 0) executions.pop()
+    return executions
   }
 
   /** The last reading, unless something that takes time ran since. */

@@ -27,7 +27,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   const startedAt = cell.at()
   // A step starts at BeforeStep: an error from there on leaves a step record, so
   // retries after handled errors count against the steps guard.
-  const open: OpenStep = { startedAt, response: undefined, executions: [], attempts: undefined, toolAttempts: undefined, decisions: undefined }
+  const open: OpenStep = { startedAt, response: undefined, executions: cell.emptyExecutions(), attempts: undefined, toolAttempts: undefined, decisions: undefined }
   cell.open = open
   cell.inBeforeStep = true
   // dispatchNow: no generator per dispatch when every hook is pure (dispatch.ts).

@@ -350,7 +350,8 @@ const invoke = (
   } catch (cause) {
     return ToolExecution.failure(toolCall, bounded(AgentError.toolFailed(toolCall.id, toolCall.name, cause), limit), startedAt, now())
   }
-  if (Effect.isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
+  // The tool's output is anything: the id load only on an object or a function (what `Effect.isEffect` accepts).
+  if ((typeof out === "object" || typeof out === "function") && out !== null && isEffect(out)) return awaitOutput(tool, toolCall, context, out as Effect.Effect<unknown, unknown>, limit, startedAt)
   if (Tool.isPromiseLike(out)) return awaitPromise(toolCall, context, out, limit, startedAt, now)
   return settle(toolCall, out, limit, startedAt, now())
 }

@@ -216,8 +216,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // called and answer with an Exit, which the loop reads without the runtime; they do
   // what the Effects below do, in the same order.
   const atOnce = AtOnce.of(store)
-  // What this capability's writes have measured (internal/byReference.ts): an answer
-  // measured for the journal is not walked again in the step's checkpoint.
+  // Measures what may be kept by reference (internal/byReference.ts).
   const measured = ByReference.measure()
 
   // Read at once (hooks are called in their run's fiber): no Effect per look-up, and a
@@ -275,6 +274,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     const ready = Plan.next(ctx.state, previous, envelopeOf(ctx.state))
     if (ready !== undefined) {
       const written = ByReference.commitNext(measured, now, ctx.state, ready, Date.now())
+      // What the step's journal entries measured was for this checkpoint (it walks the
+      // same answer and results); the next step's are new, so nothing is held past it.
+      measured.forget()
       if (Exit.isFailure(written)) {
         for (const reason of written.cause.reasons) if (reason._tag === "Fail" && reason.error._tag === "CheckpointConflict") entry.conflict ??= reason.error
         return written as Exit.Exit<never, SaveFailure>
@@ -284,8 +286,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     entry.deferred.length = 0
     return Exit.succeed(ctx)
   }
-  const checkpointEffect = (ctx: HookContext, entry: Tracked) =>
-    Effect.map(
+  const checkpointEffect = (ctx: HookContext, entry: Tracked) => {
+    // This path writes text (RunStore.saveEffect): the measures are not needed.
+    measured.forget()
+    return Effect.map(
       Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
@@ -296,6 +300,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         return ctx
       },
     )
+  }
 
   // Renews the lease every third of its time to live, on Effect's clock. A renewal the
   // store refused (another holds it) ends it and marks the run; a store that failed is

@@ -31,9 +31,9 @@ export const guarded = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): 
   }
 }
 
-/** Whether `value` of `codec` may be kept by reference (`measure` keeps what it measured). */
+/** Whether `value` of `codec` may be kept by reference (its measure is kept until the next checkpoint's). */
 export const vouched = <A>(measured: FrozenJson.Measure, codec: t.Type<A, unknown, unknown>, value: A): boolean =>
-  measured.bytes(value) >= 0 && guarded(codec, value)
+  measured.keep(value) >= 0 && guarded(codec, value)
 
 // A delta and the tails in it are the writer's own, made by `Checkpoint.diff` for this
 // write: frozen here so that their text, written later, is the text of now.
@@ -48,7 +48,7 @@ export const vouchedDelta = (measured: FrozenJson.Measure, runId: string, delta:
   freezeTail(delta.steps)
   freezeTail(delta.errors)
   Object.freeze(delta)
-  return vouched(measured, Checkpoint.DeltaCodec, delta)
+  return measured.bytes(delta) >= 0 && guarded(Checkpoint.DeltaCodec, delta)
 }
 
 /**

@@ -1,10 +1,14 @@
 // A frozen value's JSON text, measured without writing it: whether the value is plain,
-// frozen JSON data (so its text can be written later and will be the text of today),
-// within the load bounds, and an upper bound of its text's UTF-8 bytes. Each object is
-// measured once: the result is kept per object, and a frozen object cannot change
-// (a Proxy over a frozen target cannot lie about its data properties either), so a step
-// measures only what it made new; the history, the tool calls and the answers it shares
-// with earlier steps and with the journal are looked up.
+// frozen JSON data with no accessor (so its text can be written later and will be the
+// text of today: a Proxy over a frozen target cannot lie about its data properties
+// either), within the load bounds, and an upper bound of its text's UTF-8 bytes.
+//
+// The roots measured with `keep` since `forget` are remembered (a frozen object's
+// measure cannot change), so a step's checkpoint does not walk again the answer and the
+// tool results its journal entries measured. A few roots in an array, compared by
+// identity: a Map or WeakMap entry per new object cost more than the walk it saves
+// (hashing a new object; docs/performance.md, "MemoryStore's step"), and a step's delta
+// never holds the history, so nothing needs keeping longer than a step.
 //
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
 // frozen, or has an accessor property, is not vouched for; the caller then encodes the
@@ -26,15 +30,19 @@ const plainObject = (u: object): boolean => {
 /** Measures values within bounds; `bytes` answers a bound of the UTF-8 bytes of a value's JSON text, or -1. */
 export interface Measure {
   readonly bytes: (u: unknown) => number
+  /** `bytes`, remembering the measure of `u` until `forget` (at most a few roots are kept). */
+  readonly keep: (u: unknown) => number
+  /** Drops what was kept. */
+  readonly forget: () => void
 }
 
-/**
- * A measure for values within `maxItems` items per container, `maxDepth` containers
- * nested and `maxBytes` bytes, with its own cache (what it has measured, by object).
- */
-export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
-  const measured = new WeakMap<object, number>()
+/** Roots remembered at most (a step's answer and its tool results); past it, the oldest goes. */
+const keepAtMost = 8
 
+/** A measure for values within `maxItems` items per container, `maxDepth` containers nested and `maxBytes` bytes. */
+export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
+  const kept: Array<object> = []
+  const keptMeasures: Array<number> = []
   // The packed measure of `u` at `depth` containers from the root, or -1.
   const node = (u: unknown, depth: number): number => {
     switch (typeof u) {
@@ -53,8 +61,12 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         return -1
     }
     if (u === null) return 4 * scale
-    const known = measured.get(u)
-    if (known !== undefined) return depth + (known % scale) <= maxDepth ? known : -1
+    for (let i = 0; i < kept.length; i++) {
+      if (kept[i] === u) {
+        const known = keptMeasures[i] as number
+        return depth + (known % scale) <= maxDepth ? known : -1
+      }
+    }
     // A cycle meets the depth bound.
     if (depth >= maxDepth || !Object.isFrozen(u)) return -1
     let bytes = 2
@@ -88,20 +100,35 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         if (h > height) height = h
       }
     }
-    const packed = bytes * scale + height + 1
-    measured.set(u, packed)
-    return packed
+    return bytes * scale + height + 1
   }
 
+  const packedOf = (u: unknown): number => {
+    try {
+      return node(u, 0)
+    } catch {
+      // A throwing proxy trap: not vouched for.
+      return -1
+    }
+  }
   return {
     bytes: (u) => {
-      try {
-        const m = node(u, 0)
-        return m < 0 ? -1 : Math.floor(m / scale)
-      } catch {
-        // A throwing proxy trap: not vouched for.
-        return -1
+      const m = packedOf(u)
+      return m < 0 ? -1 : Math.floor(m / scale)
+    },
+    keep: (u) => {
+      const m = packedOf(u)
+      if (m < 0) return -1
+      if (typeof u === "object" && u !== null) {
+        if (kept.length === keepAtMost) kept.shift(), keptMeasures.shift()
+        kept.push(u)
+        keptMeasures.push(m)
       }
+      return Math.floor(m / scale)
+    },
+    forget: () => {
+      kept.length = 0
+      keptMeasures.length = 0
     },
   }
 }

@@ -348,7 +348,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         loads.delete(ctx.state.context)
       } else {
         // A new run. Its lease goes again at once unless the run goes on.
-        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace, envelope: envelopeOf(ctx.state) }))
+        const envelope = envelopeOf(ctx.state)
+        // On MemoryStore the first checkpoint is kept by reference too (internal/byReference.ts).
+        const now = atOnce === undefined ? undefined : ByReference.createFirst(measured, atOnce, ctx.state, envelope, replace, Date.now())
+        const created = yield* Effect.result(now ?? RunStore.startEffect(store, ctx.state, { replace, envelope }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))
           if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)

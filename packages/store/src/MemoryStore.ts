@@ -105,6 +105,12 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     }
     return Exit.void
   }
+  const create = (commit: Omit<RunStore.Commit, "body">, row: Checkpoint.Row, replace: boolean): Exit.Exit<void, StoreError.RunExists> => {
+    const run = runs.get(commit.runId)
+    if (run !== undefined && run.head > 0 && !replace) return Exit.fail(StoreError.runExists(commit.runId))
+    first(commit, row, replace || run === undefined ? new Map() : run.journal)
+    return Exit.void
+  }
   const commitNow = (commit: RunStore.Commit) => commitRow(commit, Object.freeze({ seq: commit.seq, body: commit.body }))
   const put = (runId: string, key: string, body: string): boolean => {
     let run = runs.get(runId)
@@ -122,13 +128,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     name: "memory",
     commit: (commit: RunStore.Commit) => Effect.suspend(() => commitNow(commit)),
     // One check and one write in one synchronous block: nothing runs between them.
-    create: (commit: RunStore.Commit, replace: boolean) =>
-      Effect.suspend(() => {
-        const run = runs.get(commit.runId)
-        if (run !== undefined && run.head > 0 && !replace) return Effect.fail(StoreError.runExists(commit.runId))
-        first(commit, Object.freeze({ seq: 1, body: commit.body }), replace || run === undefined ? new Map() : run.journal)
-        return Effect.void
-      }),
+    create: (commit: RunStore.Commit, replace: boolean) => Effect.suspend(() => create(commit, Object.freeze({ seq: 1, body: commit.body }), replace)),
     rows: (runId: string) => Effect.sync(() => Object.freeze((runs.get(runId)?.rows ?? []).map(plainRow))),
     head: (runId: string) => Effect.sync(() => runs.get(runId)?.head ?? 0),
     list: (query: RunStore.ListQuery) =>
@@ -180,5 +180,6 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     commit: commitNow,
     journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)),
     commitDelta: (commit, delta) => commitRow(commit, new DeltaRow(commit.seq, delta)),
+    createDelta: (commit, delta, replace) => create(commit, new DeltaRow(1, delta), replace),
   })
 }

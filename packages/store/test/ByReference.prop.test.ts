@@ -167,6 +167,31 @@ describe("MemoryStore's fast path (by reference)", () => {
   })
 })
 
+// A new run's first checkpoint, both ways.
+const sameFirst = (state: AgentState) => {
+  const fast = MemoryStore.make()
+  const plain = MemoryStore.make()
+  const kept = ByReference.createFirst(ByReference.measure(), AtOnce.of(fast)!, state, undefined, false, 5)
+  if (kept !== undefined) taken.kept++
+  else taken.text++
+  const fastAnswer = answerOf(Effect.runSyncExit(Effect.asVoid(kept ?? RunStore.startEffect(fast, state, { at: 5 }))))
+  const plainAnswer = answerOf(Effect.runSyncExit(Effect.asVoid(RunStore.startEffect(plain, state, { at: 5 }))))
+  expect(fastAnswer).toEqual(plainAnswer)
+  expect(rowsOf(fast, state.id)).toEqual(rowsOf(plain, state.id))
+}
+
+describe("MemoryStore's fast path, a new run's first checkpoint", () => {
+  it("stores what the plain path stores and refuses what it refuses, for generated and hostile states", () => {
+    taken.kept = 0
+    taken.text = 0
+    fc.assert(
+      fc.property(Arbitraries.agentState(), hostileValue, fc.nat(4), (state, value, where) => sameFirst(where === 4 ? state : hostileNext(state, value, where))),
+      { numRuns: 200 },
+    )
+    expect(Math.min(taken.kept, taken.text)).toBeGreaterThan(0)
+  }, 120_000)
+})
+
 describe("JournalEntry.entry", () => {
   const execution = (output: unknown) =>
     ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), output as never, 1, 2)

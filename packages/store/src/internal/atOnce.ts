@@ -18,6 +18,10 @@ export interface AtOnce {
    * without it is handed text.
    */
   readonly commitDelta?: ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta) => Exit.Exit<void, StoreError.CheckpointConflict | StoreError.StoreFailed>) | undefined
+  /** The store's `create` (a new run's first checkpoint), keeping the delta as `commitDelta` does. */
+  readonly createDelta?:
+    | ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta, replace: boolean) => Exit.Exit<void, StoreError.RunExists | StoreError.StoreFailed>)
+    | undefined
 }
 
 const stores = new WeakMap<RunStore, AtOnce>()

@@ -50,7 +50,9 @@ import {
 import { Clock, Duration, Effect, Exit, Fiber, Result } from "effect"
 import * as Envelope from "./Envelope.js"
 import * as AtOnce from "./internal/atOnce.js"
+import * as ByReference from "./internal/byReference.js"
 import * as JournalEntry from "./internal/journalEntry.js"
+import * as Plan from "./internal/plan.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -153,7 +155,7 @@ interface Tracked {
   // Journal entries not written yet: each goes to the store before any tool of the run
   // starts (BeforeToolUse), or is dropped once the step's checkpoint, which holds it,
   // committed (AfterStep); AfterExecution writes what is left before its checkpoint.
-  readonly deferred: Array<{ readonly key: string; readonly body: string }>
+  readonly deferred: Array<JournalEntry.Entry>
 }
 
 type SaveFailure = StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed
@@ -214,6 +216,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // called and answer with an Exit, which the loop reads without the runtime; they do
   // what the Effects below do, in the same order.
   const atOnce = AtOnce.of(store)
+  // Measures what may be kept by reference (internal/byReference.ts).
+  const measured = ByReference.measure()
 
   // Read at once (hooks are called in their run's fiber): no Effect per look-up, and a
   // pure hook (journalTool) can find its run's record too.
@@ -241,7 +245,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     if (entry.deferred.length === 0) return Exit.void
     if (atOnce !== undefined) {
       for (let next = entry.deferred[0]; next !== undefined; next = entry.deferred[0]) {
-        const put = atOnce.journalPut(runId, next.key, next.body)
+        const put = atOnce.journalPut(runId, next.key, JournalEntry.textOf(next))
         if (Exit.isFailure(put)) return put
         entry.deferred.shift()
       }
@@ -253,7 +257,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     Effect.suspend(() => {
       const next = entry.deferred[0]
       if (next === undefined) return Effect.void
-      return Effect.flatMap(store.journalPut(runId, next.key, next.body), () => {
+      return Effect.flatMap(store.journalPut(runId, next.key, JournalEntry.textOf(next)), () => {
         entry.deferred.shift()
         return flushEffect(runId, entry)
       })
@@ -267,11 +271,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     return atOnce !== undefined && entry.saved !== undefined ? checkpointNow(ctx, entry, entry.saved, atOnce) : checkpointEffect(ctx, entry)
   }
   const checkpointNow = (ctx: HookContext, entry: Tracked, previous: RunStore.Saved, now: AtOnce.AtOnce): Exit.Exit<HookContext, SaveFailure> => {
-    const planned = RunStore.nextSave(ctx.state, previous, Date.now(), envelopeOf(ctx.state))
-    if (Result.isFailure(planned)) return Exit.fail(planned.failure)
-    const ready = planned.success
+    const ready = Plan.next(ctx.state, previous, envelopeOf(ctx.state))
     if (ready !== undefined) {
-      const written = now.commit(ready.commit)
+      const written = ByReference.commitNext(measured, now, ctx.state, ready, Date.now())
+      // What the step's journal entries measured was for this checkpoint (it walks the
+      // same answer and results); the next step's are new, so nothing is held past it.
+      measured.forget()
       if (Exit.isFailure(written)) {
         for (const reason of written.cause.reasons) if (reason._tag === "Fail" && reason.error._tag === "CheckpointConflict") entry.conflict ??= reason.error
         return written as Exit.Exit<never, SaveFailure>
@@ -281,8 +286,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     entry.deferred.length = 0
     return Exit.succeed(ctx)
   }
-  const checkpointEffect = (ctx: HookContext, entry: Tracked) =>
-    Effect.map(
+  const checkpointEffect = (ctx: HookContext, entry: Tracked) => {
+    // This path writes text (RunStore.saveEffect): the measures are not needed.
+    measured.forget()
+    return Effect.map(
       Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
         Effect.sync(() => {
           if (error._tag === "CheckpointConflict") entry.conflict ??= error
@@ -293,6 +300,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         return ctx
       },
     )
+  }
 
   // Renews the lease every third of its time to live, on Effect's clock. A renewal the
   // store refused (another holds it) ends it and marks the run; a store that failed is
@@ -340,7 +348,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         loads.delete(ctx.state.context)
       } else {
         // A new run. Its lease goes again at once unless the run goes on.
-        const created = yield* Effect.result(RunStore.startEffect(store, ctx.state, { replace, envelope: envelopeOf(ctx.state) }))
+        const envelope = envelopeOf(ctx.state)
+        // On MemoryStore the first checkpoint is kept by reference too (internal/byReference.ts).
+        const now = atOnce === undefined ? undefined : ByReference.createFirst(measured, atOnce, ctx.state, envelope, replace, Date.now())
+        const created = yield* Effect.result(now ?? RunStore.startEffect(store, ctx.state, { replace, envelope }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))
           if (created.failure._tag !== "RunExists") return yield* Effect.fail(created.failure)
@@ -467,12 +478,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     withRecord(ctx, ctx, (entry) => {
       const key = inferenceKey(ctx.state)
       if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
-      const body = JournalEntry.encode(ctx.state.id, key, Codecs.InferenceResponse, ctx.response)
-      if (Result.isFailure(body)) return Effect.fail(body.failure)
+      const made = JournalEntry.entry(measured, ctx.state.id, key, Codecs.InferenceResponse, ctx.response)
+      if (Result.isFailure(made)) return Effect.fail(made.failure)
       // An answer with tool calls is durable before its tools run, so a resumed run replays
       // the same calls (ids, idempotency keys); one without waits for the step's checkpoint
       // (a crash before it asks the model again, and nothing ran on that answer).
-      entry.deferred.push({ key, body: body.success })
+      entry.deferred.push(made.success)
       return ctx.response.toolCalls.length === 0 ? Exit.succeed(ctx) : thenAnswer(flush(ctx.state.id, entry), ctx)
     })
   )
@@ -512,10 +523,11 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     // A call refused because the run lost its lease is not the call's result: journaled,
     // the new owner would replay the refusal instead of running the call.
     if (entry.lost && execution.status === "blocked") return ctx
-    const body = JournalEntry.encode(ctx.state.id, key, Codecs.ToolExecution, execution)
-    if (Result.isFailure(body)) throw body.failure
-    // Written before the next tool of the run starts, else with the step's checkpoint.
-    entry.deferred.push({ key, body: body.success })
+    const made = JournalEntry.entry(measured, ctx.state.id, key, Codecs.ToolExecution, execution)
+    if (Result.isFailure(made)) throw made.failure
+    // Written before the next tool of the run starts, else with the step's checkpoint
+    // (which holds it: then it is never encoded).
+    entry.deferred.push(made.success)
     return ctx
   }
 

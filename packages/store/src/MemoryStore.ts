@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Exit } from "effect"
-import type * as Checkpoint from "./Checkpoint.js"
+import * as Checkpoint from "./Checkpoint.js"
 import * as AtOnce from "./internal/atOnce.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
@@ -48,6 +48,26 @@ export interface Data {
  */
 export const emptyData = (): Data => ({ runs: new Map(), leases: new Map() })
 
+// A row kept as the delta it was committed from (frozen, vouched for by the writer:
+// internal/byReference.ts), its text written when first read: the text the writer would
+// have committed. Private fields, so the row itself stays frozen.
+class DeltaRow implements Checkpoint.Row {
+  readonly seq: number
+  readonly #delta: Checkpoint.Delta
+  #body: string | undefined
+  constructor(seq: number, delta: Checkpoint.Delta) {
+    this.seq = seq
+    this.#delta = delta
+    Object.freeze(this)
+  }
+  get body(): string {
+    return (this.#body ??= Checkpoint.toJson(this.#delta))
+  }
+}
+
+// A row as the store gives it: plain, whatever it was kept as.
+const plainRow = (row: Checkpoint.Row): Checkpoint.Row => (row instanceof DeltaRow ? Object.freeze({ seq: row.seq, body: row.body }) : row)
+
 const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt: 0, updatedAt: 0, journal: new Map() })
 
 /**
@@ -59,9 +79,9 @@ const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt:
 export const make = (data: Data = emptyData()): RunStore.RunStore => {
   const { runs, leases } = data
   // The first checkpoint: the run's record starts over; a journal written before it stays.
-  const first = (commit: RunStore.Commit, journal: Map<string, string>) => {
+  const first = (commit: Omit<RunStore.Commit, "body">, row: Checkpoint.Row, journal: Map<string, string>) => {
     runs.set(commit.runId, {
-      rows: [Object.freeze({ seq: 1, body: commit.body })],
+      rows: [row],
       head: 1,
       status: commit.status,
       createdAt: commit.at,
@@ -71,20 +91,27 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
   }
   // Each write is one synchronous block (nothing runs between its check and its write), so
   // the checkpoint hooks may call it at once (internal/atOnce.ts).
-  const commitNow = (commit: RunStore.Commit): Exit.Exit<void, StoreError.CheckpointConflict> => {
+  const commitRow = (commit: Omit<RunStore.Commit, "body">, row: Checkpoint.Row): Exit.Exit<void, StoreError.CheckpointConflict> => {
     const run = runs.get(commit.runId)
     const head = run?.head ?? 0
     if (commit.seq !== head + 1) return Exit.fail(StoreError.conflict(commit.runId, commit.seq - 1, head))
     if (run === undefined || head === 0) {
-      first(commit, run?.journal ?? new Map())
+      first(commit, row, run?.journal ?? new Map())
     } else {
-      run.rows.push(Object.freeze({ seq: commit.seq, body: commit.body }))
+      run.rows.push(row)
       run.head = commit.seq
       run.status = commit.status
       run.updatedAt = commit.at
     }
     return Exit.void
   }
+  const create = (commit: Omit<RunStore.Commit, "body">, row: Checkpoint.Row, replace: boolean): Exit.Exit<void, StoreError.RunExists> => {
+    const run = runs.get(commit.runId)
+    if (run !== undefined && run.head > 0 && !replace) return Exit.fail(StoreError.runExists(commit.runId))
+    first(commit, row, replace || run === undefined ? new Map() : run.journal)
+    return Exit.void
+  }
+  const commitNow = (commit: RunStore.Commit) => commitRow(commit, Object.freeze({ seq: commit.seq, body: commit.body }))
   const put = (runId: string, key: string, body: string): boolean => {
     let run = runs.get(runId)
     if (run === undefined) {
@@ -101,14 +128,8 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     name: "memory",
     commit: (commit: RunStore.Commit) => Effect.suspend(() => commitNow(commit)),
     // One check and one write in one synchronous block: nothing runs between them.
-    create: (commit: RunStore.Commit, replace: boolean) =>
-      Effect.suspend(() => {
-        const run = runs.get(commit.runId)
-        if (run !== undefined && run.head > 0 && !replace) return Effect.fail(StoreError.runExists(commit.runId))
-        first({ ...commit, seq: 1 }, replace || run === undefined ? new Map() : run.journal)
-        return Effect.void
-      }),
-    rows: (runId: string) => Effect.sync(() => Object.freeze([...(runs.get(runId)?.rows ?? [])])),
+    create: (commit: RunStore.Commit, replace: boolean) => Effect.suspend(() => create(commit, Object.freeze({ seq: 1, body: commit.body }), replace)),
+    rows: (runId: string) => Effect.sync(() => Object.freeze((runs.get(runId)?.rows ?? []).map(plainRow))),
     head: (runId: string) => Effect.sync(() => runs.get(runId)?.head ?? 0),
     list: (query: RunStore.ListQuery) =>
       Effect.sync(() => {
@@ -155,5 +176,10 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
       }),
     close: () => Effect.void,
   })
-  return AtOnce.register(store, { commit: commitNow, journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)) })
+  return AtOnce.register(store, {
+    commit: commitNow,
+    journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)),
+    commitDelta: (commit, delta) => commitRow(commit, new DeltaRow(commit.seq, delta)),
+    createDelta: (commit, delta, replace) => create(commit, new DeltaRow(1, delta), replace),
+  })
 }

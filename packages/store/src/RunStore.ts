@@ -10,7 +10,8 @@
 import type { AgentState } from "@hookline/core"
 import { Effect, Result } from "effect"
 import * as Checkpoint from "./Checkpoint.js"
-import * as Envelope from "./Envelope.js"
+import type * as Envelope from "./Envelope.js"
+import * as Plan from "./internal/plan.js"
 import * as StoreError from "./StoreError.js"
 
 /**
@@ -211,23 +212,10 @@ export interface Saved {
   readonly envelope?: Envelope.Envelope | undefined
 }
 
-// The commit of `state` (with `envelope`) after `previous`, its body checked against the
-// bounds it is loaded with (`Checkpoint.encodeChecked`); undefined when nothing changed.
-const commitOf = (
-  state: AgentState,
-  previous: Saved | undefined,
-  at: number,
-  envelope: Envelope.Envelope | undefined,
-): Result.Result<Commit | undefined, StoreError.CheckpointRefused> => {
-  const delta = Checkpoint.diff(previous?.state, state, { prev: previous?.envelope, next: envelope })
-  if (delta === undefined && previous !== undefined) return Result.succeed(undefined)
-  const seq = (previous?.seq ?? 0) + 1
-  const body = Checkpoint.encodeChecked(state.id, seq, delta ?? { v: Checkpoint.version, id: state.id })
-  return Result.map(body, (body) => ({ runId: state.id, seq, status: state.execution.status, at, body }))
-}
-
-const savedOf = (state: AgentState, seq: number, envelope: Envelope.Envelope | undefined): Saved =>
-  envelope === undefined ? { runId: state.id, seq, state } : { runId: state.id, seq, state, envelope }
+// The commit of checkpoint `seq` of `state`, its body checked against the bounds it is
+// loaded with (`Checkpoint.encodeChecked`).
+const commitOf = (state: AgentState, seq: number, delta: Checkpoint.Delta, at: number): Result.Result<Commit, StoreError.CheckpointRefused> =>
+  Result.map(Checkpoint.encodeChecked(state.id, seq, delta), (body) => ({ runId: state.id, seq, status: state.execution.status, at, body }))
 
 /**
  * Writes the delta from `previous` (what this writer last saved or loaded) to `state`.
@@ -267,13 +255,9 @@ export const nextSave = (
   at: number = Date.now(),
   envelope?: Envelope.Envelope | undefined,
 ): Result.Result<{ readonly commit: Commit; readonly saved: Saved } | undefined, StoreError.CheckpointRefused> => {
-  const next = Envelope.merge(previous.envelope, envelope)
-  const commit = commitOf(state, previous, at, next)
-  if (Result.isFailure(commit)) return Result.fail(commit.failure)
-  const ready = commit.success
-  return ready === undefined
-    ? Result.succeed(undefined)
-    : Result.succeed({ commit: ready, saved: savedOf(state, ready.seq, previous.envelope === undefined && next === Envelope.empty ? undefined : next) })
+  const next = Plan.next(state, previous, envelope)
+  if (next === undefined) return Result.succeed(undefined)
+  return Result.map(commitOf(state, next.seq, next.delta, at), (commit) => ({ commit, saved: next.saved }))
 }
 
 /**
@@ -303,10 +287,10 @@ export const startEffect = (
   state: AgentState,
   options: StartOptions = {},
 ): Effect.Effect<Saved, StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
-  const commit = commitOf(state, undefined, options.at ?? Date.now(), options.envelope)
+  const delta = Checkpoint.diff(undefined, state, { next: options.envelope }) ?? { v: Checkpoint.version, id: state.id }
+  const commit = commitOf(state, 1, delta, options.at ?? Date.now())
   if (Result.isFailure(commit)) return Effect.fail(commit.failure)
-  const ready = commit.success as Commit
-  return Effect.as(store.create(ready, options.replace === true), savedOf(state, 1, options.envelope))
+  return Effect.as(store.create(commit.success, options.replace === true), Plan.storedOf(state, 1, options.envelope))
 }
 
 /**

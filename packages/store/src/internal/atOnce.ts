@@ -4,6 +4,7 @@
 // the store object's identity, not as a field: a store built around one (a wrapper, a
 // spread copy with one operation replaced) is not one, and goes through its Effects.
 import type { Exit } from "effect"
+import type * as Checkpoint from "../Checkpoint.js"
 import type { Commit, RunStore } from "../RunStore.js"
 import type * as StoreError from "../StoreError.js"
 
@@ -11,6 +12,16 @@ import type * as StoreError from "../StoreError.js"
 export interface AtOnce {
   readonly commit: (commit: Commit) => Exit.Exit<void, StoreError.CheckpointConflict | StoreError.StoreFailed>
   readonly journalPut: (runId: string, key: string, body: string) => Exit.Exit<boolean, StoreError.StoreFailed>
+  /**
+   * `commit`, keeping the frozen delta itself (vouched for: internal/byReference.ts) and
+   * writing its text (`Checkpoint.toJson`) only when a row is read. Optional: a store
+   * without it is handed text.
+   */
+  readonly commitDelta?: ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta) => Exit.Exit<void, StoreError.CheckpointConflict | StoreError.StoreFailed>) | undefined
+  /** The store's `create` (a new run's first checkpoint), keeping the delta as `commitDelta` does. */
+  readonly createDelta?:
+    | ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta, replace: boolean) => Exit.Exit<void, StoreError.RunExists | StoreError.StoreFailed>)
+    | undefined
 }
 
 const stores = new WeakMap<RunStore, AtOnce>()

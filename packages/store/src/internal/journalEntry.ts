@@ -6,19 +6,13 @@ import { Effect, Result } from "effect"
 import type * as t from "io-ts"
 import * as Checkpoint from "../Checkpoint.js"
 import * as StoreError from "../StoreError.js"
+import { guarded, vouched } from "./byReference.js"
 import { detailOf } from "./decodeDetail.js"
+import type * as FrozenJson from "./frozenJson.js"
 import { isPlainWithin } from "./plainJson.js"
 
 const maxItems = Checkpoint.limits.maxItems as number
 const maxBytes = Checkpoint.limits.maxBytes as number
-
-const guarded = <A>(codec: t.Type<A, unknown, unknown>, value: A): boolean => {
-  try {
-    return codec.is(value)
-  } catch {
-    return false
-  }
-}
 
 /**
  * `value` as JSON text, or a `JournalRefused` naming the path and the bound when the
@@ -41,6 +35,33 @@ export const encode = <A>(runId: string, key: string, codec: t.Type<A, unknown, 
     ? Result.fail(StoreError.journalRefused(runId, key, checked.failure.path, detailOf(checked.failure)))
     : Result.succeed(body)
 }
+
+/**
+ * An entry to write later: its text, or the frozen value it will be written from (one
+ * `encode` would accept without parsing: internal/byReference.ts), so an entry that is
+ * never written (the step's checkpoint, which holds it, committed first) is never encoded.
+ */
+export interface Entry {
+  readonly key: string
+  readonly body: string | undefined
+  readonly codec: t.Type<any, unknown, unknown>
+  readonly value: unknown
+}
+
+/** `value` as an entry under `key`, or the `JournalRefused` that `encode` gives. */
+export const entry = <A>(
+  measured: FrozenJson.Measure,
+  runId: string,
+  key: string,
+  codec: t.Type<A, unknown, unknown>,
+  value: A,
+): Result.Result<Entry, StoreError.JournalRefused> => {
+  if (vouched(measured, codec, value)) return Result.succeed({ key, body: undefined, codec, value })
+  return Result.map(encode(runId, key, codec, value), (body) => ({ key, body, codec, value }))
+}
+
+/** An entry's JSON text (for a vouched value, the text `encode` would have given). */
+export const textOf = (entry: Entry): string => entry.body ?? JSON.stringify(entry.codec.encode(entry.value))
 
 /** An entry's text back as a value, within the same bounds; a bad one is a `DecodeFailed` naming `journal[key]`. */
 export const decode = <A>(runId: string, key: string, codec: t.Decoder<unknown, A>, body: string): Effect.Effect<A, StoreError.DecodeFailed> => {

@@ -1,0 +1,91 @@
+// Whether a value may be kept by reference instead of as JSON text: a store that keeps
+// it (the in-memory one) writes its text only when it is read, and a deferred journal
+// entry only when it is flushed. Vouched for only when the plain path (encode, then the
+// codec's guard and the counting walk of `Checkpoint.encodeChecked`, `JournalEntry.encode`)
+// would take its own fast path and accept: the codec's guard passes, and the value is
+// frozen plain JSON data whose text, however counted, is within a third of `maxBytes`,
+// within `maxItems` and `maxDepth` (the encoded form leaves keys out and never adds
+// data, so it is within them too). Anything else goes the plain way, which refuses
+// exactly what loading would refuse (docs/decisions.md, "MemoryStore step cost").
+import { type AgentState, Json } from "@hookline/core"
+import type * as Envelope from "../Envelope.js"
+import { Exit, Result } from "effect"
+import type * as t from "io-ts"
+import * as Checkpoint from "../Checkpoint.js"
+import type * as StoreError from "../StoreError.js"
+import type * as AtOnce from "./atOnce.js"
+import * as FrozenJson from "./frozenJson.js"
+import * as Plan from "./plan.js"
+
+const maxItems = Checkpoint.limits.maxItems as number
+const maxBytes = Checkpoint.limits.maxBytes as number
+
+/** A measure within the bounds below which the plain path answers without parsing. */
+export const measure = (): FrozenJson.Measure => FrozenJson.make(maxItems, Json.maxDepth, Math.floor(maxBytes / 3))
+
+/** The codec's guard, which reads (and may throw on) a hostile value: false then. */
+export const guarded = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): boolean => {
+  try {
+    return codec.is(value)
+  } catch {
+    return false
+  }
+}
+
+/** Whether `value` of `codec` may be kept by reference (its measure is kept until the next checkpoint's). */
+export const vouched = <A>(measured: FrozenJson.Measure, codec: t.Type<A, unknown, unknown>, value: A): boolean =>
+  measured.keep(value) >= 0 && guarded(codec, value)
+
+// A delta and the tails in it are the writer's own, made by `Checkpoint.diff` for this
+// write: frozen here so that their text, written later, is the text of now.
+const freezeTail = (tail: Checkpoint.Tail<unknown> | undefined): void => {
+  if (tail !== undefined) Object.freeze(tail)
+}
+
+/** Whether checkpoint `delta` of run `runId` may be kept by reference; it is frozen when it may. */
+export const vouchedDelta = (measured: FrozenJson.Measure, runId: string, delta: Checkpoint.Delta): boolean => {
+  if (delta.v !== Checkpoint.version || delta.id !== runId) return false
+  freezeTail(delta.messages)
+  freezeTail(delta.steps)
+  freezeTail(delta.errors)
+  Object.freeze(delta)
+  return measured.bytes(delta) >= 0 && guarded(Checkpoint.DeltaCodec, delta)
+}
+
+/**
+ * Commits checkpoint `next` of `state` to a store that answers at once: the delta itself
+ * when the store keeps deltas and it is vouched for, else its checked text
+ * (`Checkpoint.encodeChecked`, which refuses what would not load back).
+ */
+export const commitNext = (
+  measured: FrozenJson.Measure,
+  store: AtOnce.AtOnce,
+  state: AgentState,
+  next: Plan.Next,
+  at: number,
+): Exit.Exit<void, StoreError.CheckpointConflict | StoreError.CheckpointRefused | StoreError.StoreFailed> => {
+  const head = { runId: state.id, seq: next.seq, status: state.execution.status, at }
+  if (store.commitDelta !== undefined && vouchedDelta(measured, state.id, next.delta)) return store.commitDelta(head, next.delta)
+  const body = Checkpoint.encodeChecked(state.id, next.seq, next.delta)
+  return Result.isFailure(body) ? Exit.fail(body.failure) : store.commit({ ...head, body: body.success })
+}
+
+/**
+ * A new run's first checkpoint to a store that keeps deltas, when it is vouched for (the
+ * run as stored after it); undefined otherwise, for the caller to write it as text
+ * (`RunStore.startEffect`).
+ */
+export const createFirst = (
+  measured: FrozenJson.Measure,
+  store: AtOnce.AtOnce,
+  state: AgentState,
+  envelope: Envelope.Envelope | undefined,
+  replace: boolean,
+  at: number,
+): Exit.Exit<Plan.Stored, StoreError.RunExists | StoreError.StoreFailed> | undefined => {
+  if (store.createDelta === undefined) return undefined
+  const delta = Checkpoint.diff(undefined, state, { next: envelope }) ?? { v: Checkpoint.version, id: state.id }
+  if (!vouchedDelta(measured, state.id, delta)) return undefined
+  const created = store.createDelta({ runId: state.id, seq: 1, status: state.execution.status, at }, delta, replace)
+  return Exit.isSuccess(created) ? Exit.succeed(Plan.storedOf(state, 1, envelope)) : (created as Exit.Exit<never, StoreError.RunExists | StoreError.StoreFailed>)
+}

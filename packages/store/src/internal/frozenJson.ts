@@ -1,0 +1,134 @@
+// A frozen value's JSON text, measured without writing it: whether the value is plain,
+// frozen JSON data with no accessor (so its text can be written later and will be the
+// text of today: a Proxy over a frozen target cannot lie about its data properties
+// either), within the load bounds, and an upper bound of its text's UTF-8 bytes.
+//
+// The roots measured with `keep` since `forget` are remembered (a frozen object's
+// measure cannot change), so a step's checkpoint does not walk again the answer and the
+// tool results its journal entries measured. A few roots in an array, compared by
+// identity: a Map or WeakMap entry per new object cost more than the walk it saves
+// (hashing a new object; docs/performance.md, "MemoryStore's step"), and a step's delta
+// never holds the history, so nothing needs keeping longer than a step.
+//
+// Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
+// frozen, or has an accessor property, is not vouched for; the caller then encodes the
+// value at once, the plain way.
+
+// Annex B, on every engine: an own or inherited getter of `key`, without allocating a
+// property descriptor per key.
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string) => unknown }).__lookupGetter__
+
+// A measure packs the bytes bound and the height (containers nested, at most maxDepth,
+// which is far below `scale`) in one number: no object per measured value.
+const scale = 1024
+
+const plainObject = (u: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/** Measures values within bounds; `bytes` answers a bound of the UTF-8 bytes of a value's JSON text, or -1. */
+export interface Measure {
+  readonly bytes: (u: unknown) => number
+  /** `bytes`, remembering the measure of `u` until `forget` (at most a few roots are kept). */
+  readonly keep: (u: unknown) => number
+  /** Drops what was kept. */
+  readonly forget: () => void
+}
+
+/** Roots remembered at most (a step's answer and its tool results); past it, the oldest goes. */
+const keepAtMost = 8
+
+/** A measure for values within `maxItems` items per container, `maxDepth` containers nested and `maxBytes` bytes. */
+export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
+  const kept: Array<object> = []
+  const keptMeasures: Array<number> = []
+  // The packed measure of `u` at `depth` containers from the root, or -1.
+  const node = (u: unknown, depth: number): number => {
+    switch (typeof u) {
+      case "string":
+        // At most 6 bytes per UTF-16 unit (an escape such as \u001f), and the quotes.
+        return (u.length * 6 + 2) * scale
+      case "boolean":
+        return 5 * scale
+      case "number":
+        // "-1.7976931348623157e+308" is the longest a number prints.
+        return Number.isFinite(u) ? 24 * scale : -1
+      case "object":
+        break
+      default:
+        // undefined (as an array item), a function, a symbol, a bigint.
+        return -1
+    }
+    if (u === null) return 4 * scale
+    for (let i = 0; i < kept.length; i++) {
+      if (kept[i] === u) {
+        const known = keptMeasures[i] as number
+        return depth + (known % scale) <= maxDepth ? known : -1
+      }
+    }
+    // A cycle meets the depth bound.
+    if (depth >= maxDepth || !Object.isFrozen(u)) return -1
+    let bytes = 2
+    let height = 0
+    if (Array.isArray(u)) {
+      const n = u.length
+      if (n > maxItems) return -1
+      for (let i = 0; i < n; i++) {
+        const m = node(u[i], depth + 1)
+        if (m < 0) return -1
+        bytes += Math.floor(m / scale) + 1
+        if (bytes > maxBytes) return -1
+        const h = m % scale
+        if (h > height) height = h
+      }
+    } else {
+      if (!plainObject(u) || typeof (u as { toJSON?: unknown }).toJSON === "function") return -1
+      let n = 0
+      for (const key in u) {
+        if (!Object.hasOwn(u, key)) continue
+        if (lookupGetter.call(u, key) !== undefined) return -1
+        const value = (u as Record<string, unknown>)[key]
+        // Left out of the text, as JSON.stringify and the codecs leave it out.
+        if (value === undefined) continue
+        if (++n > maxItems) return -1
+        const m = node(value, depth + 1)
+        if (m < 0) return -1
+        bytes += key.length * 6 + 3 + Math.floor(m / scale) + 1
+        if (bytes > maxBytes) return -1
+        const h = m % scale
+        if (h > height) height = h
+      }
+    }
+    return bytes * scale + height + 1
+  }
+
+  const packedOf = (u: unknown): number => {
+    try {
+      return node(u, 0)
+    } catch {
+      // A throwing proxy trap: not vouched for.
+      return -1
+    }
+  }
+  return {
+    bytes: (u) => {
+      const m = packedOf(u)
+      return m < 0 ? -1 : Math.floor(m / scale)
+    },
+    keep: (u) => {
+      const m = packedOf(u)
+      if (m < 0) return -1
+      if (typeof u === "object" && u !== null) {
+        if (kept.length === keepAtMost) kept.shift(), keptMeasures.shift()
+        kept.push(u)
+        keptMeasures.push(m)
+      }
+      return Math.floor(m / scale)
+    },
+    forget: () => {
+      kept.length = 0
+      keptMeasures.length = 0
+    },
+  }
+}

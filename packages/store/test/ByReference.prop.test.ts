@@ -1,0 +1,214 @@
+// The in-memory store's fast path (a frozen delta or journal entry kept by reference, its
+// text written when read: internal/byReference.ts) against the plain one (encoded and
+// checked at once): over generated states, hostile ones included (not frozen, getters,
+// past the bounds), both store and read back the same text and refuse the same inputs
+// with the same error.
+import { AgentState, AppendLog, Codecs, Json, Message, ToolCall, ToolExecution } from "@hookline/core"
+import { Arbitraries } from "@hookline/testing"
+import { Effect, Exit, Result } from "effect"
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Checkpoint, MemoryStore, RunStore } from "../src/index.js"
+import * as AtOnce from "../src/internal/atOnce.js"
+import * as ByReference from "../src/internal/byReference.js"
+import * as JournalEntry from "../src/internal/journalEntry.js"
+import * as Plan from "../src/internal/plan.js"
+
+const maxItems = Checkpoint.limits.maxItems as number
+
+const nested = (depth: number): unknown => {
+  let value: unknown = 0
+  for (let i = 0; i < depth; i++) value = Object.freeze([value])
+  return value
+}
+
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
+}
+
+const pastMaxItems = Object.freeze(Array.from({ length: maxItems + 1 }, (_, i) => i))
+
+class Money {
+  readonly cents = 1
+}
+
+// Values a hand-built state may hold where JSON belongs, frozen or not.
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<() => unknown>(
+    () => Number.NaN,
+    () => undefined,
+    () => () => 1,
+    () => 10n,
+    () => new Date(0),
+    () => new Money(),
+    () => ({ toJSON: () => "x" }),
+    () => ({ a: 1 }),
+    () => Object.freeze({ a: Object.freeze({ b: 2 }) }),
+    // Frozen, yet a getter may answer differently each time: never kept by reference.
+    () => Object.freeze(Object.defineProperty({}, "now", { enumerable: true, get: () => 1 })),
+    () => Object.freeze(Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("boom") } })),
+    () => Object.freeze(Object.assign(Object.create(null), { a: 1 })),
+    () => Object.freeze({ a: undefined, b: 1 }),
+    // eslint-disable-next-line no-sparse-arrays
+    () => Object.freeze([, 1]),
+    () => pastMaxItems,
+    () => "\ud800",
+  ).map((f) => f()),
+  fc.integer({ min: Json.maxDepth - 6, max: Json.maxDepth + 2 }).map(nested),
+  fc.jsonValue().map(deepFreeze),
+  fc.jsonValue(),
+)
+
+const cast = (s: unknown) => s as AgentState
+
+// A state after `state` with `value` put where the types may not allow it.
+const hostileNext = (state: AgentState, value: unknown, where: number): AgentState => {
+  const messages = (extra: unknown) => AppendLog.append(state.context.messages, extra as Message)
+  switch (where) {
+    case 0:
+      return cast({ ...state, metadata: Object.freeze({ ...state.metadata, x: value }) })
+    case 1:
+      return cast({ ...state, context: { ...state.context, messages: messages(Object.freeze({ role: "user", content: value })) } })
+    case 2:
+      return cast({
+        ...state,
+        context: {
+          ...state.context,
+          messages: messages(Object.freeze({ role: "assistant", content: "", toolCalls: Object.freeze([Object.freeze({ id: "c", name: "t", arguments: value })]) })),
+        },
+      })
+    default:
+      return AgentState.appendMessage(state, Message.user(typeof value === "string" ? value : "plain"))
+  }
+}
+
+type Answer = { readonly ok: true } | { readonly ok: false; readonly tag: string; readonly path: unknown; readonly message: string }
+
+const answerOf = (exit: Exit.Exit<void, { readonly _tag: string; readonly message: string }>): Answer => {
+  if (Exit.isSuccess(exit)) return { ok: true }
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (error === undefined || error._tag !== "Fail") throw new Error("not a typed failure")
+  return { ok: false, tag: error.error._tag, path: (error.error as { readonly path?: unknown }).path, message: error.error.message }
+}
+
+const rowsOf = (store: RunStore.RunStore, runId: string) => Effect.runSync(store.rows(runId)).map((row) => ({ seq: row.seq, body: row.body }))
+
+// How many checkpoints the fast path kept by reference and how many it wrote as text: a
+// property that never took one of the two ways would say nothing about it.
+const taken = { kept: 0, text: 0 }
+
+// Both paths from the same stored first checkpoint: the fast one (what the checkpoint
+// hooks do on MemoryStore) and the plain one (encodeChecked, then commit the text).
+const same = (previous: AgentState, next: AgentState) => {
+  const fast = MemoryStore.make()
+  const plain = MemoryStore.make()
+  const stored = Effect.runSync(RunStore.startEffect(fast, previous))
+  Effect.runSync(RunStore.startEffect(plain, previous))
+  const ready = Plan.next(next, stored, undefined)
+  if (ready === undefined) return
+  const ops = AtOnce.of(fast)!
+  const counted: AtOnce.AtOnce = {
+    ...ops,
+    commit: (commit) => (taken.text++, ops.commit(commit)),
+    commitDelta: (commit, delta) => (taken.kept++, ops.commitDelta!(commit, delta)),
+  }
+  const fastAnswer = answerOf(ByReference.commitNext(ByReference.measure(), counted, next, ready, 5))
+  const body = Checkpoint.encodeChecked(next.id, ready.seq, Plan.next(next, stored, undefined)!.delta)
+  const plainAnswer = Result.isFailure(body)
+    ? answerOf(Exit.fail(body.failure))
+    : answerOf(Effect.runSyncExit(plain.commit({ runId: next.id, seq: ready.seq, status: next.execution.status, at: 5, body: body.success })))
+  expect(fastAnswer).toEqual(plainAnswer)
+  expect(rowsOf(fast, next.id)).toEqual(rowsOf(plain, next.id))
+  const loaded = (store: RunStore.RunStore) => Effect.runSync(Effect.result(RunStore.loadEffect(store, next.id)))
+  expect(loaded(fast)).toEqual(loaded(plain))
+}
+
+describe("MemoryStore's fast path (by reference)", () => {
+  it("stores and reads back what the plain path does, for every generated state", () => {
+    taken.kept = 0
+    fc.assert(
+      fc.property(Arbitraries.agentState(), fc.nat(), (state, cut) => {
+        const messages = state.context.messages.toArray()
+        const prefix = AgentState.withContext(state, { ...state.context, messages: AppendLog.fromIterable(messages.slice(0, cut % (messages.length + 1))) })
+        same(prefix, state)
+      }),
+      { numRuns: 150 },
+    )
+    expect(taken.kept).toBeGreaterThan(0)
+  }, 60_000)
+
+  it("refuses what the plain path refuses, with the same error, for hostile states", () => {
+    taken.kept = 0
+    taken.text = 0
+    fc.assert(
+      fc.property(Arbitraries.agentState(), hostileValue, fc.nat(3), (state, value, where) => same(state, hostileNext(state, value, where))),
+      { numRuns: 300 },
+    )
+    expect(taken).toMatchObject({ kept: expect.any(Number), text: expect.any(Number) })
+    expect(Math.min(taken.kept, taken.text)).toBeGreaterThan(0)
+  }, 120_000)
+
+  it("keeps the text of the time of the write: a frozen value's text cannot change, and a getter's is taken at once", () => {
+    let n = 0
+    const state = AgentState.make({ id: "run-1" })
+    const ticking = Object.freeze(Object.defineProperty({}, "n", { enumerable: true, get: () => ++n }))
+    const next = cast({ ...state, metadata: Object.freeze({ ticking }) })
+    const store = MemoryStore.make()
+    const stored = Effect.runSync(RunStore.startEffect(store, state))
+    const ready = Plan.next(next, stored, undefined)!
+    expect(Exit.isSuccess(ByReference.commitNext(ByReference.measure(), AtOnce.of(store)!, next, ready, 5))).toBe(true)
+    const first = rowsOf(store, "run-1")
+    expect(rowsOf(store, "run-1")).toEqual(first)
+    expect(JSON.parse(first[1]!.body).metadata).toEqual({ ticking: { n: 1 } })
+  })
+})
+
+// A new run's first checkpoint, both ways.
+const sameFirst = (state: AgentState) => {
+  const fast = MemoryStore.make()
+  const plain = MemoryStore.make()
+  const kept = ByReference.createFirst(ByReference.measure(), AtOnce.of(fast)!, state, undefined, false, 5)
+  if (kept !== undefined) taken.kept++
+  else taken.text++
+  const fastAnswer = answerOf(Effect.runSyncExit(Effect.asVoid(kept ?? RunStore.startEffect(fast, state, { at: 5 }))))
+  const plainAnswer = answerOf(Effect.runSyncExit(Effect.asVoid(RunStore.startEffect(plain, state, { at: 5 }))))
+  expect(fastAnswer).toEqual(plainAnswer)
+  expect(rowsOf(fast, state.id)).toEqual(rowsOf(plain, state.id))
+}
+
+describe("MemoryStore's fast path, a new run's first checkpoint", () => {
+  it("stores what the plain path stores and refuses what it refuses, for generated and hostile states", () => {
+    taken.kept = 0
+    taken.text = 0
+    fc.assert(
+      fc.property(Arbitraries.agentState(), hostileValue, fc.nat(4), (state, value, where) => sameFirst(where === 4 ? state : hostileNext(state, value, where))),
+      { numRuns: 200 },
+    )
+    expect(Math.min(taken.kept, taken.text)).toBeGreaterThan(0)
+  }, 120_000)
+})
+
+describe("JournalEntry.entry", () => {
+  const execution = (output: unknown) =>
+    ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), output as never, 1, 2)
+
+  it("writes the text encode writes and refuses what it refuses, for any tool output", () => {
+    fc.assert(
+      fc.property(hostileValue, (output) => {
+        const value = execution(output)
+        const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, value)
+        const plain = JournalEntry.encode("run-1", "k", Codecs.ToolExecution, value)
+        if (Result.isFailure(plain)) {
+          expect(Result.isFailure(made) && made.failure).toEqual(plain.failure)
+          return
+        }
+        expect(Result.isSuccess(made) && JournalEntry.textOf(made.success)).toBe(plain.success)
+      }),
+      { numRuns: 300 },
+    )
+  }, 60_000)
+})

@@ -26,10 +26,12 @@ import * as StoreError from "./StoreError.js"
  * `synchronous_commit = off`): a commit is acknowledged once the server holds it, and a
  * crash of the database server (its process or its machine) loses the commits it
  * acknowledged in the last moments before (up to three times `wal_writer_delay`, 600 ms
- * by default), a journaled tool result among them, so that call can run again on resume.
- * What the server keeps is a prefix of what it acknowledged: the run loads and resumes
- * from an earlier checkpoint. The client's crash loses nothing. Only for connections the
- * store makes (with a pool of yours, set it on your pool's connections).
+ * by default), a journaled tool result among them, so that call can run again on resume,
+ * and a lease's take or renewal, so another process may take a running run's lease over
+ * before the holder's next renewal finds it gone. What the server keeps is a prefix of what
+ * it acknowledged: the run loads and resumes from an earlier checkpoint. The client's
+ * crash loses nothing. Only for connections the store makes (with a pool of yours, set it
+ * on your pool's connections).
  *
  * @since 0.1.0
  * @category models

@@ -10,7 +10,7 @@
  * With STEP_STORE=postgres, PostgresStore on an embedded PostgreSQL (fsync on) takes
  * the in-memory store's place, and wall time per step is what to read (the disk's waits);
  * STEP_PREPARED=off opens it with `prepared: false` (statements parsed and planned at
- * every call), for an A/B in one tree.
+ * every call), for an A/B in one tree; STEP_FLUSH=off opens it with `waitForFlush: false`.
  * Each batch's runs are removed from the store after it (untimed).
  * CPU: `process.cpuUsage` over a batch of `runs` runs, the least of `batches` batches
  * (interleaved, with and without), per step. Allocated: the heap's growth over a batch
@@ -38,7 +38,7 @@ const onPostgres = process.env["STEP_STORE"] === "postgres"
 const server = onPostgres ? await startPostgres() : undefined
 const store: RunStore.RunStore = server === undefined
   ? MemoryStore.make()
-  : await PostgresStore.open({ connectionString: server.connectionString, prepared: process.env["STEP_PREPARED"] !== "off" })
+  : await PostgresStore.open({ connectionString: server.connectionString, prepared: process.env["STEP_PREPARED"] !== "off", waitForFlush: process.env["STEP_FLUSH"] !== "off" })
 const agentWith = (checkpoints: boolean) =>
   UserPath.agent({
     script: responses(steps),

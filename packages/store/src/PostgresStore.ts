@@ -21,6 +21,18 @@ import * as StoreError from "./StoreError.js"
  * connection instead of at every call. `false` for a connection pooler that does not keep
  * prepared statements between transactions (PgBouncer's transaction mode before 1.21).
  *
+ * `waitForFlush` (default true): a commit is acknowledged once PostgreSQL flushed it to
+ * disk. `false` gives that up for speed (the store's connections run with
+ * `synchronous_commit = off`): a commit is acknowledged once the server holds it, and a
+ * crash of the database server (its process or its machine) loses the commits it
+ * acknowledged in the last moments before (up to three times `wal_writer_delay`, 600 ms
+ * by default), a journaled tool result among them, so that call can run again on resume,
+ * and a lease's take or renewal, so another process may take a running run's lease over
+ * before the holder's next renewal finds it gone. What the server keeps is a prefix of what
+ * it acknowledged: the run loads and resumes from an earlier checkpoint. The client's
+ * crash loses nothing. Only for connections the store makes (with a pool of yours, set it
+ * on your pool's connections).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -30,7 +42,16 @@ export type Options =
     | { readonly config: PoolConfig }
     | { readonly pool: Pool }
   )
-  & { readonly prepared?: boolean | undefined }
+  & { readonly prepared?: boolean | undefined; readonly waitForFlush?: boolean | undefined }
+
+// The settings of the pool the store makes: `waitForFlush: false` is a startup option of
+// each connection, so it holds from the migration on, on every connection alike.
+const poolConfigOf = (options: Exclude<Options, { readonly pool: Pool }>): PoolConfig => {
+  const config: PoolConfig = "config" in options ? options.config : { connectionString: options.connectionString, max: options.max ?? 10 }
+  if (options.waitForFlush ?? true) return config
+  const startup = [config.options, "-c synchronous_commit=off"].filter((part) => part !== undefined && part !== "").join(" ")
+  return { ...config, options: startup }
+}
 
 // A named statement is parsed and planned once per connection (`pg` keeps it by name);
 // the others, made per call (a listing's filters), stay unnamed.
@@ -78,10 +99,11 @@ export const openEffect = (options: Options): Effect.Effect<RunStore.RunStore, S
     try: async () => {
       const pg = await importPeer("pg", "PostgresStore", () => import("pg"))
       const PoolClass = (pg.default ?? pg).Pool
+      if ("pool" in options && options.waitForFlush === false) {
+        throw new Error("waitForFlush: false applies to the connections the store makes; with a pool of yours, set synchronous_commit = off on its connections")
+      }
       const owned = !("pool" in options)
-      const pool = "pool" in options
-        ? options.pool
-        : new PoolClass("config" in options ? options.config : { connectionString: options.connectionString, max: options.max ?? 10 })
+      const pool = "pool" in options ? options.pool : new PoolClass(poolConfigOf(options))
       // An idle connection the server ends (a restart, an administrator) is an 'error'
       // event of the pool: unhandled, it would crash the process. The pool drops that
       // connection and the next query opens another; the query in flight fails as usual.

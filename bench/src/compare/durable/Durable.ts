@@ -17,7 +17,7 @@ export const durableHs = (mode: Mode): ReadonlyArray<number> => (mode === "smoke
 
 /** A system module under durable/systems/ and the stores it runs on, in table order. */
 export const durableSystems: ReadonlyArray<{ readonly module: string; readonly stores: ReadonlyArray<string> }> = [
-  { module: "hookline", stores: ["memory", "pglite", "postgres"] },
+  { module: "hookline", stores: ["memory", "pglite", "postgres", "postgres-unflushed"] },
   { module: "langgraph", stores: ["memory", "postgres"] },
   { module: "openaiAgents", stores: ["memory"] },
 ]

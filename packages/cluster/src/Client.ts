@@ -194,7 +194,7 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
     // until notFoundAfter, an ask no runner answered until the result's own timeout.
     type Answer = { readonly _tag: "Summary"; readonly summary: RunSummary } | { readonly _tag: "NotStored"; readonly error: RunError } | { readonly _tag: "Unanswered" }
     const askOnce = (runId: string): Effect.Effect<Answer, RunError | DeliveryError> =>
-      delivered(runId, "Result", clientFor(runId).Result(), timeout).pipe(
+      delivered(runId, "Result", clientFor(runId).Result({}), timeout).pipe(
         Effect.map((summary): Answer => ({ _tag: "Summary", summary })),
         Effect.catch((error: RunError | DeliveryError): Effect.Effect<Answer, RunError | DeliveryError> =>
           error._tag === "RunNotFound"

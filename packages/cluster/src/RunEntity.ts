@@ -115,6 +115,10 @@ const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.
 const stored = (store: RunStore.RunStore, runId: string) =>
   Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
 
+// How long a Start or Resume received may wait for a free turn before it counts as
+// interrupted unbegun (a free turn is taken at once).
+const unstartedAfter = 5_000
+
 const ended = (summary: RunSummary | undefined): summary is RunSummary => summary !== undefined && isEnded(summary.status)
 
 const cancelled = (store: RunStore.RunStore, runId: string) =>
@@ -149,21 +153,45 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
   let inFlight: AbortController | undefined
   // What this entity knows without the store. A run lives on one entity at a time (its
   // shard's owner), so what its own handlers answered is the run as stored:
-  // - `queued`: Starts and Resumes received and not ended (counted from their arrival:
-  //   the handler is built then, before it waits for the entity's turn);
+  // - `queued`: Starts and Resumes received and not ended (a Result waits behind them),
+  //   `begun` those of them that began;
   // - `last`: the summary the last of them (or a Cancel) answered;
-  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store).
+  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store);
+  // - `changed`: done, and replaced, whenever one of them arrives or ends.
   let queued = 0
+  let begun = 0
   let last: RunSummary | undefined
   let cancelAsked = false
+  let changed = Deferred.makeUnsafe<void>()
+  const signal = () => {
+    const done = changed
+    changed = Deferred.makeUnsafe<void>()
+    Deferred.doneUnsafe(done, Effect.void)
+  }
+  // A Start or Resume: counted from its arrival (the handler is built then, before it
+  // waits for the entity's turn), its answer kept.
   const serial = <E>(effect: Effect.Effect<RunSummary, E>): Effect.Effect<RunSummary, E> => {
     queued++
     last = undefined
-    return effect.pipe(
-      Effect.tap((summary) => Effect.sync(() => (last = summary))),
-      Effect.ensuring(Effect.sync(() => (queued = Math.max(0, queued - 1)))),
-    )
+    signal()
+    return Effect.suspend(() => {
+      begun++
+      return effect.pipe(
+        Effect.tap((summary) => Effect.sync(() => (last = summary))),
+        Effect.ensuring(Effect.sync(() => {
+          begun--
+          queued = Math.max(0, queued - 1)
+          signal()
+        })),
+      )
+    })
   }
+  // One interrupted while it waited for the entity's turn never began (nor ends): with
+  // none running the turn is free, so one still not begun a while later is dropped.
+  const behind = (next: Deferred.Deferred<void>) =>
+    begun > 0 ? Deferred.await(next) : Effect.map(Effect.timeoutOption(Deferred.await(next), unstartedAfter), (woke) => {
+      if (woke._tag === "None" && begun === 0) queued = 0
+    })
 
   const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
     summaryOf(state, envelope?.agent ?? named)
@@ -252,17 +280,34 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
         if (saved === undefined) return yield* new RunNotFound({ runId })
         return summary(saved.state, saved.envelope)
       })),
-    Result: () =>
-      // Behind the Start or Resume in flight (one handler at a time): an ended run's
-      // answer is the one its last handler gave.
-      Effect.gen(function*() {
-        if (ended(last)) return last
-        const saved = yield* stored(store, runId)
-        if (saved === undefined) return yield* new RunNotFound({ runId })
-        // A run no runner here can go on with says so, rather than waiting forever.
-        yield* agentFor(agents, runId, "", saved.envelope)
-        return summary(saved.state, saved.envelope)
-      }),
+    Result: ({ payload }) =>
+      // Forked: it waits here without holding back the Start, Resume or Cancel it waits for.
+      Rpc.fork(Effect.gen(function*() {
+        const wait = payload.wait ?? 0
+        const deadline = (yield* Clock.currentTimeMillis) + wait
+        while (true) {
+          const next = changed
+          const now = yield* Clock.currentTimeMillis
+          if (queued > 0) {
+            // Behind a Start or Resume here: as long as they take (the caller's own
+            // timeout bounds it), reading nothing while the run goes on.
+            yield* behind(next)
+            continue
+          }
+          if (ended(last)) return last
+          const saved = yield* stored(store, runId)
+          if (saved !== undefined) {
+            // A run no runner here can go on with says so, rather than waiting forever.
+            yield* agentFor(agents, runId, "", saved.envelope)
+            const answer = summary(saved.state, saved.envelope)
+            if ((answer.status !== "pending" && answer.status !== "running") || now >= deadline) return answer
+          } else if (now >= deadline) {
+            return yield* new RunNotFound({ runId })
+          }
+          // Not stored yet, or queued, or handed over: wait for a Start or Resume here.
+          yield* Effect.timeoutOption(Deferred.await(next), deadline - now)
+        }
+      })),
     Events: ({ payload }) =>
       Rpc.fork(Effect.gen(function*() {
         // A cursor that read all of the run's head: nothing new while the head stands
@@ -292,6 +337,7 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
         }
         const answer = (yield* ensureStopped(undefined, "")) ?? null
         if (answer !== null && queued === 0) last = answer
+        signal()
         return answer
       })),
   })

@@ -11,6 +11,7 @@
 import { Cause, Clock, Context, Data, Duration, Effect, Layer, Option, Result, Schedule, Stream } from "effect"
 import type { Sharding } from "effect/cluster"
 import { HooklineRun } from "./HooklineRun.js"
+import * as Protocol from "./Protocol.js"
 import type { RunError, RunSummary } from "./Protocol.js"
 import * as RunEvent from "./RunEvent.js"
 
@@ -136,8 +137,21 @@ export class HooklineClient extends Context.Service<HooklineClient, ClientShape>
  * @category models
  */
 export interface Options {
-  /** How often `result` asks again while the run is queued, running or handed over (default 200 ms). */
+  /**
+   * The pause before `result` asks again after an ask found the run queued, running,
+   * handed over or not stored yet (default 200 ms).
+   */
   readonly pollInterval?: Duration.Input | undefined
+  /**
+   * How long one ask of `result` waits on the run's runner for a Start or Resume of the
+   * run to come when none is there (a Start not delivered yet, a run handed over) before
+   * it answers what the run is (default 5 s; at most half the `callTimeout` and at most
+   * `notFoundAfter`; 0: it answers at once, and the client asks again every
+   * `pollInterval`). Behind a Start or Resume on the runner an ask waits as long as they
+   * take (`callTimeout` bounds it), and answers when the run ends or suspends: no
+   * polling, no store read while the run goes on. A longer wait costs no latency.
+   */
+  readonly resultWait?: Duration.Input | undefined
   /**
    * How long a volatile call (`status`, `cancel`, one ask of `result`) or a Start keeps
    * trying before it fails with `CallTimedOut` (default 15 s: a dead runner's shards move
@@ -188,13 +202,14 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
     const timeout = millisOf(options.callTimeout ?? "15 seconds")
     const resultTimeout = options.resultTimeout ?? "5 minutes"
     const notFoundAfter = millisOf(options.notFoundAfter ?? "30 seconds")
+    const resultWait = Math.trunc(Math.max(0, Math.min(millisOf(options.resultWait ?? "5 seconds"), timeout / 2, notFoundAfter, Protocol.maxResultWait)))
     // Ready once a runner answered: the assignments are read.
     yield* Effect.ignore(delivered("hookline-client-probe", "Status", Effect.catchTag(clientFor("hookline-client-probe").Status(), "RunNotFound", () => Effect.void), timeout))
     // Asks until the run ended or suspended; a run not stored yet is asked for again
     // until notFoundAfter, an ask no runner answered until the result's own timeout.
     type Answer = { readonly _tag: "Summary"; readonly summary: RunSummary } | { readonly _tag: "NotStored"; readonly error: RunError } | { readonly _tag: "Unanswered" }
     const askOnce = (runId: string): Effect.Effect<Answer, RunError | DeliveryError> =>
-      delivered(runId, "Result", clientFor(runId).Result(), timeout).pipe(
+      delivered(runId, "Result", clientFor(runId).Result({ wait: resultWait }), timeout).pipe(
         Effect.map((summary): Answer => ({ _tag: "Summary", summary })),
         Effect.catch((error: RunError | DeliveryError): Effect.Effect<Answer, RunError | DeliveryError> =>
           error._tag === "RunNotFound"

@@ -177,13 +177,29 @@ export const Resume = Rpc.make("Resume", {
 export const Status = Rpc.make("Status", { success: RunSummary, error: RunError })
 
 /**
- * The run's summary once no Start or Resume of it is in flight on its owner (volatile;
- * waits behind them).
+ * The longest a `Result` waits on its runner (`wait`), in milliseconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxResultWait = 60_000
+
+/**
+ * The run's summary once no Start or Resume of it is queued or in flight on its owner
+ * (volatile; it waits behind them, without holding the run's other messages back). A run
+ * not stored yet, or stored running with no Start or Resume here (handed over, queued
+ * elsewhere), is waited for up to `wait` milliseconds (default 0) for one to come; then
+ * it answers what the run is (`RunNotFound` for a run not stored). A runner shutting down
+ * interrupts it rather than waiting for it (the client asks the next owner).
  *
  * @since 0.1.0
  * @category messages
  */
-export const Result = Rpc.make("Result", { success: RunSummary, error: RunError })
+export const Result = Rpc.make("Result", {
+  payload: { wait: Schema.optional(Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: maxResultWait }))) },
+  success: RunSummary,
+  error: RunError,
+}).annotate(ClusterSchema.InterruptOnTermination, true)
 
 /**
  * Cancels the run: stored first (a later Start, Resume or redelivery honours it), then

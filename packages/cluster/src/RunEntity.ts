@@ -5,13 +5,15 @@
  * not stopped, when its entity is interrupted (the runner shuts down, the entity is
  * evicted): it stays `running` at its last committed step, and the redelivered message
  * resumes it on the new owner. Only Cancel stops it, and a Cancel is stored first.
+ * A runner shutting down lets its runs in flight end before effect/cluster starts to
+ * hand its shards over (`Drain`).
  *
  * @since 0.1.0
  */
 import { AgentState, Message } from "@hookline/core"
 import { Envelope, RunStore } from "@hookline/store"
-import { Clock, Context, Effect } from "effect"
-import { Entity } from "effect/cluster"
+import { Clock, Context, Deferred, Effect, Exit, Layer, Schedule } from "effect"
+import { ClusterSchema, Entity, Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import * as Cancellation from "./Cancellation.js"
 import type { Registered } from "./ClusterAgent.js"
@@ -32,6 +34,73 @@ export class Hookline extends Context.Service<Hookline, {
   readonly agents: ReadonlyMap<string, Registered>
 }>()("@hookline/cluster/Hookline") {}
 
+/**
+ * The runs a runner has in flight, and its graceful shutdown's first part: the runs end
+ * while the runner still holds its shards. effect/cluster's own teardown then finds
+ * nothing in flight. Its hand-over releases every shard of the runner at once on the
+ * one connection that holds the shard locks; on a loaded machine a lock operation misses
+ * its deadline, the runner rebuilds that connection (which drops every lock it held) and
+ * declares its lock storage unhealthy, which force-interrupts its entities: a run in
+ * flight then was handed over with a tool call running, and the next owner ran the
+ * call again (docs/decisions.md, "Cluster drain and result").
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Drain {
+  private running = 0
+  private closing = false
+  private readonly idle = Deferred.makeUnsafe<void>()
+  private readonly closed = Deferred.makeUnsafe<void>()
+
+  /** Whether the runner is shutting down (no new run begins). */
+  get isClosing(): boolean {
+    return this.closing
+  }
+
+  /** How many runs are in flight. */
+  get inFlight(): number {
+    return this.running
+  }
+
+  /**
+   * Runs `run` as a run in flight. Once the runner is shutting down, a run not begun yet
+   * never begins: it waits until `abandon` ends it, so nothing of it ran here and the
+   * next owner runs it whole.
+   */
+  track<A, E, R>(run: Effect.Effect<A, E, R>, abandon: Effect.Effect<never>): Effect.Effect<A, E, R> {
+    return Effect.suspend(() => {
+      if (this.closing) return Effect.andThen(Deferred.await(this.closed), abandon)
+      this.running++
+      return Effect.ensuring(run, Effect.sync(() => {
+        this.running--
+        if (this.closing && this.running === 0) Deferred.doneUnsafe(this.idle, Exit.void)
+      }))
+    })
+  }
+
+  /** Stops new runs from beginning and waits for those in flight, for at most `millis`. */
+  close(millis: number): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.closing = true
+      if (this.running === 0) Deferred.doneUnsafe(this.idle, Exit.void)
+      return Effect.asVoid(Effect.timeoutOption(Deferred.await(this.idle), millis))
+    }).pipe(Effect.ensuring(Effect.sync(() => Deferred.doneUnsafe(this.closed, Exit.void))))
+  }
+}
+
+// A run held back by a runner shutting down is left to the next owner once effect/cluster
+// hands the shards over: an interruption marked Abandon, which the entity leaves for
+// replay instead of answering (effect/cluster's ClusterAbandon, public as the annotation).
+const abandonOnShutdown = (sharding: Sharding.Sharding["Service"]): Effect.Effect<never> =>
+  Effect.andThen(
+    Effect.repeat(sharding.isShutdown, { until: (down) => down, schedule: Schedule.spaced("50 millis") }),
+    Effect.withFiber((fiber) => {
+      fiber.interruptUnsafe(fiber.id, ClusterSchema.Abandon.annotation)
+      return Effect.never
+    }),
+  )
+
 // A store that failed, or a run another writer holds: not the message's final answer.
 // A defect restarts the entity, and the persisted message is handled again.
 const retried = new Set(["StoreFailed", "RunLeased", "RunExists", "CheckpointConflict"])
@@ -45,6 +114,10 @@ const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.
 // write that finds it: RunExists, retried).
 const stored = (store: RunStore.RunStore, runId: string) =>
   Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
+
+// How long a Start or Resume received may wait for a free turn before it counts as
+// interrupted unbegun (a free turn is taken at once).
+const unstartedAfter = 5_000
 
 const ended = (summary: RunSummary | undefined): summary is RunSummary => summary !== undefined && isEnded(summary.status)
 
@@ -72,28 +145,53 @@ export const agentFor = (
   return Effect.succeed(registered)
 }
 
-const handlers = Effect.gen(function*() {
+const handlers = (drain: Drain) => Effect.gen(function*() {
   const { agents, store } = yield* Hookline
+  const abandon = abandonOnShutdown(yield* Sharding.Sharding)
   const runId: string = (yield* Entity.CurrentAddress).entityId
   // The Start or Resume in flight: Cancel aborts it.
   let inFlight: AbortController | undefined
   // What this entity knows without the store. A run lives on one entity at a time (its
   // shard's owner), so what its own handlers answered is the run as stored:
-  // - `queued`: Starts and Resumes received and not ended (counted from their arrival:
-  //   the handler is built then, before it waits for the entity's turn);
+  // - `queued`: Starts and Resumes received and not ended (a Result waits behind them),
+  //   `begun` those of them that began;
   // - `last`: the summary the last of them (or a Cancel) answered;
-  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store).
+  // - `cancelAsked`: a Cancel came here (the run it meets in flight checks the store);
+  // - `changed`: done, and replaced, whenever one of them arrives or ends.
   let queued = 0
+  let begun = 0
   let last: RunSummary | undefined
   let cancelAsked = false
+  let changed = Deferred.makeUnsafe<void>()
+  const signal = () => {
+    const done = changed
+    changed = Deferred.makeUnsafe<void>()
+    Deferred.doneUnsafe(done, Effect.void)
+  }
+  // A Start or Resume: counted from its arrival (the handler is built then, before it
+  // waits for the entity's turn), its answer kept.
   const serial = <E>(effect: Effect.Effect<RunSummary, E>): Effect.Effect<RunSummary, E> => {
     queued++
     last = undefined
-    return effect.pipe(
-      Effect.tap((summary) => Effect.sync(() => (last = summary))),
-      Effect.ensuring(Effect.sync(() => (queued = Math.max(0, queued - 1)))),
-    )
+    signal()
+    return Effect.suspend(() => {
+      begun++
+      return effect.pipe(
+        Effect.tap((summary) => Effect.sync(() => (last = summary))),
+        Effect.ensuring(Effect.sync(() => {
+          begun--
+          queued = Math.max(0, queued - 1)
+          signal()
+        })),
+      )
+    })
   }
+  // One interrupted while it waited for the entity's turn never began (nor ends): with
+  // none running the turn is free, so one still not begun a while later is dropped.
+  const behind = (next: Deferred.Deferred<void>) =>
+    begun > 0 ? Deferred.await(next) : Effect.map(Effect.timeoutOption(Deferred.await(next), unstartedAfter), (woke) => {
+      if (woke._tag === "None" && begun === 0) queued = 0
+    })
 
   const summary = (state: AgentState, envelope: Envelope.Envelope | undefined, named = ""): RunSummary =>
     summaryOf(state, envelope?.agent ?? named)
@@ -121,7 +219,10 @@ const handlers = Effect.gen(function*() {
     Effect.gen(function*() {
       const controller = new AbortController()
       inFlight = controller
-      const final = yield* Effect.ensuring(f(controller.signal), Effect.sync(() => (inFlight = inFlight === controller ? undefined : inFlight)))
+      const final = yield* drain.track(
+        Effect.ensuring(f(controller.signal), Effect.sync(() => (inFlight = inFlight === controller ? undefined : inFlight))),
+        abandon,
+      )
       // A Cancel came while it ran (here: the only place a Cancel of it is handled while
       // this entity holds it); otherwise the final state is the one checkpointed.
       if (cancelAsked && (yield* cancelled(store, runId))) return (yield* ensureStopped(initial, named)) ?? summaryOf(final, named)
@@ -179,17 +280,34 @@ const handlers = Effect.gen(function*() {
         if (saved === undefined) return yield* new RunNotFound({ runId })
         return summary(saved.state, saved.envelope)
       })),
-    Result: () =>
-      // Behind the Start or Resume in flight (one handler at a time): an ended run's
-      // answer is the one its last handler gave.
-      Effect.gen(function*() {
-        if (ended(last)) return last
-        const saved = yield* stored(store, runId)
-        if (saved === undefined) return yield* new RunNotFound({ runId })
-        // A run no runner here can go on with says so, rather than waiting forever.
-        yield* agentFor(agents, runId, "", saved.envelope)
-        return summary(saved.state, saved.envelope)
-      }),
+    Result: ({ payload }) =>
+      // Forked: it waits here without holding back the Start, Resume or Cancel it waits for.
+      Rpc.fork(Effect.gen(function*() {
+        const wait = payload.wait ?? 0
+        const deadline = (yield* Clock.currentTimeMillis) + wait
+        while (true) {
+          const next = changed
+          const now = yield* Clock.currentTimeMillis
+          if (queued > 0) {
+            // Behind a Start or Resume here: as long as they take (the caller's own
+            // timeout bounds it), reading nothing while the run goes on.
+            yield* behind(next)
+            continue
+          }
+          if (ended(last)) return last
+          const saved = yield* stored(store, runId)
+          if (saved !== undefined) {
+            // A run no runner here can go on with says so, rather than waiting forever.
+            yield* agentFor(agents, runId, "", saved.envelope)
+            const answer = summary(saved.state, saved.envelope)
+            if ((answer.status !== "pending" && answer.status !== "running") || now >= deadline) return answer
+          } else if (now >= deadline) {
+            return yield* new RunNotFound({ runId })
+          }
+          // Not stored yet, or queued, or handed over: wait for a Start or Resume here.
+          yield* Effect.timeoutOption(Deferred.await(next), deadline - now)
+        }
+      })),
     Events: ({ payload }) =>
       Rpc.fork(Effect.gen(function*() {
         // A cursor that read all of the run's head: nothing new while the head stands
@@ -219,6 +337,7 @@ const handlers = Effect.gen(function*() {
         }
         const answer = (yield* ensureStopped(undefined, "")) ?? null
         if (answer !== null && queued === 0) last = answer
+        signal()
         return answer
       })),
   })
@@ -230,5 +349,16 @@ const handlers = Effect.gen(function*() {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: { readonly maxIdleTime?: string | number | undefined } = {}) =>
-  HooklineRun.toLayer(handlers, options.maxIdleTime === undefined ? {} : { maxIdleTime: options.maxIdleTime as never })
+export const layer = (options: {
+  readonly maxIdleTime?: string | number | undefined
+  /** How long a runner shutting down lets its runs in flight end before effect/cluster's teardown (default 15 s). */
+  readonly drainTimeout?: number | undefined
+} = {}) =>
+  Layer.unwrap(Effect.sync(() => {
+    const drain = new Drain()
+    const entity = HooklineRun.toLayer(handlers(drain), options.maxIdleTime === undefined ? {} : { maxIdleTime: options.maxIdleTime as never })
+    // Built after the entity, so released before it: the runs end while the runner still
+    // holds its shards, then effect/cluster's teardown begins.
+    const draining = Layer.effectDiscard(Effect.addFinalizer(() => drain.close(options.drainTimeout ?? 15_000)))
+    return draining.pipe(Layer.provide(entity))
+  }))

@@ -1,8 +1,10 @@
 /**
  * A runner: a process that owns shards of the cluster and runs their runs. One layer
  * (`Runner.layer`) or one command (`hookline-runner`). The runs checkpoint to a
- * `PostgresStore` on the cluster's database; on shutdown (SIGTERM) the runner hands its
- * shards over and its runs are checkpointed `running`, for the next owner.
+ * `PostgresStore` on the cluster's database; on shutdown (SIGTERM) the runner lets its
+ * runs in flight end (up to its `terminationTimeout`) while it still holds its shards,
+ * then hands its shards over; a run still going then is checkpointed `running`, for the
+ * next owner.
  *
  * @since 0.1.0
  */
@@ -69,7 +71,7 @@ const runnerLayer = (options: Options, given: Partial<Settings.Settings>) => {
     storage: "sql",
     shardingConfig: { ...Settings.shardingConfig(settings), runnerAddress: Option.some(address) },
   }).pipe(Layer.provide(sqlLayer(options.database)))
-  return RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction) }).pipe(
+  return RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction), drainTimeout: Settings.millisOf(settings.terminationTimeout) }).pipe(
     Layer.provide(hooklineLayer(options.agents, options.database, settings)),
     Layer.provide(cluster),
   )

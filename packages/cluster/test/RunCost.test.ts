@@ -1,11 +1,12 @@
 // What a run through the cluster costs its runner beyond the run itself: the reads of the
-// store the entity makes (a run's own checkpoints and journal are the agent's).
+// store the entity makes (a run's own checkpoints and journal are the agent's), and the
+// asks of `result`, which waits on the runner instead of polling.
 import { Decision } from "@hookline/agent"
 import { MemoryStore, type RunStore } from "@hookline/store"
-import { Effect, Fiber, Layer } from "effect"
-import { TestRunner } from "effect/cluster"
+import { Context, Effect, Fiber, Layer } from "effect"
+import { ClusterSchema, TestRunner } from "effect/cluster"
 import { describe, expect, it } from "vitest"
-import { Client, ClusterAgent, RunEntity } from "../src/index.js"
+import { Client, ClusterAgent, Protocol, RunEntity } from "../src/index.js"
 import { agents } from "./support/agents.js"
 
 type Reads = { head: number; rows: number; journalGet: number }
@@ -67,6 +68,24 @@ describe("a run's cost on its runner", () => {
     expect(finished.after).toEqual(finished.started)
   })
 
+  it("answers result when the run ends, from one ask that waits on the runner, not from a poll", async () => {
+    // A poll every hour: only a wait on the runner answers before the test's time limit.
+    const { run } = setup(20, { pollInterval: "1 hour", resultWait: "10 seconds" })
+    const [early, late, suspended] = await run((client) =>
+      Effect.gen(function*() {
+        // Asked before the Start: the ask waits for it, then for the run's end.
+        const early = yield* Effect.forkChild(client.result("cost-2"))
+        yield* client.start("charger", "charge me", { runId: "cost-2" })
+        const late = yield* client.result("cost-2")
+        const approver = yield* client.start("approver", "charge me", { runId: "cost-3" })
+        const suspended = yield* client.result(approver)
+        return [yield* Fiber.join(early), late, suspended] as const
+      }))
+    expect(early).toMatchObject({ status: "completed", steps: 4 })
+    expect(late).toEqual(early)
+    expect(suspended.status).toBe("suspended")
+  })
+
   it("answers result after a Resume sent before it, and a cancel's stopped run from what it stored", async () => {
     const { run } = setup(0, { pollInterval: "10 millis" })
     const [resumed, cancelled, status] = await run((client) =>
@@ -98,5 +117,9 @@ describe("a run's cost on its runner", () => {
         return yield* client.result(runId)
       }))
     expect(result).toMatchObject({ status: "completed", steps: 4 })
+  })
+
+  it("lets a runner shutting down interrupt a waiting Result rather than wait for it (the client asks the next owner)", () => {
+    expect(Context.get(Protocol.Result.annotations, ClusterSchema.InterruptOnTermination)).toBe(true)
   })
 })

@@ -16,8 +16,9 @@ const store = database === undefined ? undefined : await PostgresStore.open({ co
 
 export default agents((charge) => appendFileSync(log, JSON.stringify({ ...charge, pid: process.pid }) + "\n"), toolMillis, {
   // With $LOG_BEGUN=1, each execution a runner begins (a start, a resume, a take-over), to
-  // <log>.begun. Only the SIGKILL case asks: with this hook, a SIGTERMed runner handed its
-  // runs over rather than draining them (seen 27 Nov, not explained yet; docs/decisions.md).
+  // <log>.begun. Only the SIGKILL case asks. (With it on every runner a SIGTERMed runner once
+  // handed its runs over rather than draining them: its runs were in flight longer, past
+  // effect/cluster's teardown; the runner now drains before it, docs/decisions.md.)
   onBegin: process.env["LOG_BEGUN"] !== "1" ? undefined : (runId) => appendFileSync(`${log}.begun`, JSON.stringify({ runId, pid: process.pid, at: Date.now() }) + "\n"),
   journaled: store === undefined ? undefined : (runId, key) => Effect.runPromise(Effect.map(store.journalGet(runId, key), (body) => body !== undefined)),
 })

@@ -17,8 +17,8 @@ import { Effect } from "effect"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agents } from "../../packages/cluster/test/support/agents.js"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
+import agents from "./cluster-agents.js"
 import { commits, cpuMillis, heapOf, type RunnerProc, startRunner, stopRunners } from "./cluster-procs.js"
 import { machine } from "./measure.js"
 import { print } from "./table.js"
@@ -90,7 +90,7 @@ const throughput = async (database: string, client: OpenClient, runners: Readonl
 const inProcess = async (database: string, p: Plan): Promise<ThroughputRow> => {
   const store = await PostgresStore.open({ connectionString: database, max: 10 })
   try {
-    const registered = await Effect.runPromise(ClusterAgent.register(agents(() => undefined), store, { lease: 10_000 }))
+    const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: 10_000 }))
     const agent = registered.get("charger")!.agent
     const run = (i: number, prefix: string) => agent.run(AgentState.make({ id: `${prefix}-${i}`, messages: [Message.user("charge me")] }))
     await Promise.all(Array.from({ length: Math.max(5, Math.round(p.runs / 10)) }, (_, i) => run(i, "inproc-warm")))

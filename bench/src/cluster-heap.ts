@@ -21,7 +21,6 @@ import { Runner } from "@hookline/cluster"
 import { rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import { heapOf, startRunner, stopRunners } from "./cluster-procs.js"
 import { machine } from "./measure.js"
@@ -33,7 +32,6 @@ const plan = {
   batch: given("HEAP_BATCH", quick ? 500 : 1_000),
   batches: given("HEAP_BATCHES", quick ? 2 : 10),
 }
-const agentsModule = fileURLToPath(new URL("./cluster-heap-agents.ts", import.meta.url))
 const settings = ["--lock-expiration", "60 seconds", "--lock-refresh", "5 seconds", "--assignments-refresh", "1 second", "--idle-eviction", "3 seconds"]
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 // Idle 3 s, and effect/cluster's reaper looks every 5 s at the least.
@@ -46,7 +44,7 @@ const server = await startPostgres()
 try {
   const env: Record<string, string> = { MEM_LOG: memLog }
   if (process.env["HEAP_DIR"] !== undefined) env["HEAP_DIR"] = process.env["HEAP_DIR"]
-  const runner = await startRunner(server.connectionString, settings, env, [], agentsModule)
+  const runner = await startRunner(server.connectionString, settings, env)
   const client = await Runner.openClient({ database: server.connectionString, settings: { assignmentsRefresh: "1 second", messagePoll: "1 second" } })
   try {
     // Suspended runs (the `approver` waits for an approval at its first step), 100 at a time.

@@ -1,19 +1,34 @@
 /**
- * `tsx bench/src/cluster-probe.ts [runs]`: where a run through the cluster spends its
- * runner's CPU and its SQL. One embedded PostgreSQL with `pg_stat_statements`, one
- * `hookline-runner` (lean settings), this process the client; `runs` (default 200)
- * `charger` runs at once after a warm-up. Prints the runner's CPU per run, the committed
- * transactions per run, and every statement's calls per run, most first.
+ * `node --conditions=@hookline/source --import tsx bench/src/cluster-probe.ts [runs]`:
+ * where a run through the cluster spends its runner's CPU and its SQL, against the same
+ * agent run in-process in the same probe (so "extra" is read from one run). One embedded
+ * PostgreSQL with `pg_stat_statements`; first `runs` (default 200) `charger` runs at once
+ * in this process on a `PostgresStore` (the run lease the runner would take), then through
+ * one `hookline-runner` with the shipped settings, this process the client, each after a
+ * warm-up. Prints the CPU per run of each, the runner's extra, the committed transactions
+ * per run, and every statement's calls per run through the runner, most first.
  * `PROBE_CPU_PROF=<dir>`: the runner writes a V8 CPU profile there when it stops.
+ * `PROBE_RUNNER_ARGS="--lock-expiration 3000 …"`: settings flags for the runner (default none).
  */
-import { Runner } from "@hookline/cluster"
+import { ClusterAgent, Runner, Settings } from "@hookline/cluster"
+import { AgentState, Message } from "@hookline/core"
+import { PostgresStore, RunStore } from "@hookline/store"
+import { Effect, Result } from "effect"
 import pg from "pg"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
+import agents from "./cluster-agents.js"
 import { commits, cpuMillis, startRunner, stopRunners } from "./cluster-procs.js"
 
 const runs = Number(process.argv[2] ?? 200)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const lean = ["--lock-expiration", "3 seconds", "--lock-refresh", "1 second", "--assignments-refresh", "1 second"]
+// "--flag value" pairs; a value may hold spaces ("3 seconds"): a flag starts each pair.
+const pairs = (process.env["PROBE_RUNNER_ARGS"] ?? "").split(/\s+(?=--)/).filter((s) => s !== "").map((pair) => {
+  const [flag, ...value] = pair.trim().split(" ")
+  return [(flag as string).replace(/^--/, ""), value.join(" ")] as const
+})
+const runnerArgs = pairs.flatMap(([flag, value]) => [`--${flag}`, value])
+const given = Settings.fromFlags(Object.fromEntries(pairs))
+if (Result.isFailure(given)) throw given.failure
 
 const server = await startPostgres(["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all"])
 const database = server.connectionString
@@ -28,40 +43,67 @@ const query = async <R extends object>(text: string): Promise<ReadonlyArray<R>> 
   }
 }
 
+// CPU per run and commits per run of a batch of `runs` runs at once.
+const measure = async (cpu: () => number, batch: (prefix: string, count: number) => Promise<void>) => {
+  await batch("warm", 50)
+  await sleep(2_000)
+  await query("SELECT pg_stat_statements_reset()")
+  const commits0 = await commits(database)
+  const cpu0 = cpu()
+  const began = performance.now()
+  await batch("probe", runs)
+  const wall = performance.now() - began
+  const cpu1 = cpu()
+  await sleep(2_000)
+  const commits1 = await commits(database)
+  return { wall, cpu: (cpu1 - cpu0) / runs, commits: (commits1 - commits0) / runs }
+}
+
+// The same agents in this process, on a PostgresStore, with the lease a runner would take.
+const inProcess = async () => {
+  const store = await PostgresStore.open({ connectionString: database, max: 10 })
+  try {
+    const lease = Settings.leaseMillis({ ...Settings.defaults, ...given.success })
+    const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease }))
+    const agent = registered.get("charger")!.agent
+    const processCpu = () => {
+      const u = process.cpuUsage()
+      return (u.user + u.system) / 1_000
+    }
+    return await measure(processCpu, async (prefix, count) => {
+      await Promise.all(Array.from({ length: count }, (_, i) => agent.run(AgentState.make({ id: `inproc-${prefix}-${i}`, messages: [Message.user("charge me")] }))))
+    })
+  } finally {
+    await RunStore.close(store)
+  }
+}
+
 try {
   await query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+  const local = await inProcess()
+  console.log(`in process: ${runs} runs in ${local.wall.toFixed(0)} ms; CPU ${local.cpu.toFixed(2)} ms per run; ${local.commits.toFixed(1)} commits per run`)
   const prof = process.env["PROBE_CPU_PROF"]
-  const runner = await startRunner(database, lean, {}, prof === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}`])
+  const runner = await startRunner(database, runnerArgs, {}, prof === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}`])
   const client = await Runner.openClient({ database, settings: { assignmentsRefresh: "1 second", messagePoll: "1 second" } })
   try {
-    const batch = async (prefix: string, count: number) => {
+    await sleep(3_000)
+    const remote = await measure(() => cpuMillis(runner.pid), async (prefix, count) => {
       const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i}`)
       await Promise.all(ids.map((runId) => client.start("charger", "charge me", { runId })))
       await Promise.all(ids.map((runId) => client.result(runId)))
-    }
-    await sleep(3_000)
-    await batch("warm", 50)
-    await sleep(2_000)
-    await query("SELECT pg_stat_statements_reset()")
-    const commits0 = await commits(database)
-    const cpu0 = cpuMillis(runner.pid)
-    const began = performance.now()
-    await batch("probe", runs)
-    const wall = performance.now() - began
-    const cpu1 = cpuMillis(runner.pid)
-    await sleep(2_000)
-    const commits1 = await commits(database)
-    const rows = await query<{ calls: string; query: string; total_exec_time: number }>(
-      "SELECT calls, total_exec_time, query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC",
+    })
+    const rows = await query<{ calls: string; query: string }>(
+      "SELECT calls, query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC",
     )
-    console.log(`${runs} runs in ${wall.toFixed(0)} ms; runner CPU ${((cpu1 - cpu0) / runs).toFixed(2)} ms per run; ${((commits1 - commits0) / runs).toFixed(1)} commits per run`)
+    console.log(`runner${runnerArgs.length === 0 ? " (shipped settings)" : ` (${runnerArgs.join(" ")})`}: ${runs} runs in ${remote.wall.toFixed(0)} ms; CPU ${remote.cpu.toFixed(2)} ms per run; ${remote.commits.toFixed(1)} commits per run`)
+    console.log(`extra runner CPU per run: ${(remote.cpu - local.cpu).toFixed(2)} ms (target <= 5)`)
     let total = 0
     for (const r of rows) {
       const perRun = Number(r.calls) / runs
       total += perRun
       if (perRun >= 0.05) console.log(`${perRun.toFixed(2).padStart(7)}  ${r.query.replace(/\s+/g, " ").slice(0, 170)}`)
     }
-    console.log(`${total.toFixed(1)} statements per run`)
+    console.log(`${total.toFixed(1)} statements per run through the runner`)
   } finally {
     await client.close()
     await stopRunners([runner])

@@ -10,15 +10,15 @@
  * - the pause of a SIGKILLed runner's runs in flight with the shipped settings.
  * `BENCH_QUICK=1`: fewer runs, figures only indicative.
  */
-import { ClusterAgent, Runner } from "@hookline/cluster"
+import { ClusterAgent, Runner, Settings } from "@hookline/cluster"
 import { AgentState, Message } from "@hookline/core"
 import { PostgresStore, RunStore } from "@hookline/store"
 import { Effect } from "effect"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agents } from "../../packages/cluster/test/support/agents.js"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
+import agents from "./cluster-agents.js"
 import { commits, cpuMillis, heapOf, type RunnerProc, startRunner, stopRunners } from "./cluster-procs.js"
 import { machine } from "./measure.js"
 import { print } from "./table.js"
@@ -33,8 +33,9 @@ interface Plan {
 const plan = (quick: boolean): Plan =>
   quick ? { runs: 30, latencySamples: 20, suspended: 100, killRuns: 30 } : { runs: 200, latencySamples: 100, suspended: 1_000, killRuns: 100 }
 
-// Lean settings for the throughput, latency and memory rows (the pause row uses the shipped ones).
-const lean = ["--lock-expiration", "3 seconds", "--lock-refresh", "1 second", "--assignments-refresh", "1 second"]
+// Every row runs the shipped settings (the memory row with a 3 s idle eviction, to see the
+// runs evicted within the bench). A shorter lock expiry would renew the run lease more
+// often, so more commits per run against the in-process loop (which takes the same lease).
 const clientSettings = { assignmentsRefresh: "1 second", messagePoll: "1 second" } as const
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -90,7 +91,7 @@ const throughput = async (database: string, client: OpenClient, runners: Readonl
 const inProcess = async (database: string, p: Plan): Promise<ThroughputRow> => {
   const store = await PostgresStore.open({ connectionString: database, max: 10 })
   try {
-    const registered = await Effect.runPromise(ClusterAgent.register(agents(() => undefined), store, { lease: 10_000 }))
+    const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(Settings.defaults) }))
     const agent = registered.get("charger")!.agent
     const run = (i: number, prefix: string) => agent.run(AgentState.make({ id: `${prefix}-${i}`, messages: [Message.user("charge me")] }))
     await Promise.all(Array.from({ length: Math.max(5, Math.round(p.runs / 10)) }, (_, i) => run(i, "inproc-warm")))
@@ -140,7 +141,7 @@ const latency = async (client: OpenClient, p: Plan): Promise<ReadonlyArray<Laten
 // A runner's heap per suspended run, resident and then evicted (idle eviction 3 s).
 const memory = async (database: string, p: Plan) => {
   const memLog = scratch("mem.log")
-  const runner = await startRunner(database, [...lean, "--idle-eviction", "3 seconds"], { MEM_LOG: memLog })
+  const runner = await startRunner(database, ["--idle-eviction", "3 seconds"], { MEM_LOG: memLog })
   const client = await Runner.openClient({ database, settings: clientSettings })
   try {
     // Warm: the agents, the codecs and the cluster's machinery are loaded.
@@ -229,7 +230,7 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
     try {
       for (const k of [1, 2, 3]) {
         progress(`cluster: ${k} runner(s), ${p.runs} runs`)
-        runners.push(await startRunner(database, lean))
+        runners.push(await startRunner(database, []))
         client ??= await Runner.openClient({ database, settings: clientSettings })
         // The shards spread over the runner that joined.
         await sleep(4_000)

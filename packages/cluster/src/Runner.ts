@@ -9,12 +9,12 @@
  * @since 0.1.0
  */
 import { NodeClusterSocket } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
 import { PostgresStore } from "@hookline/store"
-import { Effect, Layer, ManagedRuntime, Option, Redacted, Result, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Result, Stream } from "effect"
 import { RunnerAddress } from "effect/cluster"
 import * as Client from "./Client.js"
 import * as ClusterAgent from "./ClusterAgent.js"
+import { sqlLayer } from "./internal/sql.js"
 import * as RunEntity from "./RunEntity.js"
 import * as Settings from "./Settings.js"
 
@@ -32,8 +32,6 @@ export interface Options {
   readonly port?: number | undefined
   readonly settings?: Partial<Settings.Settings> | undefined
 }
-
-const sqlLayer = (database: string) => PgClient.layer({ url: Redacted.make(database), maxConnections: 10 })
 
 /**
  * The runner's store and agents (closed when the layer is released, after the runs).

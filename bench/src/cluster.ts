@@ -2,7 +2,8 @@
  * `pnpm bench cluster`: @hookline/cluster on one embedded PostgreSQL and `hookline-runner`
  * processes on 127.0.0.1, the bench process being the client. Measured:
  * - the latency of one run's persisted message (Start, stored and pushed) and of a
- *   volatile one (Status), and of a whole short run (Start until `result`);
+ *   volatile one (Status), and of a whole short run (Start until `result`), beside the
+ *   same run in process (the run's cluster overhead is the difference);
  * - runs per second with 1, 2 and 3 runners (the `charger` agent: 3 steps of 2 tool calls,
  *   a scripted model, no tool delay), with the runners' CPU time and PostgreSQL's committed
  *   transactions per run, beside the same agent run in-process on a `PostgresStore`;
@@ -88,7 +89,9 @@ const throughput = async (database: string, client: OpenClient, runners: Readonl
 }
 
 // The same agent in this process, checkpointing to a PostgresStore on the same database.
-const inProcess = async (database: string, p: Plan): Promise<ThroughputRow> => {
+// Also the same short run one at a time, as the latency rows run it through the cluster:
+// the in-process time a run's cluster overhead is read against.
+const inProcess = async (database: string, p: Plan): Promise<{ readonly row: ThroughputRow; readonly alone: ReadonlyArray<number> }> => {
   const store = await PostgresStore.open({ connectionString: database, max: 10 })
   try {
     const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(Settings.defaults) }))
@@ -102,7 +105,14 @@ const inProcess = async (database: string, p: Plan): Promise<ThroughputRow> => {
     const wall = performance.now() - began
     const cpu = process.cpuUsage(cpu0)
     const commits1 = await settledCommits(database)
-    return { what: "in-process loop (PostgresStore)", runsPerSecond: (p.runs * 1_000) / wall, cpuPerRun: (cpu.user + cpu.system) / 1_000 / p.runs, commitsPerRun: (commits1 - commits0) / p.runs }
+    const alone: Array<number> = []
+    for (let i = 0; i < p.latencySamples; i++) {
+      const t0 = performance.now()
+      await run(i, "inproc-alone")
+      alone.push(performance.now() - t0)
+    }
+    const row = { what: "in-process loop (PostgresStore)", runsPerSecond: (p.runs * 1_000) / wall, cpuPerRun: (cpu.user + cpu.system) / 1_000 / p.runs, commitsPerRun: (commits1 - commits0) / p.runs }
+    return { row, alone }
   } finally {
     await RunStore.close(store)
   }
@@ -223,7 +233,8 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
   try {
     const rows: Array<ThroughputRow> = []
     progress("cluster: in-process baseline")
-    rows.push(await inProcess(database, p))
+    const baseline = await inProcess(database, p)
+    rows.push(baseline.row)
     const runners: Array<RunnerProc> = []
     let client: OpenClient | undefined
     let latencies: ReadonlyArray<LatencyRow> = []
@@ -237,7 +248,7 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
         rows.push(await throughput(database, client, runners, p, `tp${k}`))
         if (k === 1) {
           progress(`cluster: latency, ${p.latencySamples} runs one at a time`)
-          latencies = await latency(client, p)
+          latencies = [...await latency(client, p), { what: "the same short run in process, one at a time (ms)", p50: median(baseline.alone), p90: p90(baseline.alone) }]
         }
       }
     } finally {
@@ -256,6 +267,10 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
       { header: "p50", align: "right", cell: (r: LatencyRow) => ms(r.p50) },
       { header: "p90", align: "right", cell: (r: LatencyRow) => ms(r.p90) },
     ], latencies)
+    const [persisted, , whole, alone] = latencies
+    if (persisted !== undefined && whole !== undefined && alone !== undefined) {
+      console.log(`a short run's cluster overhead, p50: ${ms(whole.p50 - alone.p50)} ms (through the cluster less in process), against one persisted message round trip: ${ms(persisted.p50)} ms`)
+    }
     console.log("")
     print([
       { header: `${p.runs} charger runs (6 tool calls, 4 model steps each)`, cell: (r: ThroughputRow) => r.what },

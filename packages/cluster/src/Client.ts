@@ -11,6 +11,7 @@
 import { Cause, Clock, Context, Data, Duration, Effect, Layer, Option, Result, Schedule, Stream } from "effect"
 import type { Sharding } from "effect/cluster"
 import { HooklineRun } from "./HooklineRun.js"
+import { isSettled } from "./internal/summary.js"
 import * as Protocol from "./Protocol.js"
 import type { RunError, RunSummary } from "./Protocol.js"
 import * as RunEvent from "./RunEvent.js"
@@ -225,7 +226,7 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
           if (answer._tag === "NotStored") {
             return now - since >= notFoundAfter ? Effect.fail(answer.error) : Effect.andThen(Effect.sleep(poll), ask(runId, since))
           }
-          if (answer._tag === "Summary" && answer.summary.status !== "pending" && answer.summary.status !== "running") {
+          if (answer._tag === "Summary" && isSettled(answer.summary.status)) {
             return Effect.succeed(answer.summary)
           }
           return Effect.andThen(Effect.sleep(poll), ask(runId, now))

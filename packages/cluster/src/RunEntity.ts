@@ -20,8 +20,9 @@ import type { Registered } from "./ClusterAgent.js"
 import { HooklineRun } from "./HooklineRun.js"
 import { RunNotFound, RunRejected, type RunSummary, ToolSetMismatch, UnknownAgent } from "./Protocol.js"
 import { batchOf } from "./internal/events.js"
-import { isEnded, summaryOf } from "./internal/summary.js"
+import { isEnded, isSettled, summaryOf } from "./internal/summary.js"
 import * as RunEvent from "./RunEvent.js"
+import * as Settings from "./Settings.js"
 
 /**
  * What the handlers need on a runner: the store the runs checkpoint to, and the agents.
@@ -300,7 +301,7 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
             // A run no runner here can go on with says so, rather than waiting forever.
             yield* agentFor(agents, runId, "", saved.envelope)
             const answer = summary(saved.state, saved.envelope)
-            if ((answer.status !== "pending" && answer.status !== "running") || now >= deadline) return answer
+            if (isSettled(answer.status) || now >= deadline) return answer
           } else if (now >= deadline) {
             return yield* new RunNotFound({ runId })
           }
@@ -351,7 +352,7 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
  */
 export const layer = (options: {
   readonly maxIdleTime?: string | number | undefined
-  /** How long a runner shutting down lets its runs in flight end before effect/cluster's teardown (default 15 s). */
+  /** How long a runner shutting down lets its runs in flight end before effect/cluster's teardown (default: the settings' `terminationTimeout`). */
   readonly drainTimeout?: number | undefined
 } = {}) =>
   Layer.unwrap(Effect.sync(() => {
@@ -359,6 +360,6 @@ export const layer = (options: {
     const entity = HooklineRun.toLayer(handlers(drain), options.maxIdleTime === undefined ? {} : { maxIdleTime: options.maxIdleTime as never })
     // Built after the entity, so released before it: the runs end while the runner still
     // holds its shards, then effect/cluster's teardown begins.
-    const draining = Layer.effectDiscard(Effect.addFinalizer(() => drain.close(options.drainTimeout ?? 15_000)))
+    const draining = Layer.effectDiscard(Effect.addFinalizer(() => drain.close(options.drainTimeout ?? Settings.millisOf(Settings.defaults.terminationTimeout))))
     return draining.pipe(Layer.provide(entity))
   }))

@@ -6,6 +6,9 @@ import type { RunSummary } from "../Protocol.js"
 export const isEnded = (status: AgentState.ExecutionStatus): boolean =>
   status === "completed" || status === "stopped" || status === "failed"
 
+// Ended or suspended: what `result` answers with (a run pending or running is not yet).
+export const isSettled = (status: AgentState.ExecutionStatus): boolean => status !== "pending" && status !== "running"
+
 const lastText = (state: AgentState): string | undefined => {
   const messages = state.context.messages.toArray()
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -245,7 +245,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     if (entry.deferred.length === 0) return Exit.void
     if (atOnce !== undefined) {
       for (let next = entry.deferred[0]; next !== undefined; next = entry.deferred[0]) {
-        const put = atOnce.journalPut(runId, next.key, JournalEntry.textOf(next))
+        // A vouched entry goes by reference to a store that keeps it (MemoryStore).
+        const put = next.body === undefined && atOnce.journalKeep !== undefined
+          ? atOnce.journalKeep(runId, next.key, next)
+          : atOnce.journalPut(runId, next.key, JournalEntry.textOf(next))
         if (Exit.isFailure(put)) return put
         entry.deferred.shift()
       }

@@ -8,6 +8,7 @@
 import { Effect, Exit } from "effect"
 import * as Checkpoint from "./Checkpoint.js"
 import * as AtOnce from "./internal/atOnce.js"
+import * as JournalEntry from "./internal/journalEntry.js"
 import * as RunStore from "./RunStore.js"
 import * as StoreError from "./StoreError.js"
 
@@ -24,6 +25,11 @@ export interface RunData {
   status: RunStore.RunSummary["status"]
   createdAt: number
   updatedAt: number
+  /**
+   * The journal: each entry's JSON text by key. Entries the checkpoint hooks wrote by
+   * reference are kept as their frozen value and their text written when first read
+   * (through `get` or any iteration), so every read gives text, as before.
+   */
   readonly journal: Map<string, string>
 }
 
@@ -65,10 +71,62 @@ class DeltaRow implements Checkpoint.Row {
   }
 }
 
+// A run's journal, some entries kept as the frozen value they were written from (vouched
+// for: internal/byReference.ts) until their text is first read: the text the writer would
+// have written. Every reading (get, iteration) gives text; a test that swaps in a plain
+// Map (as an administrator edits a table) still works, with text only.
+class Journal extends Map<string, string> {
+  readonly #kept = new Map<string, JournalEntry.Entry>()
+  keep(key: string, entry: JournalEntry.Entry): void {
+    super.set(key, "")
+    this.#kept.set(key, entry)
+  }
+  #write(key: string): void {
+    const entry = this.#kept.get(key)
+    if (entry === undefined) return
+    this.#kept.delete(key)
+    super.set(key, JournalEntry.textOf(entry))
+  }
+  #writeAll(): void {
+    for (const key of [...this.#kept.keys()]) this.#write(key)
+  }
+  override get(key: string): string | undefined {
+    this.#write(key)
+    return super.get(key)
+  }
+  override set(key: string, body: string): this {
+    this.#kept.delete(key)
+    return super.set(key, body)
+  }
+  override delete(key: string): boolean {
+    this.#kept.delete(key)
+    return super.delete(key)
+  }
+  override clear(): void {
+    this.#kept.clear()
+    super.clear()
+  }
+  override forEach(f: (body: string, key: string, map: Map<string, string>) => void, thisArg?: unknown): void {
+    this.#writeAll()
+    super.forEach(f, thisArg)
+  }
+  override entries(): MapIterator<[string, string]> {
+    this.#writeAll()
+    return super.entries()
+  }
+  override values(): MapIterator<string> {
+    this.#writeAll()
+    return super.values()
+  }
+  override [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.entries()
+  }
+}
+
 // A row as the store gives it: plain, whatever it was kept as.
 const plainRow = (row: Checkpoint.Row): Checkpoint.Row => (row instanceof DeltaRow ? Object.freeze({ seq: row.seq, body: row.body }) : row)
 
-const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt: 0, updatedAt: 0, journal: new Map() })
+const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt: 0, updatedAt: 0, journal: new Journal() })
 
 /**
  * A store over `data` (a new, empty one by default).
@@ -96,7 +154,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     const head = run?.head ?? 0
     if (commit.seq !== head + 1) return Exit.fail(StoreError.conflict(commit.runId, commit.seq - 1, head))
     if (run === undefined || head === 0) {
-      first(commit, row, run?.journal ?? new Map())
+      first(commit, row, run?.journal ?? new Journal())
     } else {
       run.rows.push(row)
       run.head = commit.seq
@@ -108,19 +166,23 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
   const create = (commit: Omit<RunStore.Commit, "body">, row: Checkpoint.Row, replace: boolean): Exit.Exit<void, StoreError.RunExists> => {
     const run = runs.get(commit.runId)
     if (run !== undefined && run.head > 0 && !replace) return Exit.fail(StoreError.runExists(commit.runId))
-    first(commit, row, replace || run === undefined ? new Map() : run.journal)
+    first(commit, row, replace || run === undefined ? new Journal() : run.journal)
     return Exit.void
   }
   const commitNow = (commit: RunStore.Commit) => commitRow(commit, Object.freeze({ seq: commit.seq, body: commit.body }))
-  const put = (runId: string, key: string, body: string): boolean => {
+  // `body`: the entry's text, or the entry itself (vouched for), kept by reference.
+  const put = (runId: string, key: string, body: string | JournalEntry.Entry): boolean => {
     let run = runs.get(runId)
     if (run === undefined) {
       // A journal entry may come before the run's first checkpoint.
       run = fresh()
       runs.set(runId, run)
     }
-    if (run.journal.has(key)) return false
-    run.journal.set(key, body)
+    const journal = run.journal
+    if (journal.has(key)) return false
+    if (typeof body === "string") journal.set(key, body)
+    else if (journal instanceof Journal) journal.keep(key, body)
+    else journal.set(key, JournalEntry.textOf(body))
     return true
   }
   const store: RunStore.RunStore = Object.freeze({
@@ -179,6 +241,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
   return AtOnce.register(store, {
     commit: commitNow,
     journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)),
+    journalKeep: (runId, key, entry) => Exit.succeed(put(runId, key, entry)),
     commitDelta: (commit, delta) => commitRow(commit, new DeltaRow(commit.seq, delta)),
     createDelta: (commit, delta, replace) => create(commit, new DeltaRow(1, delta), replace),
   })

@@ -212,3 +212,52 @@ describe("JournalEntry.entry", () => {
     )
   }, 60_000)
 })
+
+describe("MemoryStore's journal by reference", () => {
+  const execution = (output: unknown) =>
+    ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), output as never, 1, 2)
+
+  it("reads back, by key and by iteration, the text the plain path wrote, and keeps the first write", () => {
+    let kept = 0
+    fc.assert(
+      fc.property(hostileValue, (output) => {
+        const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, execution(output))
+        if (Result.isFailure(made)) return
+        const fastData = MemoryStore.emptyData()
+        const plainData = MemoryStore.emptyData()
+        const fast = AtOnce.of(MemoryStore.make(fastData))!
+        const plain = MemoryStore.make(plainData)
+        const entry = made.success
+        if (entry.body === undefined) kept++
+        const put = entry.body === undefined ? fast.journalKeep!("run-1", "k", entry) : fast.journalPut("run-1", "k", entry.body)
+        expect(put).toEqual(Exit.succeed(true))
+        expect(Effect.runSync(plain.journalPut("run-1", "k", JournalEntry.textOf(entry)))).toBe(true)
+        // The first write wins either way.
+        expect(fast.journalPut("run-1", "k", "\"other\"")).toEqual(Exit.succeed(false))
+        const journal = (data: MemoryStore.Data) => data.runs.get("run-1")!.journal
+        expect([...journal(fastData)]).toEqual([...journal(plainData)])
+        expect(journal(fastData).get("k")).toBe(journal(plainData).get("k"))
+      }),
+      { numRuns: 300 },
+    )
+    expect(kept).toBeGreaterThan(0)
+  }, 60_000)
+
+  it("gives text through get, iteration and forEach alike", () => {
+    const data = MemoryStore.emptyData()
+    const ops = AtOnce.of(MemoryStore.make(data))!
+    const entries = [1, 2, 3].map((n) => JournalEntry.entry(ByReference.measure(), "run-1", `k${n}`, Codecs.ToolExecution, execution(n)))
+    for (const made of entries) {
+      if (Result.isFailure(made) || made.success.body !== undefined) throw new Error("expected an entry kept by reference")
+      expect(ops.journalKeep!("run-1", made.success.key, made.success)).toEqual(Exit.succeed(true))
+    }
+    const journal = data.runs.get("run-1")!.journal
+    const texts = [1, 2, 3].map((n) => JournalEntry.encode("run-1", `k${n}`, Codecs.ToolExecution, execution(n))).map((r) => Result.getOrThrow(r))
+    expect(journal.get("k2")).toBe(texts[1])
+    const seen: Array<string> = []
+    journal.forEach((body) => seen.push(body))
+    expect(seen).toEqual(texts)
+    expect([...journal.values()]).toEqual(texts)
+    expect([...journal.keys()]).toEqual(["k1", "k2", "k3"])
+  })
+})

@@ -7,6 +7,7 @@ import type { Exit } from "effect"
 import type * as Checkpoint from "../Checkpoint.js"
 import type { Commit, RunStore } from "../RunStore.js"
 import type * as StoreError from "../StoreError.js"
+import type * as JournalEntry from "./journalEntry.js"
 
 /** The operations of a store that answer at once, as the store's own Effects would. */
 export interface AtOnce {
@@ -18,6 +19,12 @@ export interface AtOnce {
    * without it is handed text.
    */
   readonly commitDelta?: ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta) => Exit.Exit<void, StoreError.CheckpointConflict | StoreError.StoreFailed>) | undefined
+  /**
+   * `journalPut` of an entry whose value is vouched for (`entry.body` undefined), keeping
+   * the value itself and writing its text (`JournalEntry.textOf`) only when it is read.
+   * Optional: a store without it is handed text.
+   */
+  readonly journalKeep?: ((runId: string, key: string, entry: JournalEntry.Entry) => Exit.Exit<boolean, StoreError.StoreFailed>) | undefined
   /** The store's `create` (a new run's first checkpoint), keeping the delta as `commitDelta` does. */
   readonly createDelta?:
     | ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta, replace: boolean) => Exit.Exit<void, StoreError.RunExists | StoreError.StoreFailed>)

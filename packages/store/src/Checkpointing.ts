@@ -51,6 +51,7 @@ import { Clock, Duration, Effect, Exit, Fiber, Result } from "effect"
 import * as Envelope from "./Envelope.js"
 import * as AtOnce from "./internal/atOnce.js"
 import * as ByReference from "./internal/byReference.js"
+import * as Ending from "./internal/ending.js"
 import * as JournalEntry from "./internal/journalEntry.js"
 import * as Plan from "./internal/plan.js"
 import * as RunStore from "./RunStore.js"
@@ -156,6 +157,15 @@ interface Tracked {
   // starts (BeforeToolUse), or is dropped once the step's checkpoint, which holds it,
   // committed (AfterStep); AfterExecution writes what is left before its checkpoint.
   readonly deferred: Array<JournalEntry.Entry>
+  // The checkpoint of a step that ran no tool and stops the run, checked and not yet
+  // written (stores with an ending only): the run's end writes it with its own, in one
+  // statement; any other write of the run writes it first.
+  held: Held | undefined
+}
+
+interface Held {
+  readonly commit: RunStore.Commit
+  readonly saved: RunStore.Saved
 }
 
 type SaveFailure = StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed
@@ -240,8 +250,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
 
   // Writes the run's deferred journal entries, oldest first (each is taken off the list
-  // once the store acknowledged it).
-  const flush = (runId: string, entry: Tracked): Effect.Effect<void, StoreError.StoreFailed> => {
+  // once the store acknowledged it), after a held step's checkpoint: no tool starts and
+  // nothing is journaled before it.
+  const flush = (runId: string, entry: Tracked): Effect.Effect<void, SaveFailure> => {
+    if (entry.held !== undefined) return Effect.andThen(writeHeld(entry), () => flush(runId, entry))
     if (entry.deferred.length === 0) return Exit.void
     if (atOnce !== undefined) {
       for (let next = entry.deferred[0]; next !== undefined; next = entry.deferred[0]) {
@@ -270,6 +282,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // A checkpoint holds the entries deferred before it (the step's answer and results are
   // in its state), so they are dropped once it committed.
   const checkpoint = (ctx: HookContext, entry: Tracked): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.held !== undefined) return Effect.andThen(writeHeld(entry), () => checkpoint(ctx, entry))
     if (entry.lost) return Exit.succeed(ctx)
     return atOnce !== undefined && entry.saved !== undefined ? checkpointNow(ctx, entry, entry.saved, atOnce) : checkpointEffect(ctx, entry)
   }
@@ -372,6 +385,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         replaying: journaling && loaded,
         replayed: new Set(),
         deferred: [],
+        held: undefined,
       }
       runs.set(key, entry)
       // Detached: the hook's fiber ends with the hook; AfterExecution (which fires on
@@ -381,22 +395,61 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
+  // A store that commits a run's last checkpoint and releases its lease in one
+  // statement (the SQL stores: internal/ending.ts).
+  const ending = Ending.of(store)
+
+  // The last checkpoint and the lease's release in one statement. Nothing to write, a
+  // lost lease or a refused checkpoint: `checkpoint`'s way, the release apart. The
+  // statement releases the lease on a conflict too; on a failure, the release is tried
+  // again apart (`finish`).
+  const checkpointAndRelease = (ctx: HookContext, entry: Tracked, ends: Ending.Ending, released: () => void): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.lost || entry.saved === undefined) return checkpoint(ctx, entry)
+    measured.forget()
+    // With a held step: one checkpoint from the last one written, holding both; if it is
+    // refused, the held one is written first and the last one checked apart, as before.
+    const planned = RunStore.nextSave(ctx.state, entry.saved, undefined, envelopeOf(ctx.state))
+    const ready = Result.isSuccess(planned) ? planned.success ?? entry.held : undefined
+    if (ready === undefined) return checkpoint(ctx, entry)
+    entry.held = undefined
+    return Effect.map(
+      Effect.tapError(ends.commitAndRelease(ready.commit, entry.owner), (error) =>
+        Effect.sync(() => {
+          if (error._tag !== "CheckpointConflict") return
+          entry.conflict ??= error
+          released()
+        })),
+      () => {
+        released()
+        entry.saved = ready.saved
+        entry.deferred.length = 0
+        return ctx
+      },
+    )
+  }
+
   // The run's last checkpoint; then the heartbeat stops and the lease is released,
-  // whatever happens (a conflict it met stays, for `settle`).
+  // whatever happens (a conflict it met stays, for `settle`). On a store with an ending,
+  // the checkpoint and the release are one statement.
   const finish = (ctx: HookContext) =>
     Effect.flatMap(keyOf(ctx.state), (key) => {
       const entry = runs.get(key)
       if (entry === undefined) return Effect.succeed(ctx)
+      let released = false
+      const last = ending === undefined ? () => checkpoint(ctx, entry) : () => checkpointAndRelease(ctx, entry, ending, () => {
+        released = true
+      })
       return Effect.ensuring(
         // Entries of a step that ended without its checkpoint (a failure, a suspension, an
-        // abort) are written first: the state may not hold them.
-        Effect.andThen(flush(ctx.state.id, entry), () => checkpoint(ctx, entry)),
+        // abort) are written first: the state may not hold them. (With none, a held step's
+        // checkpoint is not written apart: the last one holds it.)
+        entry.deferred.length === 0 ? Effect.suspend(last) : Effect.andThen(flush(ctx.state.id, entry), last),
         Effect.suspend(() => {
           runs.delete(key)
           if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
           return Effect.andThen(
             entry.heartbeat === undefined ? Effect.void : Fiber.interrupt(entry.heartbeat),
-            Effect.ignore(store.releaseLease(ctx.state.id, entry.owner)),
+            released ? Effect.void : Effect.ignore(store.releaseLease(ctx.state.id, entry.owner)),
           )
         }),
       )
@@ -534,7 +587,49 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     return ctx
   }
 
-  const checkpointStep = Hook.effect((ctx: HookContext) => withRecord(ctx, ctx, (entry) => checkpoint(ctx, entry)))
+  // Writes the held step's checkpoint (a store that fails or refuses it ends the hook
+  // that asked, as the step's own hook would have failed).
+  const writeHeld = (entry: Tracked): Effect.Effect<void, SaveFailure> => {
+    const held = entry.held
+    if (held === undefined) return Exit.void
+    entry.held = undefined
+    return Effect.map(
+      Effect.tapError(store.commit(held.commit), (error) =>
+        Effect.sync(() => {
+          if (error._tag === "CheckpointConflict") entry.conflict ??= error
+        })),
+      () => {
+        entry.saved = held.saved
+      },
+    )
+  }
+
+  // A step that ran no tool (its answer asked for none) and stops the run: nothing of it
+  // runs again on a resume but its model call, as when a crash comes before its checkpoint.
+  const quietEnd = (state: AgentState): boolean => {
+    const execution = state.execution
+    const last = execution.steps.at(-1)
+    return execution.stopSignals.length > 0 && last !== undefined && last.toolExecutions.length === 0 &&
+      (last.response?.toolCalls.length ?? 0) === 0 && execution.pendingCalls === undefined && execution.suspendedStep === undefined
+  }
+
+  // On a store with an ending, such a step's checkpoint is checked now (a refusal fails
+  // this hook, as writing it would) and held for the run's end, which writes it with its
+  // own in one statement; an OnStop continuation writes it before anything else.
+  const checkpointStep = Hook.effect((ctx: HookContext) =>
+    withRecord(ctx, ctx, (entry) => {
+      if (ending === undefined || entry.lost || entry.saved === undefined || entry.held !== undefined || !quietEnd(ctx.state)) {
+        return checkpoint(ctx, entry)
+      }
+      measured.forget()
+      const planned = RunStore.nextSave(ctx.state, entry.saved, undefined, envelopeOf(ctx.state))
+      if (Result.isFailure(planned)) return Effect.fail(planned.failure)
+      if (planned.success !== undefined) entry.held = planned.success
+      // The step's answer is in the held checkpoint, as in a written one.
+      entry.deferred.length = 0
+      return Exit.succeed(ctx)
+    })
+  )
 
   const hook = (h: Hook.AnyHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })

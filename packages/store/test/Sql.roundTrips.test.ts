@@ -2,12 +2,14 @@
 // the model's answer (a journal insert) before its tools run, then the step's checkpoint
 // (the head moved and the row inserted in one statement, its own transaction). No
 // BEGIN/COMMIT pair around a step's writes, no lease query on the step's path.
-import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
-import { AgentState, Message } from "@hookline/core"
+import { AgentBuilder, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentState, HookContext, HookTriggers, Message } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
+import { Effect } from "effect"
 import * as t from "io-ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RunStore, StoreError, UseCheckpoints } from "../src/index.js"
+import { MemoryStore, RunStore, StoreError, UseCheckpoints } from "../src/index.js"
+import * as Ending from "../src/internal/ending.js"
 import * as Sql from "../src/internal/sql.js"
 
 interface PgliteLike {
@@ -22,6 +24,7 @@ const log: Array<string> = []
 let counting = false
 
 const kindOf = (text: string): string => {
+  if (/INSERT INTO hookline_checkpoints/.test(text) && /hookline_leases/.test(text)) return "checkpoint and lease"
   if (/INSERT INTO hookline_journal/.test(text)) return "journal"
   if (/INSERT INTO hookline_checkpoints/.test(text)) return "checkpoint"
   if (/hookline_leases/.test(text)) return "lease"
@@ -58,7 +61,7 @@ afterAll(async () => {
 })
 
 describe("the SQL store's round trips", () => {
-  it("writes a tool step in two statements, each its own commit: the model's answer, then the checkpoint", async () => {
+  it("writes a tool step in two statements, each its own commit: the model's answer, then the checkpoint; ends a run in one", async () => {
     const echo = Tool.make({ name: "echo", parameters: t.type({ n: t.number }), execute: ({ n }) => n })
     const steps = [0, 1, 2].map((n) => ScriptedDriver.toolCalls([{ id: `c${n}`, name: "echo", arguments: { n } }]))
     const agent = AgentBuilder.make(UseDriver(ScriptedDriver.make([...steps, ScriptedDriver.text("done")])), UseTools([echo]), UseCheckpoints(store))
@@ -72,9 +75,9 @@ describe("the SQL store's round trips", () => {
       "lease", // the run's lease, taken
       "checkpoint", // the run's first checkpoint, inserted only if the id is new
       ...[0, 1, 2].flatMap(() => ["journal", "checkpoint"]),
-      "checkpoint", // the final answer's step
-      "checkpoint", // the run's end
-      "lease", // released
+      // The final answer's step (it ran no tool and stops the run), the run's end and the
+      // lease's release: one statement.
+      "checkpoint and lease",
     ])
     expect((await RunStore.load(store, "round-trips"))?.state.context.messages.length).toBe(final.context.messages.length)
   }, 120_000)
@@ -100,5 +103,75 @@ describe("the SQL store's round trips", () => {
     const loaded = await RunStore.load(store, "exists-once")
     expect(loaded?.seq).toBe(1)
     expect(loaded?.state.context.messages.toArray().map((m) => m.content)).toEqual(["first"])
+  }, 120_000)
+
+  it("ends a run in one statement: the checkpoint from the head it names and the release of the owner's lease, the release on a conflict too", async () => {
+    const ends = Ending.of(store)!
+    const state = AgentState.make({ id: "ending", messages: [Message.user("one")] })
+    const first = await RunStore.save(store, state)
+    const lease = (owner: string) => Effect.runPromise(store.takeLease({ runId: "ending", owner, expiresAt: 1e15 }, 0))
+    const free = () => Effect.runPromise(Effect.result(store.takeLease({ runId: "ending", owner: "probe", expiresAt: 1 }, 0)))
+    const commitOf = (text: string, seq: number) => {
+      const planned = RunStore.nextSave(AgentState.appendMessage(state, Message.user(text)), first, 5)
+      const ready = planned._tag === "Success" ? planned.success : undefined
+      return { ...ready!.commit, seq }
+    }
+    // Another owner's lease stays; the checkpoint is written.
+    await lease("other")
+    await Effect.runPromise(ends.commitAndRelease(commitOf("two", 2), "me"))
+    expect((await free())._tag).toBe("Failure")
+    expect((await RunStore.load(store, "ending"))?.seq).toBe(2)
+    await Effect.runPromise(store.releaseLease("ending"))
+    // From a stale head: refused, naming the head; nothing written; the owner's lease released all the same.
+    await lease("me")
+    const error = await Effect.runPromise(ends.commitAndRelease(commitOf("stale", 2), "me")).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreError.CheckpointConflict)
+    expect(error).toMatchObject({ runId: "ending", expected: 1, actual: 2 })
+    expect((await free())._tag).toBe("Success")
+    const loaded = await RunStore.load(store, "ending")
+    expect(loaded?.state.context.messages.toArray().map((m) => m.content)).toEqual(["one", "two"])
+  }, 120_000)
+
+  it("writes a held final answer's step before anything else when an OnStop hook goes on, and loads back the run", async () => {
+    const echo = Tool.make({ name: "echo", parameters: t.type({ n: t.number }), execute: ({ n }) => n })
+    let asked = 0
+    const goOn = UseHook((ctx) => (asked++ === 0 ? HookContext.requestContinuation(ctx, "more") : ctx), { triggers: HookTriggers.of("OnStop"), name: "test:go_on" })
+    const model = ScriptedDriver.make([ScriptedDriver.text("first"), ScriptedDriver.toolCalls([{ id: "c0", name: "echo", arguments: { n: 0 } }]), ScriptedDriver.text("done")])
+    const agent = AgentBuilder.make(UseDriver(model), UseTools([echo]), goOn, UseCheckpoints(store))
+    log.length = 0
+    counting = true
+    const final = await agent.run(AgentState.make({ id: "held-then-on", messages: [Message.user("go")] })).finally(() => {
+      counting = false
+    })
+    expect(final.execution.status).toBe("completed")
+    expect(log).toEqual([
+      "lease",
+      "checkpoint", // the run's first checkpoint
+      "checkpoint", // the held answer's step, written before the next answer is journaled
+      "journal",
+      "checkpoint",
+      "checkpoint and lease",
+    ])
+    const loaded = await RunStore.load(store, "held-then-on")
+    expect(loaded?.state.context.messages.toArray()).toEqual(final.context.messages.toArray())
+    expect(loaded?.state.execution.steps.length).toBe(3)
+  }, 120_000)
+
+  it("writes a held step's checkpoint apart when the run's last one is refused, storing what MemoryStore stores", async () => {
+    const spoil = UseHook((ctx) => HookContext.withState(ctx, { ...ctx.state, metadata: Object.freeze({ bad: () => 1 }) } as unknown as AgentState), {
+      triggers: HookTriggers.of("AfterExecution"),
+      name: "test:spoil",
+    })
+    const stored = async (on: RunStore.RunStore, runId: string) => {
+      const agent = AgentBuilder.make(UseDriver(ScriptedDriver.make([ScriptedDriver.text("answer")])), spoil, UseCheckpoints(on))
+      const final = await agent.run(AgentState.make({ id: runId, messages: [Message.user("go")] }))
+      const loaded = await RunStore.load(on, runId)
+      return { errors: final.execution.errors.map((e) => e._tag), steps: loaded?.state.execution.steps.length, status: loaded?.state.execution.status }
+    }
+    const onSql = await stored(store, "held-refused")
+    expect(onSql).toEqual(await stored(MemoryStore.make(), "held-refused"))
+    expect(onSql.steps).toBe(1)
+    // The lease went back all the same.
+    expect((await Effect.runPromise(Effect.result(store.takeLease({ runId: "held-refused", owner: "probe", expiresAt: 1 }, 0))))._tag).toBe("Success")
   }, 120_000)
 })

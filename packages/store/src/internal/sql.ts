@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import type * as Checkpoint from "../Checkpoint.js"
 import type * as RunStore from "../RunStore.js"
 import * as StoreError from "../StoreError.js"
+import * as Ending from "./ending.js"
 
 export interface SqlResult {
   readonly rows: ReadonlyArray<Record<string, unknown>>
@@ -152,6 +153,27 @@ const commitOne = async (client: SqlClient, commit: RunStore.Commit): Promise<bo
   return moved.affected === 1
 }
 
+// A run's last checkpoint and its lease's release in one statement, its own transaction
+// (one round trip, one commit, where a checkpoint then a release were two): the
+// checkpoint as `commitOne` writes it, and the lease dropped if `owner` holds it, whether
+// or not the head moved (PostgreSQL runs each data-modifying WITH once, whatever the
+// outer query reads). Answers whether the checkpoint was written.
+const commitAndRelease = async (client: SqlClient, commit: RunStore.Commit, owner: string): Promise<boolean> => {
+  const done = await client.query(
+    `WITH moved AS (
+       UPDATE hookline_runs SET seq = $2, status = $3, updated_at = $4 WHERE run_id = $1 AND seq = $5 RETURNING run_id
+     ), written AS (
+       INSERT INTO hookline_checkpoints (run_id, seq, body) SELECT run_id, $2, $6 FROM moved RETURNING run_id
+     ), released AS (
+       DELETE FROM hookline_leases WHERE run_id = $1 AND owner = $7 RETURNING run_id
+     )
+     SELECT (SELECT count(*) FROM written) AS written`,
+    [commit.runId, commit.seq, commit.status, commit.at, commit.seq - 1, commit.body, owner],
+    "hookline_commit_release",
+  )
+  return Number(done.rows[0]?.["written"]) === 1
+}
+
 // A run's first checkpoint in one statement, its own transaction: the run's row inserted
 // if absent and, only when it was, the checkpoint's row (of two creators one inserts, and
 // PostgreSQL makes the second insert wait for the first's commit, then find the row).
@@ -172,20 +194,22 @@ const commitFirst = async (client: SqlClient, commit: RunStore.Commit): Promise<
 export const make = (name: string, client: SqlClient, close: () => Promise<void>): RunStore.RunStore => {
   const lift = <A>(operation: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (cause) => StoreError.storeFailed(`${name} ${operation}`, cause) })
-  return Object.freeze({
+  // A checkpoint `write` answers whether it wrote; the head it found is read only on a
+  // conflict, off the step's path.
+  const committing = (commit: RunStore.Commit, write: () => Promise<boolean>) =>
+    Effect.tryPromise({
+      try: async () => {
+        if (!(await write())) throw new Conflict(await head(client, commit.runId))
+      },
+      catch: (cause) =>
+        cause instanceof Conflict
+          ? StoreError.conflict(commit.runId, commit.seq - 1, cause.actual)
+          : StoreError.storeFailed(`${name} commit`, cause),
+    })
+  const store: RunStore.RunStore = Object.freeze({
     _tag: "RunStore",
     name,
-    commit: (commit: RunStore.Commit) =>
-      Effect.tryPromise({
-        try: async () => {
-          // The head it found is read only on a conflict, off the step's path.
-          if (!(await commitOne(client, commit))) throw new Conflict(await head(client, commit.runId))
-        },
-        catch: (cause) =>
-          cause instanceof Conflict
-            ? StoreError.conflict(commit.runId, commit.seq - 1, cause.actual)
-            : StoreError.storeFailed(`${name} commit`, cause),
-      }),
+    commit: (commit: RunStore.Commit) => committing(commit, () => commitOne(client, commit)),
     create: (commit: RunStore.Commit, replace: boolean) =>
       Effect.tryPromise({
         try: () => create(client, commit, replace),
@@ -271,5 +295,8 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
         return dropped.affected > 0
       }),
     close: () => Effect.promise(close),
+  })
+  return Ending.register(store, {
+    commitAndRelease: (commit, owner) => committing(commit, () => commitAndRelease(client, commit, owner)),
   })
 }

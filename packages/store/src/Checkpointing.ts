@@ -593,6 +593,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     const held = entry.held
     if (held === undefined) return Exit.void
     entry.held = undefined
+    // A run that learned it lost its lease writes no more checkpoints, a held one included.
+    if (entry.lost) return Exit.void
     return Effect.map(
       Effect.tapError(store.commit(held.commit), (error) =>
         Effect.sync(() => {

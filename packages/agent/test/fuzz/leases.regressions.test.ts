@@ -1,5 +1,4 @@
-// Cases the lease fuzzer (leases.fuzz.test.ts) found, kept as plain tests: seed 43613431,
-// a run that learned it lost its lease in a tool, whose next answer had no tool call.
+// Cases the lease fuzzer (leases.fuzz.test.ts) found, kept as plain tests.
 import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { AgentState, Message } from "@hookline/core"
 import { MemoryStore, RunStore, UseCheckpoints } from "@hookline/store"
@@ -8,8 +7,25 @@ import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
+import { leaseViolations, runLeaseCase, type LeaseCase } from "./leases.js"
 
 describe("UseCheckpoints under lost leases (found by the fuzzer)", () => {
+  // Seed 43613431: the lease broken before the first checkpoint; the renewal inside the
+  // step's one tool answers false; the next answer has no tool call, so nothing was
+  // blocked, and the run ended completed with a state the store never held.
+  const found: LeaseCase = {
+    store: "observed",
+    every: "tool",
+    lease: 12,
+    steps: [[20]],
+    toolConcurrency: "sequential",
+    fault: { _tag: "Break", at: { _tag: "Op", index: 2 } },
+  }
+
+  it("stops a run that learned it lost its lease, though no tool of it is refused after (seed 43613431)", async () => {
+    expect(leaseViolations(await runLeaseCase(found))).toEqual([])
+  })
+
   it("ends a run that lost its lease in its last tool stopped with RunLeased, asking the model nothing more", async () => {
     const store = MemoryStore.make()
     let release: () => void = () => undefined

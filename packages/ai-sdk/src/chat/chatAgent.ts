@@ -58,6 +58,20 @@ export interface ChatAgent {
   readonly messages: (chatId: string) => Promise<Array<UIMessage>>
 }
 
+// The events again, their first already read; leaving early ends the rest (aborting the run).
+async function* startingWith<A>(first: IteratorResult<A>, rest: AsyncIterator<A>): AsyncGenerator<A> {
+  try {
+    for (let next = first; next.done !== true; next = await rest.next()) yield next.value
+  } finally {
+    await rest.return?.()
+  }
+}
+
+// No events, then `error` (what broke a stream before its first event, sent as before: an `error` part).
+async function* failing(error: unknown): AsyncGenerator<AgentEvent> {
+  throw error
+}
+
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
  * A chat's first message starts the run (keyed by the message's id, so the same first
@@ -76,20 +90,6 @@ export interface ChatAgent {
  * @since 0.1.0
  * @category constructors
  */
-// The events again, their first already read; leaving early ends the rest (aborting the run).
-async function* startingWith<A>(first: IteratorResult<A>, rest: AsyncIterator<A>): AsyncGenerator<A> {
-  try {
-    for (let next = first; next.done !== true; next = await rest.next()) yield next.value
-  } finally {
-    await rest.return?.()
-  }
-}
-
-// No events, then `error` (what broke a stream before its first event, sent as before: an `error` part).
-async function* failing(error: unknown): AsyncGenerator<AgentEvent> {
-  throw error
-}
-
 export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): ChatAgent => {
   const limits: ChatLimits = { ...defaultLimits, ...options.limits }
   const busy = { busyTimeout: busyTimeoutOf(options.busyTimeout), waiting: makeWaiting() }

@@ -5,12 +5,9 @@
 //   FUZZ_SEED=… FUZZ_PATH=… npx vitest run packages/agent/test/fuzz/leases.fuzz.test.ts   replays a failure
 import fc from "fast-check"
 import { describe, it } from "vitest"
+import { env } from "./env.js"
 import { describeLeaseCase, leaseCase, leaseViolations, runLeaseCase } from "./leases.js"
 
-const env = (name: string): string | undefined => {
-  const value = process.env[name]
-  return value === undefined || value.trim() === "" ? undefined : value.trim()
-}
 const runs = Number(env("FUZZ_LEASE_RUNS") ?? 200)
 const seed = env("FUZZ_SEED") === undefined ? undefined : Number(env("FUZZ_SEED"))
 const path = env("FUZZ_PATH")

@@ -8,29 +8,46 @@ import { startPostgres, type Server } from "./postgres.js"
 
 type Then = (store: RunStore.RunStore) => Promise<void>
 
-const opened = <A>(value: A | undefined, what: string): A => {
-  if (value === undefined) throw new Error(`the ${what} is open only inside the tests of its file`)
-  return value
+interface Opened {
+  readonly store: RunStore.RunStore
+  /** Lets go of what the store stood on (its folder, its server), after the store closed. */
+  readonly release: () => Promise<void>
+}
+
+// Opens before the tests, closes and releases after them; the getter is the open store.
+const forAll = (what: string, open: () => Promise<Opened>, then: Then | undefined): (() => Opened) => {
+  let opened: Opened | undefined
+  beforeAll(async () => {
+    opened = await open()
+    await then?.(opened.store)
+  }, 120_000)
+  afterAll(async () => {
+    try {
+      if (opened !== undefined) await RunStore.close(opened.store)
+    } finally {
+      await opened?.release()
+    }
+  }, 60_000)
+  return () => {
+    if (opened === undefined) throw new Error(`the ${what} is open only inside the tests of its file`)
+    return opened
+  }
 }
 
 /** A PgliteStore on a temporary folder (named after `label`), for the tests that follow. */
 export const pgliteForAll = (label: string, then?: Then): { readonly store: RunStore.RunStore } => {
   const folder = temporaryFolder(label)
-  let store: RunStore.RunStore | undefined
-  beforeAll(async () => {
-    store = await PgliteStore.open({ dataDir: folder.path })
-    await then?.(store)
-  }, 120_000)
-  afterAll(async () => {
+  const current = forAll("PGlite store", async () => {
     try {
-      if (store !== undefined) await RunStore.close(store)
-    } finally {
+      return { store: await PgliteStore.open({ dataDir: folder.path }), release: async () => folder.remove() }
+    } catch (error) {
       folder.remove()
+      throw error
     }
-  })
+  }, then)
   return {
     get store() {
-      return opened(store, "PGlite store")
+      return current().store
     },
   }
 }
@@ -38,25 +55,23 @@ export const pgliteForAll = (label: string, then?: Then): { readonly store: RunS
 /** A PostgresStore on an embedded PostgreSQL server of its own, for the tests that follow. */
 export const postgresForAll = (then?: Then): { readonly store: RunStore.RunStore; readonly server: Server } => {
   let server: Server | undefined
-  let store: RunStore.RunStore | undefined
-  beforeAll(async () => {
-    server = await startPostgres()
-    store = await PostgresStore.open({ connectionString: server.connectionString })
-    await then?.(store)
-  }, 120_000)
-  afterAll(async () => {
+  const current = forAll("PostgreSQL store", async () => {
+    const started = await startPostgres()
+    server = started
     try {
-      if (store !== undefined) await RunStore.close(store)
-    } finally {
-      await server?.stop()
+      return { store: await PostgresStore.open({ connectionString: started.connectionString }), release: () => started.stop() }
+    } catch (error) {
+      await started.stop()
+      throw error
     }
-  }, 60_000)
+  }, then)
   return {
     get store() {
-      return opened(store, "PostgreSQL store")
+      return current().store
     },
     get server() {
-      return opened(server, "PostgreSQL server")
+      current()
+      return server as Server
     },
   }
 }

@@ -1,23 +1,15 @@
 import { createOpenAI } from "@ai-sdk/openai"
 import * as Ai from "ai"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { HookContext, StopSignal, type AgentState, type HookTrigger } from "@hookline/core"
 import { Agent, AgentBuilder, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
 import { AiSdkDriver } from "@hookline/ai-sdk"
 import { Output } from "@hookline/middleware"
-import { reply, start, type OpenAiServer } from "./support/openaiServer.js"
+import { apiKey, reply, serverPerTest } from "./support/openaiServer.js"
 import { aiMajor } from "./support/specModels.js"
 
-const apiKey = "sk-test-secret"
-
-let server: OpenAiServer
-beforeEach(async () => {
-  server = await start()
-})
-afterEach(async () => {
-  await server.close()
-})
+const server = serverPerTest()
 
 let added = 0
 const add = Tool.make({

@@ -6,24 +6,16 @@
 import { tracingChannel } from "node:diagnostics_channel"
 import { createOpenAI } from "@ai-sdk/openai"
 import * as Ai from "ai"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { WrapHook } from "@hookline/core"
 import { AgentBuilder, Driver, UseDriver, UseWrap } from "@hookline/agent"
 import { AiSdkDriver } from "@hookline/ai-sdk"
 import { Effect } from "effect"
 import * as Server from "../src/internal/server.js"
-import { reply, start, type OpenAiServer } from "./support/openaiServer.js"
+import { apiKey, reply, serverPerTest } from "./support/openaiServer.js"
 import { aiMajor } from "./support/specModels.js"
 
-const apiKey = "sk-test-secret"
-
-let server: OpenAiServer
-beforeEach(async () => {
-  server = await start()
-})
-afterEach(async () => {
-  await server.close()
-})
+const server = serverPerTest()
 
 const portOf = (baseURL: string) => Number(new URL(baseURL).port)
 

@@ -281,9 +281,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // A run that lost its lease writes no more checkpoints: the new holder's are the run's.
   // A checkpoint holds the entries deferred before it (the step's answer and results are
   // in its state), so they are dropped once it committed.
+  // A run that knows it lost its lease also stops (hard RunLeased) at its next checkpoint,
+  // though no tool of it was refused: else it would end completed with a state the store
+  // never held (lease fuzzer, seed 43613431).
   const checkpoint = (ctx: HookContext, entry: Tracked): Effect.Effect<HookContext, SaveFailure> => {
     if (entry.held !== undefined) return Effect.andThen(writeHeld(entry), () => checkpoint(ctx, entry))
-    if (entry.lost) return Exit.succeed(ctx)
+    if (entry.lost) return Exit.succeed(lostStop(ctx))
     return atOnce !== undefined && entry.saved !== undefined ? checkpointNow(ctx, entry, entry.saved, atOnce) : checkpointEffect(ctx, entry)
   }
   const checkpointNow = (ctx: HookContext, entry: Tracked, previous: RunStore.Saved, now: AtOnce.AtOnce): Exit.Exit<HookContext, SaveFailure> => {
@@ -504,12 +507,16 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const guarded = (ctx: HookContext, entry: Tracked | undefined): HookContext => {
     if (entry !== undefined && !entry.lost) return ctx
     const blocked = HookContext.withToolExecutionBlocked(ctx, `run ${ctx.state.id} does not hold its lease: another run of it may hold it`)
-    if (entry === undefined || ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return blocked
-    // Lost while running: the run stops after this step, as a refused run would.
+    return entry === undefined ? blocked : lostStop(blocked)
+  }
+
+  // Lost while running: the run stops after this step, as a refused run would.
+  const lostStop = (ctx: HookContext): HookContext => {
+    if (ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return ctx
     const error = StoreError.runLost(ctx.state.id)
     const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
     refusals.set(signal, error)
-    return HookContext.withState(blocked, AgentState.withStopSignal(blocked.state, signal))
+    return HookContext.withState(ctx, AgentState.withStopSignal(ctx.state, signal))
   }
 
   const replayInference = Hook.effect((ctx: HookContext) =>

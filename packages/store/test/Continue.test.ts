@@ -5,10 +5,10 @@ import { AgentState, HookContext, HookTriggers, Message, type InferenceRequest }
 import { ScriptedDriver } from "@hookline/testing"
 import { Effect } from "effect"
 import * as t from "io-ts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MemoryStore, PgliteStore, RunStore } from "../src/index.js"
+import { describe, expect, it } from "vitest"
+import { MemoryStore, RunStore } from "../src/index.js"
 import { UseCheckpoints } from "../src/Checkpointing.js"
-import { temporaryFolder } from "./support/folders.js"
+import { pgliteForAll } from "./support/storeForAll.js"
 
 const lastUser = (request: InferenceRequest): string => {
   const users = request.messages.toArray().filter((m) => m.role === "user")
@@ -232,18 +232,10 @@ describe("Agent", () => {
 })
 
 describe("Agent.continue on PGlite", () => {
-  const folder = temporaryFolder("continue")
-  let store: RunStore.RunStore | undefined
-  beforeAll(async () => {
-    store = await PgliteStore.open({ dataDir: folder.path })
-  }, 120_000)
-  afterAll(async () => {
-    if (store !== undefined) await RunStore.close(store)
-    folder.remove()
-  })
+  const pglite = pgliteForAll("continue")
 
   it("goes on with a stored run, and refuses a repeat of its key's message", async () => {
-    const s = store as RunStore.RunStore
+    const s = pglite.store
     const { agent, asked, charged } = setup(s)
     const first = await agent().run("charge 2")
     const next = await agent().continue(first.id, "and then?", { key: "k-1" })

@@ -3,11 +3,10 @@
 import { Decision } from "@hookline/agent"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MemoryStore, PgliteStore, PostgresStore, RunStore } from "../src/index.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { MemoryStore, RunStore } from "../src/index.js"
 import { fixtureAgent } from "./fixtures/fixtureAgent.js"
-import { temporaryFolder } from "./support/folders.js"
-import { startPostgres, type Server } from "./support/postgres.js"
+import { pgliteForAll, postgresForAll } from "./support/storeForAll.js"
 
 interface Fixture {
   readonly runs: ReadonlyArray<{
@@ -101,33 +100,11 @@ describe("version 1 runs on MemoryStore", () => {
 })
 
 describe("version 1 runs on PgliteStore", () => {
-  const folder = temporaryFolder("pglite-v1")
-  let store: RunStore.RunStore | undefined
-  beforeAll(async () => {
-    store = await PgliteStore.open({ dataDir: folder.path })
-    await restore(store)
-  }, 120_000)
-  afterAll(async () => {
-    if (store !== undefined) await RunStore.close(store)
-    folder.remove()
-  })
-  cases(() => store as RunStore.RunStore)
+  const pglite = pgliteForAll("pglite-v1", restore)
+  cases(() => pglite.store)
 })
 
 describe("version 1 runs on PostgresStore", () => {
-  let server: Server | undefined
-  let store: RunStore.RunStore | undefined
-  beforeAll(async () => {
-    server = await startPostgres()
-    store = await PostgresStore.open({ connectionString: server.connectionString })
-    await restore(store)
-  }, 120_000)
-  afterAll(async () => {
-    try {
-      if (store !== undefined) await RunStore.close(store)
-    } finally {
-      await server?.stop()
-    }
-  }, 60_000)
-  cases(() => store as RunStore.RunStore)
+  const postgres = postgresForAll(restore)
+  cases(() => postgres.store)
 })

@@ -1,33 +1,19 @@
 import { AgentState, Message } from "@hookline/core"
 import { StoreConformance } from "@hookline/testing/store"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { PostgresStore, RunStore, StoreError } from "../src/index.js"
 import * as Sql from "../src/internal/sql.js"
-import { startPostgres, type Server } from "./support/postgres.js"
+import { postgresForAll } from "./support/storeForAll.js"
 
 // One server for the whole file.
-let server: Server | undefined
-let store: RunStore.RunStore | undefined
-
-beforeAll(async () => {
-  server = await startPostgres()
-  store = await PostgresStore.open({ connectionString: server.connectionString })
-}, 120_000)
-
-afterAll(async () => {
-  try {
-    if (store !== undefined) await RunStore.close(store)
-  } finally {
-    await server?.stop()
-  }
-}, 60_000)
+const postgres = postgresForAll()
 
 describe("PostgresStore", () => {
   // A lost row, as a bad restore or an administrator's DELETE would leave it.
   const dropCheckpoint = async (_store: RunStore.RunStore, runId: string, seq: number) => {
     const pg = await import("pg")
-    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    const admin = new pg.default.Client({ connectionString: postgres.server.connectionString })
     await admin.connect()
     try {
       const dropped = await admin.query("DELETE FROM hookline_checkpoints WHERE run_id = $1 AND seq = $2", [runId, seq])
@@ -36,10 +22,10 @@ describe("PostgresStore", () => {
       await admin.end()
     }
   }
-  StoreConformance.register(it, async () => store as RunStore.RunStore, { dropCheckpoint, propertyRuns: 3 })
+  StoreConformance.register(it, async () => postgres.store, { dropCheckpoint, propertyRuns: 3 })
 
   it("migrates once, whoever opens the database", async () => {
-    const again = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    const again = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: postgres.server.connectionString })))
     try {
       const state = AgentState.make({ id: "shared", messages: [Message.user("hi")] })
       await RunStore.save(again[0]!, state)
@@ -50,13 +36,13 @@ describe("PostgresStore", () => {
   })
 
   it("lets one of two stores (two processes) commit from the same head", async () => {
-    const other = await PostgresStore.open({ connectionString: (server as Server).connectionString })
+    const other = await PostgresStore.open({ connectionString: postgres.server.connectionString })
     try {
-      const first = await RunStore.save(store as RunStore.RunStore, AgentState.make({ id: "two-writers" }))
+      const first = await RunStore.save(postgres.store, AgentState.make({ id: "two-writers" }))
       const a = AgentState.appendMessage(first.state, Message.user("a"))
       const b = AgentState.appendMessage(first.state, Message.user("b"))
       const exits = await Promise.all([
-        Effect.runPromiseExit(RunStore.saveEffect(store as RunStore.RunStore, a, first)),
+        Effect.runPromiseExit(RunStore.saveEffect(postgres.store, a, first)),
         Effect.runPromiseExit(RunStore.saveEffect(other, b, first)),
       ])
       expect(exits.map((e) => e._tag).sort()).toEqual(["Failure", "Success"])
@@ -68,9 +54,9 @@ describe("PostgresStore", () => {
   })
 
   it("lets one of two stores (two processes) take a run's lease at once", async () => {
-    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: postgres.server.connectionString })))
     try {
-      const stores = [store as RunStore.RunStore, ...others]
+      const stores = [postgres.store, ...others]
       const exits = await Promise.all(
         stores.map((s, i) => Effect.runPromiseExit(s.takeLease({ runId: "two-holders", owner: `process-${i}`, expiresAt: 2_000 }, 1_000))),
       )
@@ -83,9 +69,9 @@ describe("PostgresStore", () => {
   })
 
   it("lets one of two stores (two processes) create a run of one id at once; the other gets RunExists", async () => {
-    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: (server as Server).connectionString })))
+    const others = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: postgres.server.connectionString })))
     try {
-      const stores = [store as RunStore.RunStore, ...others]
+      const stores = [postgres.store, ...others]
       const states = stores.map((_, i) => AgentState.make({ id: "two-creators", messages: [Message.user(`process ${i}`)] }))
       const exits = await Promise.all(stores.map((s, i) => Effect.runPromiseExit(RunStore.startEffect(s, states[i]!))))
       const won = exits.flatMap((e, i) => (e._tag === "Success" ? [i] : []))
@@ -100,9 +86,9 @@ describe("PostgresStore", () => {
 
   it("opens a database of schema version 1 (before leases): its runs load, and leases work", async () => {
     const pg = await import("pg")
-    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    const admin = new pg.default.Client({ connectionString: postgres.server.connectionString })
     await admin.connect()
-    const url = new URL((server as Server).connectionString)
+    const url = new URL(postgres.server.connectionString)
     url.pathname = "/hookline_v1"
     try {
       await admin.query("DROP DATABASE IF EXISTS hookline_v1")
@@ -145,12 +131,12 @@ describe("PostgresStore", () => {
   })
 
   it("survives the server ending its idle connections (no uncaught error), and goes on working", async () => {
-    const own = await PostgresStore.open({ connectionString: (server as Server).connectionString })
+    const own = await PostgresStore.open({ connectionString: postgres.server.connectionString })
     const uncaught: Array<unknown> = []
     const onUncaught = (error: unknown) => void uncaught.push(error)
     process.prependListener("uncaughtException", onUncaught)
     const pg = await import("pg")
-    const admin = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    const admin = new pg.default.Client({ connectionString: postgres.server.connectionString })
     await admin.connect()
     try {
       const state = AgentState.make({ id: "terminated", messages: [Message.user("hi")] })
@@ -168,11 +154,11 @@ describe("PostgresStore", () => {
 
   it("refuses to open a database whose schema is newer than the library", async () => {
     const pg = await import("pg")
-    const client = new pg.default.Client({ connectionString: (server as Server).connectionString })
+    const client = new pg.default.Client({ connectionString: postgres.server.connectionString })
     await client.connect()
     try {
       await client.query("INSERT INTO hookline_migrations (version, applied_at) VALUES (999, 0)")
-      const opened = await PostgresStore.open({ connectionString: (server as Server).connectionString }).catch((e: unknown) => e)
+      const opened = await PostgresStore.open({ connectionString: postgres.server.connectionString }).catch((e: unknown) => e)
       expect(opened).toMatchObject({ _tag: "StoreFailed" })
       expect(String((opened as Error).message)).toContain("schema version 999")
     } finally {

@@ -12,11 +12,7 @@ import { describe, expect, it } from "vitest"
 import { violations, type Violation } from "./properties.js"
 import { chainOf, runScenario, trace, type Recording } from "./run.js"
 import { describe as describeScenario, scenario, type Scenario, withAtOnce, withReasoning } from "./scenario.js"
-
-const env = (name: string): string | undefined => {
-  const value = process.env[name]
-  return value === undefined || value.trim() === "" ? undefined : value.trim()
-}
+import { env } from "./env.js"
 
 const runs = Number(env("FUZZ_RUNS") ?? 10_000)
 const seed = env("FUZZ_SEED") === undefined ? undefined : Number(env("FUZZ_SEED"))

@@ -12,7 +12,8 @@ import { turnEvents, type TurnRun } from "./turnEvents.js"
 /**
  * A request found its chat's turn still running (another request of the same chat holds
  * the run) and it did not end within `busyTimeout`: nothing of this request ran or was
- * written. Sent as the stream's `error` part.
+ * written. `chatAgent.respond` answers it with a 409 Conflict naming it and the chat;
+ * `toAiSdkAgent` and `chatAgent.stream` end with it (the stream's `error` part).
  *
  * @since 0.1.0
  * @category errors

@@ -8,7 +8,7 @@ import type { UIMessage } from "ai"
 import { ChatRequestInvalid, decodeTurn, defaultLimits, readBody, type ChatLimits, type ChatTurn } from "./chatRequest.js"
 import { toUIMessages } from "./history.js"
 import { toUIMessageStreamResponse, type UIMessageStreamOptions } from "./toUIMessageStream.js"
-import { busyTimeoutOf, makeWaiting, waitingTurnEvents } from "./busyChat.js"
+import { busyTimeoutOf, ChatBusy, makeWaiting, waitingTurnEvents } from "./busyChat.js"
 
 /**
  * Options of `chatAgent`.
@@ -48,7 +48,8 @@ export interface ChatAgent {
   /**
    * Answers a `POST` from useChat's default transport: the body is read bounded and
    * validated; a bad one is a 400 (413 over the size limit) JSON `{ error: { field,
-   * message } }`, else the run's events as a UI message stream.
+   * message } }`; a request refused as busy (`busyTimeout`) is a 409 JSON `{ error: {
+   * _tag: "ChatBusy", chatId, message } }`; else the run's events as a UI message stream.
    */
   readonly respond: (request: Request) => Promise<Response>
   /** The events of a turn already decoded (for a server with its own body handling). */
@@ -57,12 +58,26 @@ export interface ChatAgent {
   readonly messages: (chatId: string) => Promise<Array<UIMessage>>
 }
 
+// The events again, their first already read; leaving early ends the rest (aborting the run).
+async function* startingWith<A>(first: IteratorResult<A>, rest: AsyncIterator<A>): AsyncGenerator<A> {
+  try {
+    for (let next = first; next.done !== true; next = await rest.next()) yield next.value
+  } finally {
+    await rest.return?.()
+  }
+}
+
+// No events, then `error` (what broke a stream before its first event, sent as before: an `error` part).
+async function* failing(error: unknown): AsyncGenerator<AgentEvent> {
+  throw error
+}
+
 /**
  * A hookline agent behind useChat: one run per chat (the chat id is the run id).
  * A chat's first message starts the run (keyed by the message's id, so the same first
  * message sent again starts nothing); a request that finds another request of its chat
  * running the turn (two first requests at once, two tabs) waits for that turn to end
- * (up to `busyTimeout`, else an `error` part, `ChatBusy`), then is answered as a repeat
+ * (up to `busyTimeout`, else a 409 Conflict whose JSON body names `ChatBusy` and the chat), then is answered as a repeat
  * (the same message) or as the next turn (another message); each later user message continues the stored
  * run (`agent.continueStream`, keyed by the message's id, so the same message sent
  * again appends nothing; a user message while the run waits for an approval is refused
@@ -88,6 +103,10 @@ export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): Cha
   const refused = (error: ChatRequestInvalid): Response =>
     Response.json({ error: { field: error.field, message: error.message } }, { status: /^over \d+ bytes$/.test(error.message) ? 413 : 400 })
 
+  // No Retry-After: when the other request's turn ends is not known here (docs/decisions.md).
+  const busyRefused = (error: ChatBusy): Response =>
+    Response.json({ error: { _tag: error._tag, chatId: error.chatId, message: error.message } }, { status: 409 })
+
   const respond = async (request: Request): Promise<Response> => {
     let turn: ChatTurn
     try {
@@ -96,7 +115,17 @@ export const chatAgent = <C>(agent: Agent<C>, options: ChatAgentOptions<C>): Cha
       if (error instanceof ChatRequestInvalid) return refused(error)
       throw error
     }
-    return toUIMessageStreamResponse(stream(turn, request), { onError: options.onError })
+    // The first event is awaited before the answer's status is chosen: a request refused
+    // as busy has sent nothing, so it is a 409; anything else streams as before.
+    const events = stream(turn, request)[Symbol.asyncIterator]()
+    let first: IteratorResult<AgentEvent>
+    try {
+      first = await events.next()
+    } catch (error) {
+      if (error instanceof ChatBusy) return busyRefused(error)
+      return toUIMessageStreamResponse(failing(error), { onError: options.onError })
+    }
+    return toUIMessageStreamResponse(startingWith(first, events), { onError: options.onError })
   }
 
   const messages = async (chatId: string): Promise<Array<UIMessage>> => {

@@ -6,6 +6,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import { afterEach, beforeEach } from "vitest"
+
+/** The API key the tests give their provider (the server checks none). */
+export const apiKey = "sk-test-secret"
 
 export interface ScriptedToolCall {
   readonly id: string
@@ -225,4 +229,35 @@ const streamReply = (
   res.write(sse(chunk(id, model, {}, r._tag === "Text" ? "stop" : "tool_calls")))
   if (includeUsage) res.write(sse({ id, object: "chat.completion.chunk", created: 1_700_000_000, model, choices: [], usage: usageOf(r) }))
   res.end("data: [DONE]\n\n")
+}
+
+/**
+ * A fresh server for each test of the calling file: started in `beforeEach`, closed in
+ * `afterEach`. The object answers for the server of the test that runs.
+ */
+export const serverPerTest = (): OpenAiServer => {
+  let current: OpenAiServer | undefined
+  beforeEach(async () => {
+    current = await start()
+  })
+  afterEach(async () => {
+    await current?.close()
+    current = undefined
+  })
+  const now = (): OpenAiServer => {
+    if (current === undefined) throw new Error("the scripted OpenAI server runs only inside a test")
+    return current
+  }
+  return {
+    get baseURL() {
+      return now().baseURL
+    },
+    get requests() {
+      return now().requests
+    },
+    script: (...replies) => now().script(...replies),
+    request: (n) => now().request(n),
+    hungUpSocketClosed: () => now().hungUpSocketClosed(),
+    close: () => now().close(),
+  }
 }

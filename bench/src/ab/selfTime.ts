@@ -22,8 +22,12 @@ interface Profile {
 const [path, top = "25", filter] = process.argv.slice(2)
 if (path === undefined) throw new Error("usage: selfTime.ts <profile.cpuprofile> [top] [filter]")
 const profile = JSON.parse(readFileSync(path, "utf8")) as Profile
+// Samples, not their time deltas: a delta is the wall time since the sample before, so
+// the first one holds the time from the profiler's start, and on a loaded machine any
+// sample taken after the thread waited for a core holds that wait (one "dispatch" sample
+// read as 17% of a profile). Each sample is one interval of CPU in the function it hit.
 const time = new Map<number, number>()
-profile.samples.forEach((id, i) => time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
+profile.samples.forEach((id) => time.set(id, (time.get(id) ?? 0) + 1))
 
 const packageOf = (url: string, name: string): string =>
   url.includes("/packages/agent/") ? "agent" : url.includes("/packages/core/") ? "core" : url.includes("/effect/dist/") ? "effect"

@@ -98,6 +98,42 @@ describe("HookStack", () => {
       )
     })
 
+    it("gives every hook deeply frozen data, whatever frozen shell over mutable parts a hook before it built", () => {
+      // A hand-built frozen context over parts nobody froze, at a generated place.
+      const place = fc.constantFrom("ctx.metadata", "state.metadata", "context.metadata", "execution.metadata", "execution.stopSignals")
+      fc.assert(
+        fc.property(Arb.hookContext(), place, Arb.json, Arb.stopSignal, (ctx, where, value, signal) => {
+          const raw = { nested: structuredClone(value), list: [structuredClone(value)] }
+          const shell: Hook = (c) => {
+            const st = c.state
+            const context = where === "context.metadata" ? Object.freeze({ ...st.context, metadata: raw }) : st.context
+            const execution = where === "execution.metadata"
+              ? Object.freeze({ ...st.execution, metadata: raw })
+              : where === "execution.stopSignals"
+              ? Object.freeze({ ...st.execution, stopSignals: [...st.execution.stopSignals, { ...signal }] })
+              : st.execution
+            const state = Object.freeze({ ...st, context, execution, ...(where === "state.metadata" ? { metadata: raw } : {}) })
+            return Object.freeze({ ...c, state, ...(where === "ctx.metadata" ? { metadata: raw } : {}) }) as HookContext
+          }
+          const seen: Array<HookContext> = []
+          const watch: Hook = (c) => {
+            seen.push(c)
+            return c
+          }
+          const stack = HookStack.with(
+            HookStack.with(HookStack.empty, shell, { triggers: ctx.trigger, priority: 1, name: "shell" }),
+            watch,
+            { triggers: ctx.trigger, name: "watch" },
+          )
+          const out = HookStack.run(stack, ctx)
+          expect(seen).toHaveLength(1)
+          expect(Arb.isDeepFrozen(seen[0])).toBe(true)
+          expect(Arb.isDeepFrozen(out)).toBe(true)
+        }),
+        { numRuns: 100 },
+      )
+    })
+
     it("returns the same reference through a stack of observers", () => {
       fc.assert(
         fc.property(fc.array(spec, { maxLength: 6 }), Arb.hookContext(), (specs, ctx) => {

@@ -192,6 +192,34 @@ describe("HookStack", () => {
       expect(Object.isFrozen(out.metadata["raw"])).toBe(true)
     })
 
+    it("freezes the new parts under a frozen shell a hook built by hand, before the next hook sees them", () => {
+      // A frozen context (and a frozen state) over parts nobody froze: the shell alone
+      // must not pass for deeply frozen data.
+      const shell: Hook = (ctx) =>
+        Object.freeze({
+          ...ctx,
+          metadata: { raw: [1] },
+          state: Object.freeze({ ...ctx.state, metadata: { nested: { n: 1 } }, execution: Object.freeze({ ...ctx.state.execution, stopSignals: [{ reason: "StopRequested", message: "m", source: "s" }] }) }),
+        }) as HookContext.HookContext
+      const seen: Array<HookContext.HookContext> = []
+      const watch: Hook = (ctx) => {
+        seen.push(ctx)
+        return ctx
+      }
+      const stack = pipe(HookStack.empty, HookStack.with(shell, on("BeforeStep", "shell", 1)), HookStack.with(watch, on("BeforeStep", "watch")))
+      const out = HookStack.run(stack, stepCtx)
+      for (const ctx of [seen[0] as HookContext.HookContext, out]) {
+        expect(Object.isFrozen(ctx.metadata)).toBe(true)
+        expect(Object.isFrozen(ctx.metadata["raw"])).toBe(true)
+        expect(Object.isFrozen(ctx.state.metadata)).toBe(true)
+        expect(Object.isFrozen(ctx.state.metadata["nested"])).toBe(true)
+        expect(Object.isFrozen(ctx.state.execution.stopSignals)).toBe(true)
+        expect(Object.isFrozen(ctx.state.execution.stopSignals[0])).toBe(true)
+      }
+      // Parts the hook did not touch are the input's, not copies.
+      expect(out.state.context).toBe(stepCtx.state.context)
+    })
+
     it("keeps a block that a later hook tries to lift", () => {
       const stack = pipe(
         HookStack.empty,

@@ -7,6 +7,7 @@ import type { HookTrigger } from "../HookTrigger.js"
 import type { WrapPoint } from "../internal/wrapPoint.js"
 import { problemOf } from "./contextCheck.js"
 import { deepFreeze } from "../internal/immer.js"
+import { freezeChanged } from "./freezeChanged.js"
 import { disarm } from "../internal/thenable.js"
 
 // The context a failing hook was given (what the hooks before it returned), by failure:
@@ -67,7 +68,8 @@ export interface Entry {
 /**
  * Checks what a hook returned: a valid context of the same trigger (its changed parts
  * are checked, `contextCheck.ts`), deeply frozen (a context spread by hand is frozen
- * here; frozen parts are not walked again), with any block of the input kept. Returns
+ * here, and what differs from the input is frozen through, a frozen shell's parts
+ * included: `freezeChanged.ts`), with any block of the input kept. Returns
  * the error text for a return that is not one.
  */
 export const settle = (input: HookContext.HookContext, output: unknown): HookContext.HookContext | string => {
@@ -80,7 +82,11 @@ export const settle = (input: HookContext.HookContext, output: unknown): HookCon
   const kept = input.toolExecutionBlocked && Object.getPrototypeOf(frozen) === Object.prototype
     ? HookContext.keepBlock(input, frozen)
     : frozen
-  return problemOf(input, kept) ?? kept
+  const problem = problemOf(input, kept)
+  if (problem !== undefined) return problem
+  // Frozen through where it differs from the input, a frozen shell's parts included.
+  freezeChanged(input, kept)
+  return kept
 }
 
 // What a hook did beyond its outcome, read from the context it was given and the one

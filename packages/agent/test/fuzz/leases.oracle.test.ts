@@ -5,7 +5,7 @@ import { Checkpointing } from "@hookline/store"
 import { describe, expect, it } from "vitest"
 import { leaseViolations, type LeaseCase, type LeaseEvent, type LeaseRecording } from "./leases.js"
 
-const c: LeaseCase = { store: "observed", every: "tool", lease: 30, steps: [[0]], toolConcurrency: "sequential", fault: { _tag: "Break", at: { _tag: "Op", index: 2 } } }
+const c: LeaseCase = { store: "observed", ending: false, endWait: 0, every: "tool", lease: 30, steps: [[0]], toolConcurrency: "sequential", fault: { _tag: "Break", at: { _tag: "Op", index: 2 } } }
 const completed = AgentState.withStatus(AgentState.make({ id: "lease-fuzz", messages: [Message.user("charge")] }), "completed", 1)
 const leased = AgentState.withStopSignal(AgentState.withStatus(completed, "stopped", 1), StopSignal.make(Checkpointing.RunLeasedReason, "lost its lease", "store:lease"))
 

@@ -15,6 +15,8 @@ describe("UseCheckpoints under lost leases (found by the fuzzer)", () => {
   // blocked, and the run ended completed with a state the store never held.
   const found: LeaseCase = {
     store: "observed",
+    ending: false,
+    endWait: 0,
     every: "tool",
     lease: 12,
     steps: [[20]],

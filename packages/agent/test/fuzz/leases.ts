@@ -3,23 +3,31 @@
 // moved its head mid-run. Another owner acts on the store at a store operation (counted
 // from the run's first) or inside a tool call; the run's lease lives on the fuzzer's
 // virtual clock, so heartbeats and expiries fall inside tools that sleep. After the run,
-// a new owner recovers it from the store, as a supervisor would.
+// a new owner recovers it from the store, as a supervisor would. The store ends a run in
+// one statement or not (`ending`: the SQL stores' way, internal/ending.ts, which holds a
+// final answer's step for the run's end), so every strike meets the held step too.
 //
 // The oracle (leaseViolations) is the rest of the fuzzer's: the run ends normally with a
 // typed stop naming the lease (RunLeased; a conflict with another owner's checkpoint
 // fails the run with the typed CheckpointConflict, docs/durability.md); nothing the store
 // acknowledged is lost; no journaled tool call runs twice.
-import { AgentBuilder, Tool, UseDriver, UseGuards, UseLoopOptions, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, Message } from "@hookline/core"
+import { AgentBuilder, Tool, UseDriver, UseGuards, UseHook, UseLoopOptions, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, Hook, HookTriggers, Message } from "@hookline/core"
 import { MemoryStore, RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { ScriptedDriver } from "@hookline/testing"
 import { Cause, Clock, Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as t from "io-ts"
+// Internal to the store (not exported): a store registered here ends a run in one statement.
+import * as Ending from "../../../store/src/internal/ending.js"
 import { VirtualClock } from "./run.js"
 
-/** When the other owner acts: before the run's `index`-th store operation, or inside its `index`-th tool call. */
-export type Strike = { readonly _tag: "Op"; readonly index: number } | { readonly _tag: "Tool"; readonly index: number }
+/**
+ * When the other owner acts: before the run's `index`-th store operation, inside its
+ * `index`-th tool call, or at its end (an AfterExecution hook above the store's, after
+ * the last step's checkpoint, held or written, and before the run's last one).
+ */
+export type Strike = { readonly _tag: "Op"; readonly index: number } | { readonly _tag: "Tool"; readonly index: number } | { readonly _tag: "End" }
 
 /** What the other owner does to the run's store. */
 export type Fault =
@@ -37,6 +45,10 @@ export type Fault =
 export interface LeaseCase {
   /** `observed`: a wrapper records every store operation (the Effect path); `atOnce`: MemoryStore itself (the hooks answer at once), struck only in tools. */
   readonly store: "observed" | "atOnce"
+  /** The store ends a run as the SQL stores do: its last checkpoint and the lease's release in one statement, a final answer's step held for it. */
+  readonly ending: boolean
+  /** Virtual ms the run's AfterExecution hook above the store's sleeps (a heartbeat may fall there). */
+  readonly endWait: number
   readonly every: "tool" | "step"
   /** The lease's time to live, virtual ms (renewed every third of it). */
   readonly lease: number
@@ -48,10 +60,14 @@ export interface LeaseCase {
 
 const strike = (store: LeaseCase["store"]): fc.Arbitrary<Strike> =>
   store === "atOnce"
-    ? fc.record({ _tag: fc.constant("Tool" as const), index: fc.integer({ min: 1, max: 6 }) })
+    ? fc.oneof(
+      { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Tool" as const), index: fc.integer({ min: 1, max: 6 }) }) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "End" } as const) },
+    )
     : fc.oneof(
-      fc.record({ _tag: fc.constant("Op" as const), index: fc.integer({ min: 1, max: 24 }) }),
-      fc.record({ _tag: fc.constant("Tool" as const), index: fc.integer({ min: 1, max: 6 }) }),
+      { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Op" as const), index: fc.integer({ min: 1, max: 24 }) }) },
+      { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Tool" as const), index: fc.integer({ min: 1, max: 6 }) }) },
+      { weight: 1, arbitrary: fc.constant({ _tag: "End" } as const) },
     )
 
 const fault = (store: LeaseCase["store"]): fc.Arbitrary<Fault> =>
@@ -70,6 +86,8 @@ const fault = (store: LeaseCase["store"]): fc.Arbitrary<Fault> =>
 export const leaseCase: fc.Arbitrary<LeaseCase> = fc.constantFrom<LeaseCase["store"]>("observed", "observed", "atOnce").chain((store) =>
   fc.record({
     store: fc.constant(store),
+    ending: fc.boolean(),
+    endWait: fc.constantFrom(0, 0, 5, 20, 50),
     every: fc.constantFrom<LeaseCase["every"]>("tool", "tool", "step"),
     lease: fc.constantFrom(12, 30, 90),
     steps: fc.array(fc.array(fc.constantFrom(0, 0, 5, 20, 50), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
@@ -185,9 +203,9 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
         return
     }
   }
-  const strikeAt = (kind: Strike["_tag"], index: number) => {
+  const strikeAt = (kind: Strike["_tag"], index?: number) => {
     const f = c.fault
-    if (struck || f._tag === "Held" || f.at._tag !== kind || f.at.index !== index) return
+    if (struck || f._tag === "Held" || f.at._tag !== kind || ("index" in f.at ? f.at.index : undefined) !== index) return
     struck = true
     act(f)
   }
@@ -215,9 +233,28 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
     renewLease: (lease) => observe("renewLease", () => base.renewLease(lease)),
     releaseLease: (id, owner) => observe("releaseLease", () => base.releaseLease(id, owner)),
   }
+  // One statement, as on the SQL stores: one operation the other owner cannot strike inside,
+  // recorded as the commit it is; the lease released whatever the commit's answer.
+  if (c.ending) {
+    const endWith = (commit: RunStore.Commit, owner: string) => Effect.ensuring(base.commit(commit), Effect.ignore(base.releaseLease(commit.runId, owner)))
+    Ending.register(store, {
+      commitAndRelease: (commit, owner) => store === base ? endWith(commit, owner) : observe("commit", () => endWith(commit, owner), commit.seq, commit.body),
+    })
+  }
 
+  // The run's end, above the store's (priority -1,000,000): the End strike, then `endWait`.
+  const atEnd = UseHook(
+    Hook.effect((ctx) =>
+      Effect.suspend(() => {
+        strikeAt("End")
+        return c.endWait === 0 ? Effect.succeed(ctx) : Effect.as(Effect.sleep(c.endWait), ctx)
+      })
+    ),
+    { triggers: HookTriggers.of("AfterExecution"), priority: 0, name: "fuzz:run_end" },
+  )
   const agentOf = (who: "run" | "recovery", on: RunStore.RunStore, inside: (() => void) | undefined) =>
     AgentBuilder.make(
+      ...(who === "run" ? [atEnd] : []),
       UseDriver(modelOf(c, who, events)),
       UseTools([toolOf(who, events, inside)]),
       UseLoopOptions({ toolConcurrency: c.toolConcurrency }),

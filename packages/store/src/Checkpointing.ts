@@ -510,13 +510,19 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     return entry === undefined ? blocked : lostStop(blocked)
   }
 
-  // Lost while running: the run stops after this step, as a refused run would.
+  // Lost while running: the run stops after this step, as a refused run would. Learned at
+  // its end (AfterExecution: the loop concluded it completed already), it ends stopped with
+  // RunLeased as the loop would have ended it: else it ends completed with a state the
+  // store never held (lease fuzzer, seed -1155538957).
   const lostStop = (ctx: HookContext): HookContext => {
     if (ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return ctx
     const error = StoreError.runLost(ctx.state.id)
     const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
     refusals.set(signal, error)
-    return HookContext.withState(ctx, AgentState.withStopSignal(ctx.state, signal))
+    const stopped = AgentState.withStopSignal(ctx.state, signal)
+    if (stopped.execution.status !== "completed") return HookContext.withState(ctx, stopped)
+    const reason = StopSignal.highest(stopped.execution.stopSignals)?.reason
+    return HookContext.withState(ctx, AgentState.withStopReason(AgentState.withStatus(stopped, "stopped"), reason))
   }
 
   const replayInference = Hook.effect((ctx: HookContext) =>

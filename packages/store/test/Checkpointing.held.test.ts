@@ -68,7 +68,8 @@ describe("UseCheckpoints, a held final step and a lost lease", () => {
     // Nothing of the run was written after it learned it lost its lease.
     expect(after?.seq).toBe(headAtEnd)
     expect(after?.state.execution.steps).toHaveLength(0)
-    expect(final.execution.stopSignals.map((s) => s.reason)).toContain(RunLeasedReason.name)
+    expect(final.execution.status).toBe("stopped")
+    expect(final.execution.stopReason).toBe(RunLeasedReason.name)
     // The lease is the new owner's still.
     expect(newOwnerHolds).toMatchObject({ _tag: "RunLeased", runId: "held" })
   })

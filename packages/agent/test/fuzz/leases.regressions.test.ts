@@ -28,6 +28,32 @@ describe("UseCheckpoints under lost leases (found by the fuzzer)", () => {
     expect(leaseViolations(await runLeaseCase(found))).toEqual([])
   })
 
+  // Seed -1155538957: the lease broken inside the one tool; the final answer's step
+  // written (or, on a store that ends a run in one statement, held); the heartbeat's
+  // renewal refused while an AfterExecution hook above the store's waited. The run ended
+  // completed with a state the store never held (its end's checkpoint, and the held
+  // step's, not written).
+  const atTheEnd: LeaseCase = {
+    store: "atOnce",
+    ending: false,
+    endWait: 20,
+    every: "tool",
+    lease: 12,
+    steps: [[0]],
+    toolConcurrency: "sequential",
+    fault: { _tag: "Break", at: { _tag: "Tool", index: 1 } },
+  }
+
+  it("ends stopped with RunLeased a run that learned it lost its lease at its end, after its last step (seed -1155538957)", async () => {
+    for (const c of [atTheEnd, { ...atTheEnd, ending: true }, { ...atTheEnd, store: "observed" as const }, { ...atTheEnd, store: "observed" as const, ending: true }]) {
+      const recording = await runLeaseCase(c)
+      expect(leaseViolations(recording), JSON.stringify(c)).toEqual([])
+      const final = recording.exit._tag === "Done" ? recording.exit.state : undefined
+      expect(final?.execution.status, JSON.stringify(c)).toBe("stopped")
+      expect(final?.execution.stopReason, JSON.stringify(c)).toBe("RunLeased")
+    }
+  })
+
   it("ends a run that lost its lease in its last tool stopped with RunLeased, asking the model nothing more", async () => {
     const store = MemoryStore.make()
     let release: () => void = () => undefined

@@ -5,6 +5,7 @@
 import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { AgentState, Message } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
+import { Effect } from "effect"
 import * as t from "io-ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RunStore, StoreError, UseCheckpoints } from "../src/index.js"
@@ -100,5 +101,20 @@ describe("the SQL store's round trips", () => {
     const loaded = await RunStore.load(store, "exists-once")
     expect(loaded?.seq).toBe(1)
     expect(loaded?.state.context.messages.toArray().map((m) => m.content)).toEqual(["first"])
+  }, 120_000)
+
+  it("answers a run's head and one journal entry in one statement, stored or not", async () => {
+    const read = (runId: string) => Effect.runPromise(store.headAndJournal!(runId, "marker"))
+    log.length = 0
+    counting = true
+    const unknown = await read("head-journal")
+    await Effect.runPromise(store.journalPut("head-journal", "marker", "{}"))
+    const marked = await read("head-journal")
+    const state = AgentState.make({ id: "head-journal", messages: [Message.user("one")] })
+    await RunStore.save(store, AgentState.appendMessage(state, Message.user("two")), await RunStore.save(store, state))
+    const stored = await read("head-journal")
+    counting = false
+    expect([unknown, marked, stored]).toEqual([{ head: 0, body: undefined }, { head: 0, body: "{}" }, { head: 2, body: "{}" }])
+    expect(log.filter((entry) => entry.startsWith("SELECT"))).toEqual(["SELECT (SELECT seq", "SELECT (SELECT seq", "SELECT (SELECT seq"])
   }, 120_000)
 })

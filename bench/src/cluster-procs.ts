@@ -32,19 +32,21 @@ const freePort = (): Promise<number> =>
 
 /**
  * A runner, answered once it is ready; `args` are its settings flags (none: the shipped
- * defaults), `nodeArgs` node's own (`--cpu-prof`, which NODE_OPTIONS refuses); its
- * agents module is cluster-agents.ts.
+ * defaults), `nodeArgs` node's own (`--cpu-prof`, which NODE_OPTIONS refuses), `entry`
+ * another main taking the same flags (the timeline's runner); its agents module is
+ * cluster-agents.ts.
  */
 export const startRunner = async (
   database: string,
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
   nodeArgs: ReadonlyArray<string> = [],
+  entry: string = bin,
 ): Promise<RunnerProc> => {
   const port = await freePort()
   const child = spawn(
     process.execPath,
-    [...nodeArgs, "--conditions=@hookline/source", "--expose-gc", "--import", "tsx", bin, "--agents", agentsModule, "--db", database, "--port", String(port), ...args],
+    [...nodeArgs, "--conditions=@hookline/source", "--expose-gc", "--import", "tsx", entry, "--agents", agentsModule, "--db", database, "--port", String(port), ...args],
     { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] },
   )
   let stderr = ""

@@ -125,6 +125,15 @@ const ended = (summary: RunSummary | undefined): summary is RunSummary => summar
 const cancelled = (store: RunStore.RunStore, runId: string) =>
   Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)
 
+// A Start's first question, whether the run is stored and whether it was cancelled, in
+// one read where the store answers both at once (the SQL stores), else in two at once.
+const headAndMarker = (store: RunStore.RunStore, runId: string): Effect.Effect<RunStore.HeadAndJournal> => {
+  const read = store.headAndJournal !== undefined
+    ? store.headAndJournal(runId, Cancellation.markerKey)
+    : Effect.map(Effect.all([store.head(runId), store.journalGet(runId, Cancellation.markerKey)], { concurrency: 2 }), ([head, body]) => ({ head, body }))
+  return Effect.orDie(read)
+}
+
 /**
  * The agent a stored run names, checked: known here, with the tool set it was stored with.
  *
@@ -235,7 +244,10 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
   return HooklineRun.of({
     Start: ({ payload }) =>
       serial(Effect.gen(function*() {
-        const saved = yield* stored(store, runId)
+        const { head, body: marker } = yield* headAndMarker(store, runId)
+        // A run not stored is one read (a run stored since is met by the write that finds
+        // it: RunExists, retried).
+        const saved = head === 0 ? undefined : yield* load(store, runId)
         if (saved === undefined) {
           const initial = AgentState.make({ id: runId, messages: [Message.user(payload.input)] })
           const registered = agents.get(payload.agent)
@@ -244,7 +256,10 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
             yield* Effect.ignore(RunStore.startEffect(store, initial, { envelope: { agent: payload.agent } }))
             return yield* new UnknownAgent({ runId, agent: payload.agent })
           }
-          if (yield* cancelled(store, runId)) return (yield* ensureStopped(initial, payload.agent)) as RunSummary
+          // A Cancel here since the read (it is known here before its marker is stored) is read again.
+          if (marker !== undefined || (cancelAsked && (yield* cancelled(store, runId)))) {
+            return (yield* ensureStopped(initial, payload.agent)) as RunSummary
+          }
           // resumeEffect given a state is a new run that fails typed (RunExists, RunLeased)
           // where runEffect would only stop.
           return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(initial, options(signal)), rejected(runId)), initial, payload.agent)

@@ -1,10 +1,13 @@
 // A runner's graceful shutdown, first part: the runs in flight end while the runner still
 // holds its shards; a run that would begin after that never begins (the next owner runs
 // it whole). Time is the TestClock's.
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { MemoryStore, RunStore } from "@hookline/store"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { RunEntity } from "../src/index.js"
+import { Client, ClusterAgent, RunEntity } from "../src/index.js"
+import { agents, type Charge } from "./support/agents.js"
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect.pipe(Effect.provide(TestClock.layer())))
 
@@ -52,5 +55,56 @@ describe("RunEntity.Drain", () => {
       const exit = await run(Effect.exit(new RunEntity.Drain().close(15_000)))
       expect(Exit.isSuccess(exit)).toBe(true)
     })
+  })
+})
+
+// The whole entity on effect/cluster's in-memory runner (TestRunner's parts, the message
+// storage built outside the runner so it can be read after the runner is gone): a Start
+// that arrives while the runner drains is left for the next owner, unanswered.
+describe("RunEntity.layer", () => {
+  it("leaves a Start that arrives while the runner drains unanswered and unprocessed, its run never begun (ClusterSchema.Abandon)", async () => {
+    const charges: Array<Charge> = []
+    const begun: Array<string> = []
+    const store = MemoryStore.make()
+    const out = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const storage = yield* Layer.build(MessageStorage.layerMemory.pipe(Layer.provideMerge(ShardingConfig.layer())))
+      const driver = Context.get(storage, MessageStorage.MemoryDriver)
+      const runner = Sharding.layer.pipe(
+        Layer.provideMerge(Runners.layerNoop),
+        Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+        Layer.provide(Layer.succeedContext(storage)),
+      )
+      const hookline = Layer.effect(
+        RunEntity.Hookline,
+        Effect.map(
+          ClusterAgent.register(agents((c) => charges.push(c), 50, { onBegin: (runId) => begun.push(runId) }), store, { lease: 10_000 }),
+          (registered) => ({ store, agents: registered }),
+        ),
+      )
+      const app = Client.layer().pipe(Layer.provideMerge(RunEntity.layer({ drainTimeout: 60_000 }).pipe(Layer.provide(hookline))), Layer.provideMerge(runner))
+      const scope = yield* Scope.make()
+      const client = Context.get(yield* Layer.buildWithScope(app, scope), Client.HooklineClient)
+      yield* client.start("charger", "charge me", { runId: "in-flight" })
+      while (charges.length === 0) yield* Effect.sleep("5 millis")
+      // The runner shuts down: its drain waits for the run in flight, and a Start that
+      // comes meanwhile is held, then abandoned once effect/cluster's teardown begins.
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void), { startImmediately: true })
+      yield* client.start("charger", "charge me", { runId: "held" })
+      yield* Fiber.join(closing)
+      const startOf = (runId: string) => [...driver.requests.values()].find((e) => e.envelope._tag === "Request" && e.envelope.address.entityId === runId && e.envelope.tag === "Start")
+      const held = startOf("held")
+      return {
+        inFlight: (yield* RunStore.loadEffect(store, "in-flight"))?.state.execution.status,
+        inFlightAnswered: startOf("in-flight")?.replies.some((r) => r._tag === "WithExit"),
+        heldStored: held !== undefined,
+        heldAnswered: held?.replies.some((r) => r._tag === "WithExit"),
+        heldUnprocessed: held !== undefined && driver.unprocessed.has(held.envelope),
+        heldHead: yield* store.head("held"),
+      }
+    })))
+    expect(out).toEqual({ inFlight: "completed", inFlightAnswered: true, heldStored: true, heldAnswered: false, heldUnprocessed: true, heldHead: 0 })
+    // The held Start never began here: the next owner runs it whole.
+    expect(begun).toEqual(["in-flight"])
+    expect(new Set(charges.map((c) => c.runId))).toEqual(new Set(["in-flight"]))
   })
 })

@@ -50,6 +50,7 @@ import {
 import { Clock, Duration, Effect, Exit, Fiber, Result } from "effect"
 import * as Envelope from "./Envelope.js"
 import * as AtOnce from "./internal/atOnce.js"
+import * as AtOnceWrite from "./internal/atOnceWrite.js"
 import * as ByReference from "./internal/byReference.js"
 import * as Ending from "./internal/ending.js"
 import * as JournalEntry from "./internal/journalEntry.js"
@@ -292,7 +293,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const checkpointNow = (ctx: HookContext, entry: Tracked, previous: RunStore.Saved, now: AtOnce.AtOnce): Exit.Exit<HookContext, SaveFailure> => {
     const ready = Plan.next(ctx.state, previous, envelopeOf(ctx.state))
     if (ready !== undefined) {
-      const written = ByReference.commitNext(measured, now, ctx.state, ready, Date.now())
+      const written = AtOnceWrite.commitNext(measured, now, ctx.state, ready, Date.now())
       // What the step's journal entries measured was for this checkpoint (it walks the
       // same answer and results); the next step's are new, so nothing is held past it.
       measured.forget()
@@ -369,7 +370,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         // A new run. Its lease goes again at once unless the run goes on.
         const envelope = envelopeOf(ctx.state)
         // On MemoryStore the first checkpoint is kept by reference too (internal/byReference.ts).
-        const now = atOnce === undefined ? undefined : ByReference.createFirst(measured, atOnce, ctx.state, envelope, replace, Date.now())
+        const now = atOnce === undefined ? undefined : AtOnceWrite.createFirst(measured, atOnce, ctx.state, envelope, replace, Date.now())
         const created = yield* Effect.result(now ?? RunStore.startEffect(store, ctx.state, { replace, envelope }))
         if (Result.isFailure(created)) {
           yield* Effect.ignore(store.releaseLease(runId, owner))

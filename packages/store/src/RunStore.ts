@@ -90,6 +90,17 @@ export interface Lease {
 }
 
 /**
+ * A run's head (0 for an unknown run) and one journal entry (`undefined` when absent).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HeadAndJournal {
+  readonly head: number
+  readonly body: string | undefined
+}
+
+/**
  * A store. `commit` is atomic and optimistic: it writes only when the run's head is
  * `seq - 1`, else fails with `CheckpointConflict` and writes nothing. The journal keeps
  * the first entry written under a key (`journalPut` answers whether it wrote).
@@ -122,6 +133,12 @@ export interface RunStore {
   readonly remove: (runId: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalPut: (runId: string, key: string, body: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalGet: (runId: string, key: string) => Effect.Effect<string | undefined, StoreError.StoreFailed>
+  /**
+   * `head` and `journalGet` in one read, for a caller that needs both before it acts (the
+   * cluster's entity, on a new run: is it stored, and was it cancelled). Optional: a store
+   * without it is read twice.
+   */
+  readonly headAndJournal?: ((runId: string, key: string) => Effect.Effect<HeadAndJournal, StoreError.StoreFailed>) | undefined
   /**
    * Takes the run's lease until `lease.expiresAt`, atomically: when nobody holds it, the
    * holder's expired (`expiresAt <= now`), or `lease.owner` holds it already. Else fails

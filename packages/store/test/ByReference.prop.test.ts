@@ -10,6 +10,7 @@ import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Checkpoint, MemoryStore, RunStore } from "../src/index.js"
 import * as AtOnce from "../src/internal/atOnce.js"
+import * as AtOnceWrite from "../src/internal/atOnceWrite.js"
 import * as ByReference from "../src/internal/byReference.js"
 import * as JournalEntry from "../src/internal/journalEntry.js"
 import * as Plan from "../src/internal/plan.js"
@@ -116,7 +117,7 @@ const same = (previous: AgentState, next: AgentState) => {
     commit: (commit) => (taken.text++, ops.commit(commit)),
     commitDelta: (commit, delta) => (taken.kept++, ops.commitDelta!(commit, delta)),
   }
-  const fastAnswer = answerOf(ByReference.commitNext(ByReference.measure(), counted, next, ready, 5))
+  const fastAnswer = answerOf(AtOnceWrite.commitNext(ByReference.measure(), counted, next, ready, 5))
   const body = Checkpoint.encodeChecked(next.id, ready.seq, Plan.next(next, stored, undefined)!.delta)
   const plainAnswer = Result.isFailure(body)
     ? answerOf(Exit.fail(body.failure))
@@ -160,7 +161,7 @@ describe("MemoryStore's fast path (by reference)", () => {
     const store = MemoryStore.make()
     const stored = Effect.runSync(RunStore.startEffect(store, state))
     const ready = Plan.next(next, stored, undefined)!
-    expect(Exit.isSuccess(ByReference.commitNext(ByReference.measure(), AtOnce.of(store)!, next, ready, 5))).toBe(true)
+    expect(Exit.isSuccess(AtOnceWrite.commitNext(ByReference.measure(), AtOnce.of(store)!, next, ready, 5))).toBe(true)
     const first = rowsOf(store, "run-1")
     expect(rowsOf(store, "run-1")).toEqual(first)
     expect(JSON.parse(first[1]!.body).metadata).toEqual({ ticking: { n: 1 } })
@@ -171,7 +172,7 @@ describe("MemoryStore's fast path (by reference)", () => {
 const sameFirst = (state: AgentState) => {
   const fast = MemoryStore.make()
   const plain = MemoryStore.make()
-  const kept = ByReference.createFirst(ByReference.measure(), AtOnce.of(fast)!, state, undefined, false, 5)
+  const kept = AtOnceWrite.createFirst(ByReference.measure(), AtOnce.of(fast)!, state, undefined, false, 5)
   if (kept !== undefined) taken.kept++
   else taken.text++
   const fastAnswer = answerOf(Effect.runSyncExit(Effect.asVoid(kept ?? RunStore.startEffect(fast, state, { at: 5 }))))

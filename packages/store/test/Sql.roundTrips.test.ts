@@ -174,4 +174,19 @@ describe("the SQL store's round trips", () => {
     // The lease went back all the same.
     expect((await Effect.runPromise(Effect.result(store.takeLease({ runId: "held-refused", owner: "probe", expiresAt: 1 }, 0))))._tag).toBe("Success")
   }, 120_000)
+
+  it("answers a run's head and one journal entry in one statement, stored or not", async () => {
+    const read = (runId: string) => Effect.runPromise(store.headAndJournal!(runId, "marker"))
+    log.length = 0
+    counting = true
+    const unknown = await read("head-journal")
+    await Effect.runPromise(store.journalPut("head-journal", "marker", "{}"))
+    const marked = await read("head-journal")
+    const state = AgentState.make({ id: "head-journal", messages: [Message.user("one")] })
+    await RunStore.save(store, AgentState.appendMessage(state, Message.user("two")), await RunStore.save(store, state))
+    const stored = await read("head-journal")
+    counting = false
+    expect([unknown, marked, stored]).toEqual([{ head: 0, body: undefined }, { head: 0, body: "{}" }, { head: 2, body: "{}" }])
+    expect(log.filter((entry) => entry.startsWith("SELECT"))).toEqual(["SELECT (SELECT seq", "SELECT (SELECT seq", "SELECT (SELECT seq"])
+  }, 120_000)
 })

@@ -275,6 +275,16 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
         const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key], "hookline_journal_get")
         return found.rows[0]?.["body"] as string | undefined
       }),
+    headAndJournal: (runId: string, key: string) =>
+      lift("headAndJournal", async (): Promise<RunStore.HeadAndJournal> => {
+        const found = await client.query(
+          `SELECT (SELECT seq FROM hookline_runs WHERE run_id = $1) AS seq, (SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2) AS body`,
+          [runId, key],
+          "hookline_head_journal",
+        )
+        const row = found.rows[0]
+        return Object.freeze({ head: row?.["seq"] == null ? 0 : Number(row["seq"]), body: (row?.["body"] ?? undefined) as string | undefined })
+      }),
     takeLease: (lease: RunStore.Lease, now: number) =>
       Effect.flatMap(lift("takeLease", () => take(client, lease, now)), (holder) =>
         holder === undefined ? Effect.void : Effect.fail(StoreError.runLeased(lease.runId, holder))),

@@ -1,0 +1,47 @@
+/**
+ * The runner of bench/src/cluster-timeline.ts: `hookline-runner`'s layers (Runner.ts's,
+ * built here the same way, shipped settings) with the timeline's recorder: every effect
+ * span and every store call kept with its monotonic time, written to $TIMELINE_OUT when
+ * the process exits. Flags as `hookline-runner`'s: --agents, --db, --port.
+ */
+import { ClusterAgent, RunEntity, Settings } from "@hookline/cluster"
+import { PostgresStore } from "@hookline/store"
+import { Effect, Layer } from "effect"
+import { RunnerAddress } from "effect/cluster"
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { parseArgs } from "node:util"
+// The cluster package's own copy (the bench does not depend on it by name).
+import { NodeRuntime } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
+import { recorder, tracedCluster, tracedStore } from "./cluster-trace.js"
+
+const { values } = parseArgs({ options: { agents: { type: "string" }, db: { type: "string" }, port: { type: "string" } } })
+const database = values.db as string
+const port = Number(values.port)
+const agents = ((await import(pathToFileURL(resolve(values.agents as string)).href)) as { default: ReadonlyArray<ClusterAgent.ClusterAgent> }).default
+const out = process.env["TIMELINE_OUT"] as string
+const rec = recorder("runner")
+process.on("exit", () => rec.dump(out))
+
+const settings = Settings.defaults
+const hookline = Layer.effect(
+  RunEntity.Hookline,
+  Effect.gen(function*() {
+    const opened = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ connectionString: database, max: 10 })), (s) => s.close())
+    const store = tracedStore(opened)
+    const registered = yield* ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(settings) })
+    return { store, agents: registered }
+  }),
+)
+const cluster = tracedCluster(rec, database, { runnerAddress: RunnerAddress.make("127.0.0.1", port) })
+const runner = RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction), drainTimeout: Settings.millisOf(settings.terminationTimeout) }).pipe(
+  Layer.provide(hookline),
+  Layer.provide(cluster),
+  Layer.provide(rec.layer),
+)
+
+Effect.scoped(Effect.gen(function*() {
+  yield* Layer.build(runner)
+  process.stderr.write(`hookline-runner ready 127.0.0.1:${port} pid ${process.pid}\n`)
+  return yield* Effect.never
+})).pipe(NodeRuntime.runMain)

@@ -306,14 +306,19 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     entry.deferred.length = 0
     return Exit.succeed(ctx)
   }
+  // A checkpoint write whose conflict stays with the run (for `settle`), whatever it fails with.
+  const notingConflict = <A, E extends SaveFailure>(entry: Tracked, write: Effect.Effect<A, E>, onConflict?: () => void) =>
+    Effect.tapError(write, (error: SaveFailure) =>
+      Effect.sync(() => {
+        if (error._tag !== "CheckpointConflict") return
+        entry.conflict ??= error
+        onConflict?.()
+      }))
   const checkpointEffect = (ctx: HookContext, entry: Tracked) => {
     // This path writes text (RunStore.saveEffect): the measures are not needed.
     measured.forget()
     return Effect.map(
-      Effect.tapError(RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state)), (error) =>
-        Effect.sync(() => {
-          if (error._tag === "CheckpointConflict") entry.conflict ??= error
-        })),
+      notingConflict(entry, RunStore.saveEffect(store, ctx.state, entry.saved, undefined, envelopeOf(ctx.state))),
       (saved) => {
         entry.saved = saved
         entry.deferred.length = 0
@@ -417,12 +422,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     if (ready === undefined) return checkpoint(ctx, entry)
     entry.held = undefined
     return Effect.map(
-      Effect.tapError(ends.commitAndRelease(ready.commit, entry.owner), (error) =>
-        Effect.sync(() => {
-          if (error._tag !== "CheckpointConflict") return
-          entry.conflict ??= error
-          released()
-        })),
+      notingConflict(entry, ends.commitAndRelease(ready.commit, entry.owner), released),
       () => {
         released()
         entry.saved = ready.saved
@@ -610,10 +610,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     // A run that learned it lost its lease writes no more checkpoints, a held one included.
     if (entry.lost) return Exit.void
     return Effect.map(
-      Effect.tapError(store.commit(held.commit), (error) =>
-        Effect.sync(() => {
-          if (error._tag === "CheckpointConflict") entry.conflict ??= error
-        })),
+      notingConflict(entry, store.commit(held.commit)),
       () => {
         entry.saved = held.saved
       },

@@ -18,8 +18,8 @@ import { ScriptedDriver } from "@hookline/testing"
 import { Cause, Clock, Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as t from "io-ts"
-// Internal to the store (not exported): a store registered here ends a run in one statement.
-import * as Ending from "../../../store/src/internal/ending.js"
+// A store registered here ends a run in one statement, as the SQL stores do.
+import * as StoreTesting from "@hookline/store/testing"
 import { VirtualClock } from "./run.js"
 
 /**
@@ -244,7 +244,7 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
   // recorded as the commit it is; the lease released whatever the commit's answer.
   if (c.ending) {
     const endWith = (commit: RunStore.Commit, owner: string) => Effect.ensuring(base.commit(commit), Effect.ignore(base.releaseLease(commit.runId, owner)))
-    Ending.register(store, {
+    StoreTesting.withEnding(store, {
       commitAndRelease: (commit, owner) => store === base ? endWith(commit, owner) : observe("commit", () => endWith(commit, owner), commit.seq, commit.body),
     })
   }

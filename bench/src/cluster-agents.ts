@@ -7,6 +7,7 @@
 // - $MEM_LOG: SIGUSR2 collects garbage (the runner is started with --expose-gc) and appends
 //   the heap in use there, so the bench reads a runner's memory from outside; with
 //   $HEAP_DIR, it first writes a heap snapshot there (runner-<n>.heapsnapshot).
+import type { ClusterAgent } from "@hookline/cluster"
 import { appendFileSync, existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { writeHeapSnapshot } from "node:v8"
@@ -28,10 +29,12 @@ if (memLog !== undefined) {
   })
 }
 
-export default agents(
+// Annotated: inferred, the type is named through the tests' path to @hookline/cluster (TS2742).
+const registered: ReadonlyArray<ClusterAgent.ClusterAgent> = agents(
   (charge) => {
     if (chargeLog !== undefined) appendFileSync(chargeLog, JSON.stringify({ ...charge, pid: process.pid, at: Date.now() }) + "\n")
   },
   Number(process.env["TOOL_MS"] ?? 0),
   { model: unloggedChargeModel },
 )
+export default registered

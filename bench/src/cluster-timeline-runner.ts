@@ -4,6 +4,7 @@
  * span and every store call kept with its monotonic time, written to $TIMELINE_OUT when
  * the process exits. Flags as `hookline-runner`'s: --agents, --db, --port.
  */
+import { NodeRuntime } from "@effect/platform-node"
 import { ClusterAgent, RunEntity, Settings } from "@hookline/cluster"
 import { PostgresStore } from "@hookline/store"
 import { Effect, Layer } from "effect"
@@ -11,8 +12,6 @@ import { RunnerAddress } from "effect/cluster"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
-// The cluster package's own copy (the bench does not depend on it by name).
-import { NodeRuntime } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
 import { recorder, tracedCluster, tracedStore } from "./cluster-trace.js"
 
 const { values } = parseArgs({ options: { agents: { type: "string" }, db: { type: "string" }, port: { type: "string" } } })

@@ -7,12 +7,15 @@
  */
 import { Settings } from "@hookline/cluster"
 import type { RunStore } from "@hookline/store"
-import { Effect, Layer, Option, Tracer } from "effect"
+import { NodeClusterSocket, NodeCrypto } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted, Tracer } from "effect"
 import { MessageStorage, type RunnerAddress, ShardingConfig, SqlMessageStorage, SqlRunnerStorage } from "effect/cluster"
 import { writeFileSync } from "node:fs"
-// The cluster package's own copies (the bench does not depend on them by name).
-import { NodeClusterSocket, NodeCrypto } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
-import { sqlLayer } from "../../packages/cluster/src/internal/sql.js"
+
+// The cluster's PostgreSQL pool as `hookline-runner` opens it (packages/cluster/src/
+// internal/sql.ts, not exported): keep the two alike.
+const sqlLayer = (database: string) => PgClient.layer({ url: Redacted.make(database), maxConnections: 10, preparedStatementCacheSize: 0 })
 
 export interface Mark {
   /** Who: "client" or "runner". */

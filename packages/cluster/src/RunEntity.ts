@@ -126,13 +126,10 @@ const cancelled = (store: RunStore.RunStore, runId: string) =>
   Effect.map(Effect.orDie(store.journalGet(runId, Cancellation.markerKey)), (body) => body !== undefined)
 
 // A Start's first question, whether the run is stored and whether it was cancelled, in
-// one read where the store answers both at once (the SQL stores), else in two at once.
-const headAndMarker = (store: RunStore.RunStore, runId: string): Effect.Effect<RunStore.HeadAndJournal> => {
-  const read = store.headAndJournal !== undefined
-    ? store.headAndJournal(runId, Cancellation.markerKey)
-    : Effect.map(Effect.all([store.head(runId), store.journalGet(runId, Cancellation.markerKey)], { concurrency: 2 }), ([head, body]) => ({ head, body }))
-  return Effect.orDie(read)
-}
+// one read where the store object answers both at once (a SQL store as opened), else in
+// two at once through its own `head` and `journalGet` (a wrapper's included).
+const headAndMarker = (store: RunStore.RunStore, runId: string): Effect.Effect<RunStore.HeadAndJournal> =>
+  Effect.orDie(RunStore.readHeadAndJournal(store, runId, Cancellation.markerKey))
 
 /**
  * The agent a stored run names, checked: known here, with the tool set it was stored with.

@@ -3,6 +3,7 @@
 // asks of `result`, which waits on the runner instead of polling.
 import { Decision } from "@hookline/agent"
 import { MemoryStore, type RunStore } from "@hookline/store"
+import * as StoreTesting from "@hookline/store/testing"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { ClusterSchema, TestRunner } from "effect/cluster"
 import { describe, expect, it } from "vitest"
@@ -11,23 +12,23 @@ import { agents } from "./support/agents.js"
 
 type Reads = { head: number; rows: number; journalGet: number; headAndJournal: number }
 
-// A MemoryStore that counts its reads while `counting` is on, with the SQL stores' read
-// of a run's head and a journal entry at once (`headAndJournal`, one read).
+// A MemoryStore that counts its reads while `counting` is on, registered with the SQL
+// stores' read of a run's head and a journal entry at once (one read, kept per store
+// object: `RunStore.readHeadAndJournal`), so the entity reads it as it reads them.
 const counted = () => {
   const inner = MemoryStore.make()
   const reads: Reads = { head: 0, rows: 0, journalGet: 0, headAndJournal: 0 }
   let counting = false
-  const store: RunStore.RunStore = {
+  const store: RunStore.RunStore = StoreTesting.withHeadAndJournal({
     ...inner,
     head: (runId) => Effect.suspend(() => (counting && reads.head++, inner.head(runId))),
     rows: (runId) => Effect.suspend(() => (counting && reads.rows++, inner.rows(runId))),
     journalGet: (runId, key) => Effect.suspend(() => (counting && reads.journalGet++, inner.journalGet(runId, key))),
-    headAndJournal: (runId, key) =>
-      Effect.suspend(() => {
-        if (counting) reads.headAndJournal++
-        return Effect.map(Effect.all([inner.head(runId), inner.journalGet(runId, key)]), ([head, body]) => ({ head, body }))
-      }),
-  }
+  }, (runId, key) =>
+    Effect.suspend(() => {
+      if (counting) reads.headAndJournal++
+      return Effect.map(Effect.all([inner.head(runId), inner.journalGet(runId, key)]), ([head, body]) => ({ head, body }))
+    }))
   return { store, reads, count: (on: boolean) => (counting = on) }
 }
 

@@ -119,8 +119,33 @@ export const RunLeasedReason: StopReason.Custom = StopReason.custom({ name: "Run
  */
 export const RunExistsReason: StopReason.Custom = StopReason.custom({ name: "RunExists", priority: 750, kind: "hard" })
 
+/**
+ * The stop reason of a run whose last checkpoint the store refused because another
+ * owner moved the run's head (`CheckpointConflict`): its end was never stored. Hard,
+ * ranked with `RunLeased`. `agent.resume` rejects with the typed `CheckpointConflict`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const CheckpointConflictReason: StopReason.Custom = StopReason.custom({ name: "CheckpointConflict", priority: 750, kind: "hard" })
+
 /** The source of the stop signal a refused run gets (no lease, or its id is stored). */
 const leaseSource = "store:lease"
+/** The source of the stop signal of a run whose last checkpoint conflicted. */
+const conflictSource = "store:checkpoint"
+
+// A run whose end this owner did not store (its lease lost, its last checkpoint refused),
+// learned after the loop concluded it: the signal, and a `completed` or `suspended` run
+// ends `stopped` as the loop ends a hard stop, with no call left waiting on this caller
+// (the store holds an earlier checkpoint, or another owner's). A `failed` or `stopped`
+// run keeps its status and reason.
+const unstoredEnd = (state: AgentState, signal: StopSignal.StopSignal): AgentState => {
+  const signalled = AgentState.withStopSignal(state, signal)
+  const status = signalled.execution.status
+  if (status !== "completed" && status !== "suspended") return signalled
+  const reason = StopSignal.highest(signalled.execution.stopSignals)?.reason
+  return AgentState.withStopReason(AgentState.withPendingCalls(AgentState.withStatus(signalled, "stopped"), undefined), reason)
+}
 
 const leaseMillis = (input: Duration.Input | undefined): number => {
   const parsed = Duration.fromInput(input ?? defaultLease)
@@ -443,11 +468,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       const last = ending === undefined ? () => checkpoint(ctx, entry) : () => checkpointAndRelease(ctx, entry, ending, () => {
         released = true
       })
+      // Entries of a step that ended without its checkpoint (a failure, a suspension, an
+      // abort) are written first: the state may not hold them. (With none, a held step's
+      // checkpoint is not written apart: the last one holds it.)
+      const written = entry.deferred.length === 0 ? Effect.suspend(last) : Effect.andThen(flush(ctx.state.id, entry), last)
       return Effect.ensuring(
-        // Entries of a step that ended without its checkpoint (a failure, a suspension, an
-        // abort) are written first: the state may not hold them. (With none, a held step's
-        // checkpoint is not written apart: the last one holds it.)
-        entry.deferred.length === 0 ? Effect.suspend(last) : Effect.andThen(flush(ctx.state.id, entry), last),
+        Effect.catchIf(written, (error): error is StoreError.CheckpointConflict => error._tag === "CheckpointConflict", (error) => Effect.succeed(conflictStop(ctx, error))),
         Effect.suspend(() => {
           runs.delete(key)
           if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
@@ -512,19 +538,22 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   }
 
   // Lost while running: the run stops after this step, as a refused run would. Learned at
-  // its end (AfterExecution: the loop concluded it completed already), it ends stopped with
-  // RunLeased as the loop would have ended it: else it ends completed with a state the
-  // store never held (lease fuzzer, seed -1155538957).
+  // its end (AfterExecution: the loop concluded it completed or suspended already), it ends
+  // stopped with RunLeased as the loop would have ended it: else it ends completed (lease
+  // fuzzer, seed -1155538957) or suspended with a state the store never held.
   const lostStop = (ctx: HookContext): HookContext => {
     if (ctx.state.execution.stopSignals.some((s) => s.source === leaseSource)) return ctx
     const error = StoreError.runLost(ctx.state.id)
     const signal = StopSignal.make(RunLeasedReason, error.message, leaseSource)
     refusals.set(signal, error)
-    const stopped = AgentState.withStopSignal(ctx.state, signal)
-    if (stopped.execution.status !== "completed") return HookContext.withState(ctx, stopped)
-    const reason = StopSignal.highest(stopped.execution.stopSignals)?.reason
-    return HookContext.withState(ctx, AgentState.withStopReason(AgentState.withStatus(stopped, "stopped"), reason))
+    return HookContext.withState(ctx, unstoredEnd(ctx.state, signal))
   }
+
+  // The run's last checkpoint refused (another owner moved its head): the run ends with
+  // the conflict as a hard stop, not completed or suspended with a state the store never
+  // held; `settle` fails a resume with the typed conflict, as before.
+  const conflictStop = (ctx: HookContext, error: StoreError.CheckpointConflict): HookContext =>
+    HookContext.withState(ctx, unstoredEnd(ctx.state, StopSignal.make(CheckpointConflictReason, error.message, conflictSource)))
 
   const replayInference = Hook.effect((ctx: HookContext) =>
     withRecord(ctx, ctx, (entry) => {

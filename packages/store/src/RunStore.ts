@@ -11,6 +11,7 @@ import type { AgentState } from "@hookline/core"
 import { Effect, Result } from "effect"
 import * as Checkpoint from "./Checkpoint.js"
 import type * as Envelope from "./Envelope.js"
+import * as CombinedRead from "./internal/combinedRead.js"
 import * as Plan from "./internal/plan.js"
 import * as StoreError from "./StoreError.js"
 
@@ -90,15 +91,13 @@ export interface Lease {
 }
 
 /**
- * A run's head (0 for an unknown run) and one journal entry (`undefined` when absent).
+ * A run's head (0 for an unknown run) and one journal entry (`undefined` when absent), as
+ * `readHeadAndJournal` gives them.
  *
  * @since 0.1.0
  * @category models
  */
-export interface HeadAndJournal {
-  readonly head: number
-  readonly body: string | undefined
-}
+export type HeadAndJournal = CombinedRead.HeadAndJournal
 
 /**
  * A store. `commit` is atomic and optimistic: it writes only when the run's head is
@@ -133,12 +132,6 @@ export interface RunStore {
   readonly remove: (runId: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalPut: (runId: string, key: string, body: string) => Effect.Effect<boolean, StoreError.StoreFailed>
   readonly journalGet: (runId: string, key: string) => Effect.Effect<string | undefined, StoreError.StoreFailed>
-  /**
-   * `head` and `journalGet` in one read, for a caller that needs both before it acts (the
-   * cluster's entity, on a new run: is it stored, and was it cancelled). Optional: a store
-   * without it is read twice.
-   */
-  readonly headAndJournal?: ((runId: string, key: string) => Effect.Effect<HeadAndJournal, StoreError.StoreFailed>) | undefined
   /**
    * Takes the run's lease until `lease.expiresAt`, atomically: when nobody holds it, the
    * holder's expired (`expiresAt <= now`), or `lease.owner` holds it already. Else fails
@@ -397,6 +390,23 @@ export const breakLease = (store: RunStore, runId: string): Promise<boolean> => 
  * @category running
  */
 export const breakLeaseEffect = (store: RunStore, runId: string): Effect.Effect<boolean, StoreError.StoreFailed> => store.releaseLease(runId)
+
+/**
+ * A run's head and one journal entry (`store.head(runId)` and `store.journalGet(runId,
+ * key)`), for a caller that needs both before it acts (the cluster's entity, on a new
+ * run: is it stored, and was it cancelled). A SQL store as opened reads both in one
+ * statement; that read is kept by the store object, so a store built around one (a
+ * wrapper, a spread copy `{ ...store, head }`) and any other store is read through its
+ * own `head` and `journalGet`, both at once.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const readHeadAndJournal = (store: RunStore, runId: string, key: string): Effect.Effect<HeadAndJournal, StoreError.StoreFailed> => {
+  const combined = CombinedRead.of(store)
+  if (combined !== undefined) return combined(runId, key)
+  return Effect.map(Effect.all([store.head(runId), store.journalGet(runId, key)], { concurrency: 2 }), ([head, body]) => ({ head, body }))
+}
 
 /**
  * @since 0.1.0

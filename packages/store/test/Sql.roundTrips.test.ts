@@ -176,7 +176,7 @@ describe("the SQL store's round trips", () => {
   }, 120_000)
 
   it("answers a run's head and one journal entry in one statement, stored or not", async () => {
-    const read = (runId: string) => Effect.runPromise(store.headAndJournal!(runId, "marker"))
+    const read = (runId: string) => Effect.runPromise(RunStore.readHeadAndJournal(store, runId, "marker"))
     log.length = 0
     counting = true
     const unknown = await read("head-journal")
@@ -188,5 +188,21 @@ describe("the SQL store's round trips", () => {
     counting = false
     expect([unknown, marked, stored]).toEqual([{ head: 0, body: undefined }, { head: 0, body: "{}" }, { head: 2, body: "{}" }])
     expect(log.filter((entry) => entry.startsWith("SELECT"))).toEqual(["SELECT (SELECT seq", "SELECT (SELECT seq", "SELECT (SELECT seq"])
+  }, 120_000)
+
+  it("reads a spread copy of the store through the copy's own head and journalGet, not the one statement", async () => {
+    const reads: Array<string> = []
+    const copy: RunStore.RunStore = {
+      ...store,
+      head: (runId) => Effect.suspend(() => (reads.push("head"), store.head(runId))),
+      journalGet: (runId, key) => Effect.suspend(() => (reads.push("journalGet"), Effect.succeed(`redirected ${key}`))),
+    }
+    log.length = 0
+    counting = true
+    const read = await Effect.runPromise(RunStore.readHeadAndJournal(copy, "head-journal-copy", "marker"))
+    counting = false
+    expect(read).toEqual({ head: 0, body: "redirected marker" })
+    expect(reads.sort()).toEqual(["head", "journalGet"])
+    expect(log.filter((entry) => entry.startsWith("SELECT (SELECT seq"))).toEqual([])
   }, 120_000)
 })

@@ -28,6 +28,17 @@ describe("leaseViolations", () => {
     expect(leaseViolations(recording([lost], leased))).toEqual([])
   })
 
+  it("flags a run that ended suspended or completed with a lease or conflict stop among its signals", () => {
+    const signalled = (status: AgentState.ExecutionStatus, reason: typeof Checkpointing.RunLeasedReason) =>
+      AgentState.withStopSignal(AgentState.withStatus(completed, status, 1), StopSignal.make(reason, "not stored", "store"))
+    const conflict: LeaseEvent = { _tag: "Op", who: "run", op: "commit", outcome: "CheckpointConflict", seq: 2 }
+    expect(leaseViolations(recording([lost], signalled("suspended", Checkpointing.RunLeasedReason)))).toEqual([expect.stringMatching(/ended suspended, a state it did not store/)])
+    expect(leaseViolations(recording([conflict], signalled("completed", Checkpointing.CheckpointConflictReason)))).toEqual([
+      expect.stringMatching(/ended completed, a state it did not store/),
+    ])
+    expect(leaseViolations(recording([conflict], signalled("stopped", Checkpointing.CheckpointConflictReason)))).toEqual([])
+  })
+
   it("flags a tool started, or a checkpoint committed, after the run learned it lost its lease", () => {
     const tool: LeaseEvent = { _tag: "ToolStart", who: "run", callId: "run-1", key: "k" }
     const commit: LeaseEvent = { _tag: "Op", who: "run", op: "commit", outcome: "ok", seq: 1, body: "{}" }

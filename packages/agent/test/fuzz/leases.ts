@@ -11,15 +11,15 @@
 // typed stop naming the lease (RunLeased; a conflict with another owner's checkpoint
 // fails the run with the typed CheckpointConflict, docs/durability.md); nothing the store
 // acknowledged is lost; no journaled tool call runs twice.
-import { AgentBuilder, Tool, UseDriver, UseGuards, UseHook, UseLoopOptions, UseTools } from "@hookline/agent"
-import { AgentState, Codecs, Hook, HookTriggers, Message } from "@hookline/core"
+import { AgentBuilder, Decision, Tool, UseDriver, UseGuards, UseHook, UseLoopOptions, UseTools } from "@hookline/agent"
+import { AgentState, Codecs, Hook, HookContext, HookTriggers, Message } from "@hookline/core"
 import { MemoryStore, RunStore, StoreError, UseCheckpoints } from "@hookline/store"
 import { ScriptedDriver } from "@hookline/testing"
 import { Cause, Clock, Effect, Exit } from "effect"
 import fc from "fast-check"
 import * as t from "io-ts"
-// Internal to the store (not exported): a store registered here ends a run in one statement.
-import * as Ending from "../../../store/src/internal/ending.js"
+// A store registered here ends a run in one statement, as the SQL stores do.
+import * as StoreTesting from "@hookline/store/testing"
 import { VirtualClock } from "./run.js"
 
 /**
@@ -56,6 +56,11 @@ export interface LeaseCase {
   readonly steps: ReadonlyArray<ReadonlyArray<number>>
   readonly toolConcurrency: "sequential" | "concurrent"
   readonly fault: Fault
+  /**
+   * The step (from 0) whose first call waits for an approval: the run ends suspended, and
+   * the recovering owner approves what the stored run waits on. Absent: no approval.
+   */
+  readonly approval?: number | undefined
 }
 
 const strike = (store: LeaseCase["store"]): fc.Arbitrary<Strike> =>
@@ -93,6 +98,8 @@ export const leaseCase: fc.Arbitrary<LeaseCase> = fc.constantFrom<LeaseCase["sto
     steps: fc.array(fc.array(fc.constantFrom(0, 0, 5, 20, 50), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
     toolConcurrency: fc.constantFrom<LeaseCase["toolConcurrency"]>("sequential", "concurrent"),
     fault: fault(store),
+    // About one case in three ends suspended (when its step comes), the End strike included.
+    approval: fc.option(fc.integer({ min: 0, max: 2 }), { freq: 2, nil: undefined }),
   })
 )
 
@@ -237,7 +244,7 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
   // recorded as the commit it is; the lease released whatever the commit's answer.
   if (c.ending) {
     const endWith = (commit: RunStore.Commit, owner: string) => Effect.ensuring(base.commit(commit), Effect.ignore(base.releaseLease(commit.runId, owner)))
-    Ending.register(store, {
+    StoreTesting.withEnding(store, {
       commitAndRelease: (commit, owner) => store === base ? endWith(commit, owner) : observe("commit", () => endWith(commit, owner), commit.seq, commit.body),
     })
   }
@@ -252,9 +259,19 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
     ),
     { triggers: HookTriggers.of("AfterExecution"), priority: 0, name: "fuzz:run_end" },
   )
+  // The run's approval: the first call of step `c.approval` suspends the run (the
+  // recovering owner's agent has none: it runs what it was given the decisions for).
+  const approval = UseHook(
+    (ctx) => {
+      const args = ctx.toolCall?.arguments as { readonly step?: unknown; readonly j?: unknown } | undefined
+      return args !== undefined && ctx.toolExecution === undefined && args.step === c.approval && args.j === 0 ? HookContext.suspend(ctx, "approve", {}) : ctx
+    },
+    { triggers: HookTriggers.beforeToolUse, name: "fuzz:approval" },
+  )
   const agentOf = (who: "run" | "recovery", on: RunStore.RunStore, inside: (() => void) | undefined) =>
     AgentBuilder.make(
       ...(who === "run" ? [atEnd] : []),
+      ...(who === "run" && c.approval !== undefined ? [approval] : []),
       UseDriver(modelOf(c, who, events)),
       UseTools([toolOf(who, events, inside)]),
       UseLoopOptions({ toolConcurrency: c.toolConcurrency }),
@@ -279,7 +296,8 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
     e._tag === "ToolStart" && Effect.runSync(Effect.orDie(base.journalGet(RUN_ID, `tool:${startedAt}:${e.callId}`))) !== undefined ? [e.callId] : []
   )
   const later = new VirtualClock(undefined, undefined, clock.currentTimeMillisUnsafe() + 3_600_000 * 2)
-  const resumed = await bounded(Effect.result(agentOf("recovery", base, undefined).resumeEffect(RUN_ID)), later)
+  const decisions = (storedAfterRun.state.execution.pendingCalls ?? []).map((p) => Decision.approve(p.toolCall.id))
+  const resumed = await bounded(Effect.result(agentOf("recovery", base, undefined).resumeEffect(RUN_ID, decisions)), later)
   const stored = Effect.runSyncExit(RunStore.loadEffect(base, RUN_ID))
   return {
     ...recording,
@@ -322,12 +340,11 @@ export const leaseViolations = (r: LeaseRecording): ReadonlyArray<string> => {
   const leaseStop = final.execution.stopSignals.some((s) => s.reason === "RunLeased")
   // A conflict with another owner's checkpoint fails a plain run with the store hook's
   // HookFailed naming it (docs/durability.md); `agent.resume` rejects with the typed
-  // CheckpointConflict. Met by the last checkpoint (AfterExecution, after the run's status
-  // is settled), the HookFailed is in the errors and the status stays.
-  const conflictFail = final.execution.errors.some((e) =>
-    e._tag === "HookFailed" && e.hook.startsWith("store:") && e.message.includes("checkpoint conflict") &&
-    (e.trigger === "AfterExecution" || final.execution.status === "failed")
-  )
+  // CheckpointConflict. Met by the last checkpoint (AfterExecution, after the loop
+  // concluded the run), it stops the run with a CheckpointConflict signal instead.
+  const conflictFail = final.execution.status === "failed" && final.execution.errors.some((e) =>
+    e._tag === "HookFailed" && e.hook.startsWith("store:") && e.message.includes("checkpoint conflict")
+  ) || final.execution.stopSignals.some((s) => s.reason === "CheckpointConflict")
 
   // Refused at the start: nothing of the run ran or was written.
   if (r.c.fault._tag === "Held") {
@@ -351,6 +368,9 @@ export const leaseViolations = (r: LeaseRecording): ReadonlyArray<string> => {
       out.push(
         `the store said the run lost it (${learned.op}: ${learned.outcome}) but the run ended ${final.execution.status} (${final.execution.stopReason ?? "no stop reason"}) with no stop naming the lease or the conflict`,
       )
+    } else if (final.execution.status === "completed" || final.execution.status === "suspended") {
+      // A stop signal among others is not enough: the caller reads the status.
+      out.push(`the store said the run lost it (${learned.op}: ${learned.outcome}) but the run ended ${final.execution.status}, a state it did not store`)
     }
   }
   // A stop naming the lease is the run's own doing only when the store said so.
@@ -367,10 +387,10 @@ export const leaseViolations = (r: LeaseRecording): ReadonlyArray<string> => {
     else if (e.who === "other" && rows.get(e.seq) !== e.body) out.push(`checkpoint ${e.seq} (${e.who}) was acknowledged and is stored otherwise`)
   }
   if (r.rowsAfterRun.some((row, i) => row.seq !== i + 1)) out.push(`the stored rows are not 1..n: ${r.rowsAfterRun.map((row) => row.seq).join(",")}`)
-  // A run that ended completed without a lease or conflict stop is the stored run.
-  if (final.execution.status === "completed" && learned === undefined && typeof r.storedAfterRun === "object" && r.storedAfterRun !== undefined) {
+  // A run that ended completed or suspended without a lease or conflict stop is the stored run.
+  if ((final.execution.status === "completed" || final.execution.status === "suspended") && learned === undefined && typeof r.storedAfterRun === "object" && r.storedAfterRun !== undefined) {
     if (!sameState(r.storedAfterRun.state, final)) {
-      if (Object.keys(r.otherMetadata).length === 0) out.push("the run ended completed, but the store holds another state")
+      if (Object.keys(r.otherMetadata).length === 0) out.push(`the run ended ${final.execution.status}, but the store holds another state`)
     }
   }
 

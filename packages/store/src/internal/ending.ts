@@ -5,6 +5,7 @@
 import type { Effect } from "effect"
 import type { Commit, RunStore } from "../RunStore.js"
 import type * as StoreError from "../StoreError.js"
+import { registry } from "./registry.js"
 
 /** What a run's end may do in one statement. */
 export interface Ending {
@@ -17,7 +18,7 @@ export interface Ending {
   readonly commitAndRelease: (commit: Commit, owner: string) => Effect.Effect<void, StoreError.CheckpointConflict | StoreError.StoreFailed>
 }
 
-const stores = new WeakMap<RunStore, Ending>()
+const stores = registry<Ending>("ending/v1")
 
 /** `store`, known to end a run with `ops`. */
 export const register = (store: RunStore, ops: Ending): RunStore => {

@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import type * as Checkpoint from "../Checkpoint.js"
 import type * as RunStore from "../RunStore.js"
 import * as StoreError from "../StoreError.js"
+import * as CombinedRead from "./combinedRead.js"
 import * as Ending from "./ending.js"
 
 export interface SqlResult {
@@ -275,16 +276,6 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
         const found = await client.query(`SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2`, [runId, key], "hookline_journal_get")
         return found.rows[0]?.["body"] as string | undefined
       }),
-    headAndJournal: (runId: string, key: string) =>
-      lift("headAndJournal", async (): Promise<RunStore.HeadAndJournal> => {
-        const found = await client.query(
-          `SELECT (SELECT seq FROM hookline_runs WHERE run_id = $1) AS seq, (SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2) AS body`,
-          [runId, key],
-          "hookline_head_journal",
-        )
-        const row = found.rows[0]
-        return Object.freeze({ head: row?.["seq"] == null ? 0 : Number(row["seq"]), body: (row?.["body"] ?? undefined) as string | undefined })
-      }),
     takeLease: (lease: RunStore.Lease, now: number) =>
       Effect.flatMap(lift("takeLease", () => take(client, lease, now)), (holder) =>
         holder === undefined ? Effect.void : Effect.fail(StoreError.runLeased(lease.runId, holder))),
@@ -306,6 +297,17 @@ export const make = (name: string, client: SqlClient, close: () => Promise<void>
       }),
     close: () => Effect.promise(close),
   })
+  // A run's head and a journal entry in one statement (internal/combinedRead.ts).
+  CombinedRead.register(store, (runId: string, key: string) =>
+    lift("headAndJournal", async (): Promise<RunStore.HeadAndJournal> => {
+      const found = await client.query(
+        `SELECT (SELECT seq FROM hookline_runs WHERE run_id = $1) AS seq, (SELECT body FROM hookline_journal WHERE run_id = $1 AND key = $2) AS body`,
+        [runId, key],
+        "hookline_head_journal",
+      )
+      const row = found.rows[0]
+      return Object.freeze({ head: row?.["seq"] == null ? 0 : Number(row["seq"]), body: (row?.["body"] ?? undefined) as string | undefined })
+    }))
   return Ending.register(store, {
     commitAndRelease: (commit, owner) => committing(commit, () => commitAndRelease(client, commit, owner)),
   })

@@ -5,7 +5,9 @@
 import { Codecs, type AgentState } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 
-export const chargeModel = () =>
+// Annotated: a caller type-checked with declarations on (the bench) cannot name the
+// inferred type through this file's path to @hookline/testing (TS2742).
+export const chargeModel = (): ScriptedDriver =>
   ScriptedDriver.make([
     ScriptedDriver.respond((request) => {
       const step = request.messages.toArray().filter((m) => m.role === "assistant").length

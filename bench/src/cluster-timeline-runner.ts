@@ -28,7 +28,7 @@ const hookline = Layer.effect(
   RunEntity.Hookline,
   Effect.gen(function*() {
     const opened = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ connectionString: database, max: 10 })), (s) => s.close())
-    const store = tracedStore(opened)
+    const store = tracedStore(opened, rec)
     const registered = yield* ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(settings) })
     return { store, agents: registered }
   }),

@@ -10,6 +10,10 @@ import type { RunStore } from "@hookline/store"
 import { Effect, Layer, Option, Tracer } from "effect"
 import { MessageStorage, type RunnerAddress, ShardingConfig, SqlMessageStorage, SqlRunnerStorage } from "effect/cluster"
 import { writeFileSync } from "node:fs"
+// The store's ending registry (one statement for a run's last checkpoint and its lease's
+// release, kept by the store object's identity): the traced store keeps its store's, so a
+// recorded run makes the statements a shipped one makes.
+import * as Ending from "../../packages/store/src/internal/ending.js"
 // The cluster package's own copies (the bench does not depend on them by name).
 import { NodeClusterSocket, NodeCrypto } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
 import { sqlLayer } from "../../packages/cluster/src/internal/sql.js"
@@ -66,8 +70,11 @@ export const recorder = (who: string) => {
   }
 }
 
-/** The store with each call a span named `store.<call>`, its run id kept. */
-export const tracedStore = (store: RunStore.RunStore): RunStore.RunStore => {
+/**
+ * The store with each call kept as a mark `store.<call>` with its run id, stamped directly
+ * (no tracer needed, so the in-process baseline records the same way as the runner).
+ */
+export const tracedStore = (store: RunStore.RunStore, rec: ReturnType<typeof recorder>): RunStore.RunStore => {
   const out: Record<string, unknown> = { ...store }
   for (const [key, value] of Object.entries(store)) {
     if (typeof value !== "function" || key === "close") continue
@@ -76,10 +83,23 @@ export const tracedStore = (store: RunStore.RunStore): RunStore.RunStore => {
       if (!Effect.isEffect(result)) return result
       const first = args[0]
       const runId = typeof first === "string" ? first : typeof first === "object" && first !== null && "runId" in first ? String((first as { runId: unknown }).runId) : undefined
-      return result.pipe(Effect.withSpan(`store.${key}`, { attributes: runId === undefined ? {} : { runId } }))
+      // Stamped when the effect starts, not when it is built.
+      return Effect.suspend(() => {
+        const began = nowMicros()
+        return Effect.ensuring(result, Effect.sync(() => rec.mark(`store.${key}`, began, nowMicros(), runId)))
+      })
     }
   }
-  return out as unknown as RunStore.RunStore
+  const traced = out as unknown as RunStore.RunStore
+  const ending = Ending.of(store)
+  if (ending === undefined) return traced
+  return Ending.register(traced, {
+    commitAndRelease: (commit, owner) =>
+      Effect.suspend(() => {
+        const began = nowMicros()
+        return Effect.ensuring(ending.commitAndRelease(commit, owner), Effect.sync(() => rec.mark("store.commitAndRelease", began, nowMicros(), commit.runId)))
+      }),
+  })
 }
 
 /**

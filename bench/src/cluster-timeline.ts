@@ -4,9 +4,11 @@
  * shipped settings (bench/src/cluster-timeline-runner.ts: `hookline-runner`'s layers with
  * a recorder of every effect span and store call), this process the client (recorded the
  * same way); `runs` (default 60) `charger` runs one at a time, as the cluster bench's
- * latency rows run them (`start`, then `result`), after a warm-up. Both processes stamp on
- * the machine's monotonic clock, so one run's marks line up across them. Prints the
- * median of each part and one run's whole timeline (TIMELINE_DUMP=1). Opt-in, for
+ * latency rows run them (`start`, then `result`), after a warm-up, each followed by the
+ * same run in this process (its store recorded through the same wrapper), so both meet the
+ * same load. Both processes stamp on the machine's monotonic clock, so one run's marks line
+ * up across them. Prints the median of each part, the run's store calls in process and on
+ * the runner side by side, and one run's whole timeline (TIMELINE_DUMP=1). Opt-in, for
  * measuring only: the shipped runner records nothing.
  */
 import { Client, ClusterAgent, Settings } from "@hookline/cluster"

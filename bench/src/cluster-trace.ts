@@ -3,7 +3,9 @@
  * shipped path): a tracer that keeps every span effect makes (effect/cluster's messages,
  * effect/sql's statements, the RPC socket) with its start and end on the machine's
  * monotonic clock (`process.hrtime`, CLOCK_MONOTONIC, the same in every process of the
- * machine), and a store whose calls are spans too. `dump` writes them as JSON lines.
+ * machine), and a store whose calls are stamped the same way (keeping its store's
+ * one-statement ending, so it makes the statements the store makes). `dump` writes them as
+ * JSON lines.
  */
 import { Settings } from "@hookline/cluster"
 import type { RunStore } from "@hookline/store"

@@ -11,9 +11,10 @@ import { RunnerAddress } from "effect/cluster"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
+import pg from "pg"
 // The cluster package's own copy (the bench does not depend on it by name).
 import { NodeRuntime } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
-import { recorder, tracedCluster, tracedStore } from "./cluster-trace.js"
+import { recorder, stampedPool, tracedCluster } from "./cluster-trace.js"
 
 const { values } = parseArgs({ options: { agents: { type: "string" }, db: { type: "string" }, port: { type: "string" } } })
 const database = values.db as string
@@ -27,8 +28,10 @@ const settings = Settings.defaults
 const hookline = Layer.effect(
   RunEntity.Hookline,
   Effect.gen(function*() {
-    const opened = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ connectionString: database, max: 10 })), (s) => s.close())
-    const store = tracedStore(opened, rec)
+    // The runner's pool (10 connections, as Runner.ts opens it), its statements stamped.
+    const pool = yield* Effect.acquireRelease(Effect.sync(() => stampedPool(new pg.Pool({ connectionString: database, max: 10 }), rec)), (p) => Effect.promise(() => p.end()))
+    pool.on("error", () => undefined)
+    const store = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ pool })), (s) => s.close())
     const registered = yield* ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(settings) })
     return { store, agents: registered }
   }),

@@ -5,7 +5,7 @@
  * a recorder of every effect span and store call), this process the client (recorded the
  * same way); `runs` (default 60) `charger` runs one at a time, as the cluster bench's
  * latency rows run them (`start`, then `result`), after a warm-up, each followed by the
- * same run in this process (its store recorded through the same wrapper), so both meet the
+ * same run in this process (its store's statements recorded the same way), so both meet the
  * same load. Both processes stamp on the machine's monotonic clock, so one run's marks line
  * up across them. Prints the median of each part, the run's store calls in process and on
  * the runner side by side, and one run's whole timeline (TIMELINE_DUMP=1). Opt-in, for
@@ -19,10 +19,11 @@ import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import agents from "./cluster-agents.js"
 import { startRunner, stopRunners } from "./cluster-procs.js"
-import { type Mark, nowMicros, recorder, tracedCluster, tracedStore } from "./cluster-trace.js"
+import { type Mark, nowMicros, recorder, stampedPool, tracedCluster } from "./cluster-trace.js"
 
 const runs = Number(process.argv[2] ?? 60)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -33,13 +34,15 @@ const out = join(tmpdir(), `hookline-timeline-${process.pid}.jsonl`)
 const server = await startPostgres()
 const database = server.connectionString
 const rec = recorder("client")
-// The in-process runs' store calls, recorded as the runner's are (bench/src/cluster-trace.ts).
+// The in-process runs' statements, recorded as the runner's are (bench/src/cluster-trace.ts).
 const inRec = recorder("inproc")
 // The same run in this process, one at a time, on a PostgresStore with the runner's lease;
 // its runs alternate with the cluster's, so both meet the same load.
 const inProcess = async () => {
-  const store = await PostgresStore.open({ connectionString: database, max: 10 })
-  const registered = await Effect.runPromise(ClusterAgent.register(agents, tracedStore(store, inRec), { lease: Settings.leaseMillis(Settings.defaults) }))
+  const pool = stampedPool(new pg.Pool({ connectionString: database, max: 10 }), inRec)
+  pool.on("error", () => undefined)
+  const store = await PostgresStore.open({ pool })
+  const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(Settings.defaults) }))
   const agent = registered.get("charger")!.agent
   return {
     one: async (runId: string) => {
@@ -47,7 +50,10 @@ const inProcess = async () => {
       await agent.run(AgentState.make({ id: runId, messages: [Message.user("charge me")] }))
       return (nowMicros() - t0) / 1_000
     },
-    close: () => RunStore.close(store),
+    close: async () => {
+      await RunStore.close(store)
+      await pool.end()
+    },
   }
 }
 // One run's store calls between its lease taken and released (its end: the release, or

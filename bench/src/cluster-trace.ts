@@ -3,19 +3,14 @@
  * shipped path): a tracer that keeps every span effect makes (effect/cluster's messages,
  * effect/sql's statements, the RPC socket) with its start and end on the machine's
  * monotonic clock (`process.hrtime`, CLOCK_MONOTONIC, the same in every process of the
- * machine), and a store whose calls are stamped the same way (keeping its store's
- * one-statement ending, so it makes the statements the store makes). `dump` writes them as
- * JSON lines.
+ * machine), and a run store's statements stamped the same way (at its pool, so the store
+ * is the shipped one, unwrapped). `dump` writes them as JSON lines.
  */
 import { Settings } from "@hookline/cluster"
-import type { RunStore } from "@hookline/store"
 import { Effect, Layer, Option, Tracer } from "effect"
 import { MessageStorage, type RunnerAddress, ShardingConfig, SqlMessageStorage, SqlRunnerStorage } from "effect/cluster"
 import { writeFileSync } from "node:fs"
-// The store's ending registry (one statement for a run's last checkpoint and its lease's
-// release, kept by the store object's identity): the traced store keeps its store's, so a
-// recorded run makes the statements a shipped one makes.
-import * as Ending from "../../packages/store/src/internal/ending.js"
+import type pg from "pg"
 // The cluster package's own copies (the bench does not depend on them by name).
 import { NodeClusterSocket, NodeCrypto } from "../../packages/cluster/node_modules/@effect/platform-node/dist/index.js"
 import { sqlLayer } from "../../packages/cluster/src/internal/sql.js"
@@ -72,36 +67,47 @@ export const recorder = (who: string) => {
   }
 }
 
+// The run store's named statements (packages/store/src/internal/sql.ts) by the store call
+// each serves; another statement is kept as `sql.<its first words>`.
+const calls: Readonly<Record<string, string>> = {
+  hookline_lease_take: "store.takeLease",
+  hookline_commit_first: "store.create",
+  hookline_journal_put: "store.journalPut",
+  hookline_journal_get: "store.journalGet",
+  hookline_commit: "store.commit",
+  hookline_commit_release: "store.commitAndRelease",
+  hookline_lease_release: "store.releaseLease",
+  hookline_lease_renew: "store.renewLease",
+  hookline_head: "store.head",
+  hookline_head_journal: "store.headAndJournal",
+  hookline_rows: "store.rows",
+}
+
 /**
- * The store with each call kept as a mark `store.<call>` with its run id, stamped directly
- * (no tracer needed, so the in-process baseline records the same way as the runner).
+ * The pool a `PostgresStore` is opened on (`{ pool }`), with each statement it runs
+ * through `pool.query` (every statement of a run: each is one) kept as a mark named by
+ * the store call it serves, its first parameter (the run id) as the detail. The store
+ * itself is the shipped one, unwrapped: it makes exactly the statements it makes anywhere.
  */
-export const tracedStore = (store: RunStore.RunStore, rec: ReturnType<typeof recorder>): RunStore.RunStore => {
-  const out: Record<string, unknown> = { ...store }
-  for (const [key, value] of Object.entries(store)) {
-    if (typeof value !== "function" || key === "close") continue
-    out[key] = (...args: Array<unknown>) => {
-      const result = (value as (...a: Array<unknown>) => unknown).apply(store, args)
-      if (!Effect.isEffect(result)) return result
-      const first = args[0]
-      const runId = typeof first === "string" ? first : typeof first === "object" && first !== null && "runId" in first ? String((first as { runId: unknown }).runId) : undefined
-      // Stamped when the effect starts, not when it is built.
-      return Effect.suspend(() => {
-        const began = nowMicros()
-        return Effect.ensuring(result, Effect.sync(() => rec.mark(`store.${key}`, began, nowMicros(), runId)))
-      })
-    }
+export const stampedPool = (pool: pg.Pool, rec: ReturnType<typeof recorder>): pg.Pool => {
+  const query = pool.query.bind(pool) as (config: unknown, values?: unknown) => Promise<unknown>
+  const stamped = (config: unknown, values?: unknown) => {
+    const named = typeof config === "object" && config !== null ? config as { readonly name?: string; readonly text?: string; readonly values?: ReadonlyArray<unknown> } : undefined
+    const text = named?.text ?? String(config)
+    const params = (named?.values ?? values) as ReadonlyArray<unknown> | undefined
+    const name = (named?.name !== undefined ? calls[named.name] : undefined) ?? `sql.${text.trim().split(/\s+/).slice(0, 3).join(" ")}`
+    const began = nowMicros()
+    const done = () => rec.mark(name, began, nowMicros(), params?.[0] === undefined ? undefined : String(params[0]))
+    return query(config, values).then((result) => {
+      done()
+      return result
+    }, (error: unknown) => {
+      done()
+      throw error
+    })
   }
-  const traced = out as unknown as RunStore.RunStore
-  const ending = Ending.of(store)
-  if (ending === undefined) return traced
-  return Ending.register(traced, {
-    commitAndRelease: (commit, owner) =>
-      Effect.suspend(() => {
-        const began = nowMicros()
-        return Effect.ensuring(ending.commitAndRelease(commit, owner), Effect.sync(() => rec.mark("store.commitAndRelease", began, nowMicros(), commit.runId)))
-      }),
-  })
+  ;(pool as unknown as { query: typeof stamped }).query = stamped
+  return pool
 }
 
 /**

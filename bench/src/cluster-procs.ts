@@ -16,6 +16,8 @@ const agentsModule = fileURLToPath(new URL("./cluster-agents.ts", import.meta.ur
 
 export interface RunnerProc {
   readonly pid: number
+  /** Its address as effect/cluster stores it (`cluster_runners.address`). */
+  readonly address: string
   readonly child: ChildProcess
   readonly exited: Promise<void>
 }
@@ -58,7 +60,7 @@ export const startRunner = async (
     })
     void exited.then(() => reject(new Error(`a runner exited before it was ready:\n${stderr.slice(-2_000)}`)))
   })
-  return { pid: child.pid as number, child, exited }
+  return { pid: child.pid as number, address: `127.0.0.1:${port}`, child, exited }
 }
 
 /** Stops runners gracefully (SIGTERM), killing one that has not exited within 30 s. */

@@ -12,7 +12,8 @@ import { RunnerAddress } from "effect/cluster"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
-import { recorder, tracedCluster, tracedStore } from "./cluster-trace.js"
+import pg from "pg"
+import { recorder, stampedPool, tracedCluster } from "./cluster-trace.js"
 
 const { values } = parseArgs({ options: { agents: { type: "string" }, db: { type: "string" }, port: { type: "string" } } })
 const database = values.db as string
@@ -26,8 +27,10 @@ const settings = Settings.defaults
 const hookline = Layer.effect(
   RunEntity.Hookline,
   Effect.gen(function*() {
-    const opened = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ connectionString: database, max: 10 })), (s) => s.close())
-    const store = tracedStore(opened)
+    // The runner's pool (10 connections, as Runner.ts opens it), its statements stamped.
+    const pool = yield* Effect.acquireRelease(Effect.sync(() => stampedPool(new pg.Pool({ connectionString: database, max: 10 }), rec)), (p) => Effect.promise(() => p.end()))
+    pool.on("error", () => undefined)
+    const store = yield* Effect.acquireRelease(Effect.orDie(PostgresStore.openEffect({ pool })), (s) => s.close())
     const registered = yield* ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(settings) })
     return { store, agents: registered }
   }),

@@ -4,9 +4,11 @@
  * shipped settings (bench/src/cluster-timeline-runner.ts: `hookline-runner`'s layers with
  * a recorder of every effect span and store call), this process the client (recorded the
  * same way); `runs` (default 60) `charger` runs one at a time, as the cluster bench's
- * latency rows run them (`start`, then `result`), after a warm-up. Both processes stamp on
- * the machine's monotonic clock, so one run's marks line up across them. Prints the
- * median of each part and one run's whole timeline (TIMELINE_DUMP=1). Opt-in, for
+ * latency rows run them (`start`, then `result`), after a warm-up, each followed by the
+ * same run in this process (its store's statements recorded the same way), so both meet the
+ * same load. Both processes stamp on the machine's monotonic clock, so one run's marks line
+ * up across them. Prints the median of each part, the run's store calls in process and on
+ * the runner side by side, and one run's whole timeline (TIMELINE_DUMP=1). Opt-in, for
  * measuring only: the shipped runner records nothing.
  */
 import { Client, ClusterAgent, Settings } from "@hookline/cluster"
@@ -17,10 +19,11 @@ import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import agents from "./cluster-agents.js"
 import { startRunner, stopRunners } from "./cluster-procs.js"
-import { type Mark, nowMicros, recorder, tracedCluster } from "./cluster-trace.js"
+import { type Mark, nowMicros, recorder, stampedPool, tracedCluster } from "./cluster-trace.js"
 
 const runs = Number(process.argv[2] ?? 60)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -31,25 +34,51 @@ const out = join(tmpdir(), `hookline-timeline-${process.pid}.jsonl`)
 const server = await startPostgres()
 const database = server.connectionString
 const rec = recorder("client")
-// The same run in this process, one at a time, on a PostgresStore with the runner's lease.
+// The in-process runs' statements, recorded as the runner's are (bench/src/cluster-trace.ts).
+const inRec = recorder("inproc")
+// The same run in this process, one at a time, on a PostgresStore with the runner's lease;
+// its runs alternate with the cluster's, so both meet the same load.
 const inProcess = async () => {
-  const store = await PostgresStore.open({ connectionString: database, max: 10 })
-  try {
-    const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(Settings.defaults) }))
-    const agent = registered.get("charger")!.agent
-    const took: Array<number> = []
-    for (let i = 0; i < 20 + runs; i++) {
+  const pool = stampedPool(new pg.Pool({ connectionString: database, max: 10 }), inRec)
+  pool.on("error", () => undefined)
+  const store = await PostgresStore.open({ pool })
+  const registered = await Effect.runPromise(ClusterAgent.register(agents, store, { lease: Settings.leaseMillis(Settings.defaults) }))
+  const agent = registered.get("charger")!.agent
+  return {
+    one: async (runId: string) => {
       const t0 = nowMicros()
-      await agent.run(AgentState.make({ id: `inproc-${i}`, messages: [Message.user("charge me")] }))
-      if (i >= 20) took.push((nowMicros() - t0) / 1_000)
-    }
-    return median(took)
-  } finally {
-    await RunStore.close(store)
+      await agent.run(AgentState.make({ id: runId, messages: [Message.user("charge me")] }))
+      return (nowMicros() - t0) / 1_000
+    },
+    close: async () => {
+      await RunStore.close(store)
+      await pool.end()
+    },
   }
+}
+// One run's store calls between its lease taken and released (its end: the release, or
+// the last checkpoint and the release in one statement), with the gaps between them
+// (JavaScript and waiting for the event loop).
+const ends = new Set(["store.releaseLease", "store.commitAndRelease"])
+const runCalls = (all: ReadonlyArray<Mark>, runId: string) => {
+  const own = all.filter((m) => m.detail === runId && m.name.startsWith("store.")).sort((a, b) => a.start - b.start)
+  const from = own.findIndex((m) => m.name === "store.takeLease")
+  const to = own.findLastIndex((m) => ends.has(m.name))
+  return from < 0 || to < from ? [] : own.slice(from, to + 1)
+}
+const shape = (calls: ReadonlyArray<Mark>) => {
+  const busy = calls.reduce((sum, m) => sum + (m.end - m.start), 0) / 1_000
+  const span = calls.length === 0 ? 0 : (calls[calls.length - 1]!.end - calls[0]!.start) / 1_000
+  return { span, busy, gaps: span - busy, count: calls.length }
+}
+const perCall = (sets: ReadonlyArray<ReadonlyArray<Mark>>) => {
+  const by = new Map<string, Array<number>>()
+  for (const calls of sets) for (const m of calls) by.set(m.name, [...(by.get(m.name) ?? []), (m.end - m.start) / 1_000])
+  return by
 }
 try {
   const local = await inProcess()
+  const took: Array<number> = []
   const runner = await startRunner(database, [], { TIMELINE_OUT: out }, [], entry)
   const runtime = ManagedRuntime.make(
     Client.layer().pipe(Layer.provide(tracedCluster(rec, database, { clientOnly: true })), Layer.provideMerge(rec.layer)),
@@ -65,12 +94,19 @@ try {
       await runtime.runPromise(client.result(runId))
       return { runId, t0, t1, t2: nowMicros() }
     }
-    for (let i = 0; i < 20; i++) await one(`tlwarm-${i}`)
+    for (let i = 0; i < 20; i++) {
+      await local.one(`inwarm-${i}`)
+      await one(`tlwarm-${i}`)
+    }
     await sleep(1_000)
-    for (let i = 0; i < runs; i++) windows.push(await one(`tl-${i}`))
+    for (let i = 0; i < runs; i++) {
+      took.push(await local.one(`inproc-${i}`))
+      windows.push(await one(`tl-${i}`))
+    }
   } finally {
     await runtime.dispose()
     await stopRunners([runner])
+    await local.close()
   }
   const marks: ReadonlyArray<Mark> = [...rec.marks, ...readFileSync(out, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Mark)]
   rmSync(out, { force: true })
@@ -91,7 +127,7 @@ try {
     const handler = first(xs, "runner", "HooklineRun.Start")
     const result = first(xs, "runner", "HooklineRun.Result")
     const lease = first(xs, "runner", "store.takeLease")
-    const released = last(xs, "runner", "store.releaseLease")
+    const released = xs.findLast((m) => m.who === "runner" && ends.has(m.name))
     if (!saved || !read || !handler || !result || !lease || !released) return []
     const ms = (a: number, b: number) => (b - a) / 1_000
     return [{
@@ -108,9 +144,40 @@ try {
       "whole: start until result": ms(w.t0, w.t2),
     }]
   })
-  console.log(`the same run in process, one at a time: ${local.toFixed(2)} ms median`)
+  console.log(`the same run in process, one at a time (alternating with the cluster's): ${median(took).toFixed(2)} ms median`)
   console.log(`${parts.length} of ${windows.length} runs through the cluster with every mark; medians, ms:`)
   for (const key of Object.keys(parts[0] ?? {})) console.log(`${median(parts.map((p) => (p as Record<string, number>)[key]!)).toFixed(2).padStart(8)}  ${key}`)
+  // The run itself, call by call, in process and on the runner.
+  const inprocSets = Array.from({ length: runs }, (_, i) => runCalls(inRec.marks, `inproc-${i}`)).filter((c) => c.length > 0)
+  const runnerSets = windows.map((w) => runCalls(marks.filter((m) => m.who === "runner"), w.runId)).filter((c) => c.length > 0)
+  const shapes = (sets: ReadonlyArray<ReadonlyArray<Mark>>) => {
+    const xs = sets.map(shape)
+    return { span: median(xs.map((x) => x.span)), busy: median(xs.map((x) => x.busy)), gaps: median(xs.map((x) => x.gaps)), count: median(xs.map((x) => x.count)) }
+  }
+  const a = shapes(inprocSets)
+  const b = shapes(runnerSets)
+  console.log(`the run itself (its lease taken until released), medians of ${inprocSets.length} in process / ${runnerSets.length} on the runner, ms:`)
+  console.log(`  span ${a.span.toFixed(2)} / ${b.span.toFixed(2)}; in store calls ${a.busy.toFixed(2)} / ${b.busy.toFixed(2)}; between them ${a.gaps.toFixed(2)} / ${b.gaps.toFixed(2)}; calls ${a.count} / ${b.count}`)
+  const pa = perCall(inprocSets)
+  const pb = perCall(runnerSets)
+  for (const name of new Set([...pa.keys(), ...pb.keys()])) {
+    const x = pa.get(name) ?? []
+    const y = pb.get(name) ?? []
+    console.log(`  ${name.padEnd(24)} ${(x.length / Math.max(1, inprocSets.length)).toFixed(2)} / ${(y.length / Math.max(1, runnerSets.length)).toFixed(2)} a run, ${median(x).toFixed(2)} / ${median(y).toFixed(2)} ms median`)
+  }
+  // What else the runner did while a run ran: its marks that are not the run's own calls.
+  const beside = new Map<string, number>()
+  for (const calls of runnerSets) {
+    const from = calls[0]!.start
+    const to = calls[calls.length - 1]!.end
+    const own = new Set(calls)
+    for (const m of marks) {
+      if (m.who !== "runner" || own.has(m) || m.end < from || m.start > to) continue
+      if (m.start < from && m.end > to) continue // a span around the run (its handler, the waiting Result)
+      beside.set(m.name, (beside.get(m.name) ?? 0) + 1)
+    }
+  }
+  console.log(`  the runner's other marks overlapping a run, a run: ${[...beside].sort((p, q) => q[1] - p[1]).map(([n, c]) => `${n} ${(c / runnerSets.length).toFixed(2)}`).join(", ") || "none"}`)
   if (process.env["TIMELINE_DUMP"] === "1") {
     const w = [...windows].sort((a, b) => (a.t2 - a.t0) - (b.t2 - b.t0))[Math.floor(windows.length / 2)]!
     console.log(`the median run, ${w.runId}:`)

@@ -3,15 +3,16 @@
  * shipped path): a tracer that keeps every span effect makes (effect/cluster's messages,
  * effect/sql's statements, the RPC socket) with its start and end on the machine's
  * monotonic clock (`process.hrtime`, CLOCK_MONOTONIC, the same in every process of the
- * machine), and a store whose calls are spans too. `dump` writes them as JSON lines.
+ * machine), and a run store's statements stamped the same way (at its pool, so the store
+ * is the shipped one, unwrapped). `dump` writes them as JSON lines.
  */
 import { Settings } from "@hookline/cluster"
-import type { RunStore } from "@hookline/store"
 import { NodeClusterSocket, NodeCrypto } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, Tracer } from "effect"
 import { MessageStorage, type RunnerAddress, ShardingConfig, SqlMessageStorage, SqlRunnerStorage } from "effect/cluster"
 import { writeFileSync } from "node:fs"
+import type pg from "pg"
 
 // The cluster's PostgreSQL pool as `hookline-runner` opens it (packages/cluster/src/
 // internal/sql.ts, not exported): keep the two alike.
@@ -69,20 +70,47 @@ export const recorder = (who: string) => {
   }
 }
 
-/** The store with each call a span named `store.<call>`, its run id kept. */
-export const tracedStore = (store: RunStore.RunStore): RunStore.RunStore => {
-  const out: Record<string, unknown> = { ...store }
-  for (const [key, value] of Object.entries(store)) {
-    if (typeof value !== "function" || key === "close") continue
-    out[key] = (...args: Array<unknown>) => {
-      const result = (value as (...a: Array<unknown>) => unknown).apply(store, args)
-      if (!Effect.isEffect(result)) return result
-      const first = args[0]
-      const runId = typeof first === "string" ? first : typeof first === "object" && first !== null && "runId" in first ? String((first as { runId: unknown }).runId) : undefined
-      return result.pipe(Effect.withSpan(`store.${key}`, { attributes: runId === undefined ? {} : { runId } }))
-    }
+// The run store's named statements (packages/store/src/internal/sql.ts) by the store call
+// each serves; another statement is kept as `sql.<its first words>`.
+const calls: Readonly<Record<string, string>> = {
+  hookline_lease_take: "store.takeLease",
+  hookline_commit_first: "store.create",
+  hookline_journal_put: "store.journalPut",
+  hookline_journal_get: "store.journalGet",
+  hookline_commit: "store.commit",
+  hookline_commit_release: "store.commitAndRelease",
+  hookline_lease_release: "store.releaseLease",
+  hookline_lease_renew: "store.renewLease",
+  hookline_head: "store.head",
+  hookline_head_journal: "store.headAndJournal",
+  hookline_rows: "store.rows",
+}
+
+/**
+ * The pool a `PostgresStore` is opened on (`{ pool }`), with each statement it runs
+ * through `pool.query` (every statement of a run: each is one) kept as a mark named by
+ * the store call it serves, its first parameter (the run id) as the detail. The store
+ * itself is the shipped one, unwrapped: it makes exactly the statements it makes anywhere.
+ */
+export const stampedPool = (pool: pg.Pool, rec: ReturnType<typeof recorder>): pg.Pool => {
+  const query = pool.query.bind(pool) as (config: unknown, values?: unknown) => Promise<unknown>
+  const stamped = (config: unknown, values?: unknown) => {
+    const named = typeof config === "object" && config !== null ? config as { readonly name?: string; readonly text?: string; readonly values?: ReadonlyArray<unknown> } : undefined
+    const text = named?.text ?? String(config)
+    const params = (named?.values ?? values) as ReadonlyArray<unknown> | undefined
+    const name = (named?.name !== undefined ? calls[named.name] : undefined) ?? `sql.${text.trim().split(/\s+/).slice(0, 3).join(" ")}`
+    const began = nowMicros()
+    const done = () => rec.mark(name, began, nowMicros(), params?.[0] === undefined ? undefined : String(params[0]))
+    return query(config, values).then((result) => {
+      done()
+      return result
+    }, (error: unknown) => {
+      done()
+      throw error
+    })
   }
-  return out as unknown as RunStore.RunStore
+  ;(pool as unknown as { query: typeof stamped }).query = stamped
+  return pool
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The cluster's settings a deployment tunes, with the defaults shipped, each a trade
- * (docs/scaling.md explains them). A runner dies: its runs pause for about the lock
- * expiry plus one assignment refresh, then continue on the other runners.
+ * (docs/scaling.md explains them). A runner dies: its runs pause for the lock expiry less
+ * its last heartbeat's age (up to one lock refresh), plus up to one assignment refresh,
+ * plus their recovery on another runner (a fraction of a second), then continue there.
  *
  * @since 0.1.0
  */

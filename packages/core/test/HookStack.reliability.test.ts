@@ -149,6 +149,7 @@ describe("HookStack reliability", () => {
       ["Object.create(ctx)", stepCtx, (ctx) => Object.create(ctx), "not a plain object"],
       ["a number", stepCtx, () => 42, "returned something that is not a HookContext"],
       ["null", stepCtx, () => null, "returned something that is not a HookContext"],
+      ["a state of another run", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.make({ id: "other", messages: [Message.user("hi")] })), "at state.id: a hook cannot change the run's id (\"s\")"],
       ["a context of another trigger", stepCtx, (ctx) => HookContext.make({ trigger: "AfterStep", state: ctx.state, createdAt: 1 }), "changed the trigger from BeforeStep to \"AfterStep\""],
       ["an invalid message appended", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, { role: "robot", content: 1 } as never)), "at state.context.messages[1].role"],
       ["a stop signal with an unknown reason", stepCtx, (ctx) => HookContext.updateState(ctx, (d) => void d.execution.stopSignals.push({ reason: "Bored" as never, message: "", source: "x" })), "at state.execution.stopSignals[0].reason"],

@@ -35,8 +35,10 @@ export const dispatchAt = <R>(
   toolExecution?: ToolExecution,
 ): StepDispatched | Effect.Effect<StepDispatched, AgentError.HookFailed, R> => {
   if (env.config.silent[trigger]) return unchanged
-  // The parts go to HookContext.make through the cell's one input, filled and emptied
-  // here (HookContext.make copies them): no input object per dispatch.
+  // The parts go to the context through the cell's one input, filled and emptied here
+  // (the context copies them): no input object per dispatch. They are the loop's own,
+  // frozen all through (the state checked where it entered and at every hook's or
+  // interceptor's return), so nothing is walked (HookContext.fromFrozenParts).
   const input = (cell.input ??= point(trigger, cell.state, createdAt)) as Writable<DispatchInput>
   input.trigger = trigger
   input.state = cell.state
@@ -46,7 +48,7 @@ export const dispatchAt = <R>(
   input.toolCall = toolCall
   input.toolExecution = toolExecution
   input.runContext = env.runContext
-  const ctx = HookContext.make(input)
+  const ctx = HookContext.fromFrozenParts(input)
   // Nothing of this dispatch stays reachable from the cell.
   input.request = input.response = input.toolCall = input.toolExecution = input.runContext = undefined
   return intercepted(env, cell, ctx)

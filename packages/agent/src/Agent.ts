@@ -11,6 +11,7 @@ import type { AgentEvent } from "./AgentEvent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import { Driver, type DriverShape } from "./Driver.js"
 import * as FiberIterable from "./internal/fiberIterable.js"
+import * as InputState from "./internal/inputState.js"
 import type * as Resource from "./Resource.js"
 import * as Conclude from "./run/conclude.js"
 import * as Continuation from "./run/continuation.js"
@@ -410,12 +411,18 @@ export const make = <C = unknown>(
     if (driver === undefined) throw missingDriver()
     return FiberIterable.make<A>((push, settled) => observing(input, options, streaming, pick, push, settled))
   }
+  // A state the caller hands over, or a loader gives, is checked (and copied unless it
+  // is frozen all through) before anything reads it (internal/inputState.ts).
+  const entered = (run: AgentState, where: string): Effect.Effect<AgentState, ResumeError> => {
+    const checked = InputState.check(run, where)
+    return Result.isResult(checked) ? Effect.fail(checked.failure) : Effect.succeed(checked)
+  }
   const load = (run: string | AgentState): Effect.Effect<AgentState, ResumeError> =>
     typeof run !== "string"
-      ? Effect.succeed(run)
+      ? entered(run, "input")
       : loader === undefined
       ? Effect.die(new AgentError.HooklineError(AgentError.invalidConfiguration("capabilities", "the agent cannot load runs: add UseCheckpoints(store)")))
-      : loader(run)
+      : Effect.flatMap(loader(run), (state) => entered(state, "loaded"))
   // Where a resume starts: the loaded state with the run's options and checked
   // decisions, or the state given back as it is (nothing to run).
   const begin = (run: string | AgentState, options: ResumeOptions<C>): Effect.Effect<ResumeStart<C>, ResumeError> =>
@@ -449,7 +456,8 @@ export const make = <C = unknown>(
         planned = result.success
         return Effect.succeed(result.success.state)
       }
-      const loaded = typeof run !== "string" ? derive(run) : loader === undefined ? load(run) : loader(run, derive)
+      const checkedDerive: Derive = (loaded) => Effect.flatMap(entered(loaded, typeof run === "string" ? "loaded" : "input"), derive)
+      const loaded = typeof run !== "string" ? checkedDerive(run) : loader === undefined ? load(run) : loader(run, checkedDerive)
       return Effect.flatMap(loaded, (state): Effect.Effect<ResumeStart<C>, ResumeError> => {
         // A loader that did not derive: the agent does.
         if (planned === undefined) return Effect.flatMap(derive(state), () => Effect.succeed(startOf(planned as Continuation.Plan, rest)))

@@ -8,6 +8,7 @@ import { AgentError, AgentState, Hook, HookStack, HookTrigger, Message, type Hoo
 import { Channel, Duration, Effect, Fiber, Queue, Stream } from "effect"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { Driver } from "./Driver.js"
+import * as InputState from "./internal/inputState.js"
 import { runEngine } from "./run/loop.js"
 import * as RunContext from "./internal/runContext.js"
 import type { EngineConfig, RunOptions } from "./run/types.js"
@@ -254,7 +255,7 @@ const stepsLimitOf = (input: number | null | undefined): number | undefined => {
  * @category constructors
  */
 export const initialState = (input: Input): AgentState =>
-  typeof input === "string" ? AgentState.make({ messages: [Message.user(input)] }) : input
+  typeof input === "string" ? InputState.fromPrompt(input) : input
 
 // A loop is immutable: what the engine derives from it is made on its first run.
 const configs = new WeakMap<AgentLoop<any>, EngineConfig<any>>()
@@ -316,7 +317,7 @@ export const run = <R, C = unknown>(
   input: Input,
   options?: RunOptions<C>,
 ): Effect.Effect<AgentState, never, R | Driver> =>
-  runEngine(config(loop), initialState(input), options)
+  runEngine(config(loop), input, options)
 
 /**
  * The run's events as they happen; the model is streamed, and the same hooks fire
@@ -338,7 +339,7 @@ export const stream = <R, C = unknown>(
       // The consumer pulls; before a tool runs the loop waits until it took every
       // event so far (events follow what happened). Leaving the stream closes the
       // scope, which interrupts the run (AfterExecution still fires).
-      yield* runEngine(config(loop), initialState(input), options, { streaming: true, emit: feed.push, settled: feed.settled }).pipe(
+      yield* runEngine(config(loop), input, options, { streaming: true, emit: feed.push, settled: feed.settled }).pipe(
         Effect.ensuring(Effect.sync(feed.end)),
         Effect.forkIn(scope, { startImmediately: true }),
       )
@@ -357,7 +358,7 @@ export const observe = <R, C = unknown>(
   input: Input,
   options: RunOptions<C> | undefined,
   observer: Observer,
-): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), initialState(input), options, observer)
+): Effect.Effect<AgentState, never, R | Driver> => runEngine(config(loop), input, options, observer)
 
 /**
  * The state after each step, then the final state.
@@ -372,7 +373,7 @@ export const iterate = <R, C = unknown>(
 ): Stream.Stream<AgentState, never, R | Driver> =>
   Stream.callback<AgentState, never, R | Driver>((queue) =>
     Effect.andThen(
-      runEngine(config(loop), initialState(input), options, {
+      runEngine(config(loop), input, options, {
         streaming: false,
         emit: (event) => {
           if (event._tag === "StepEnded" || event._tag === "RunEnded") Queue.offerUnsafe(queue, event.state)

@@ -1,6 +1,6 @@
-import { AgentState, Codecs, HookContext, HookTriggers, Json } from "@hookline/core"
+import { AgentError, AgentState, Codecs, HookContext, HookTriggers, Json } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
-import { Effect, Result } from "effect"
+import { Cause, Effect, Result } from "effect"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import { AgentBuilder, AgentLoop, Decision, Driver, Tool, UseDriver, UseHook, UseTools } from "../src/index.js"
@@ -155,19 +155,22 @@ describe("Decision", () => {
       expect(final.execution.status).toBe("suspended")
     })
 
-    it("answers a call whose kept decision is not one (a state built by hand) without running it", async () => {
+    it("refuses a state whose kept decision is not one (a state built by hand): DecodeFailed naming it, before anything runs", async () => {
+      // The state a caller hands a run is checked where it enters (internal/inputState.ts):
+      // a forged kept decision never reaches the loop, which would otherwise answer the
+      // call with an error (it never approves it).
       const { suspended } = await suspendedRun()
       const refunds: Array<unknown> = []
       const pending = suspended.execution.pendingCalls ?? []
       for (const kept of [{ _tag: "Deny" }, { _tag: "Reject", message: 42 }, { _tag: "Edit" }, { _tag: "approve" }]) {
         const forgedState = AgentState.withPendingCalls(suspended, pending.map((p) => ({ ...p, decision: kept as never })))
-        const final = await Effect.runPromise(
-          AgentLoop.run(loopOf(refunds), forgedState, {}).pipe(Effect.provideService(Driver.Driver, ScriptedDriver.make([ScriptedDriver.text("ok")]))),
-        )
+        const driver = ScriptedDriver.make([ScriptedDriver.text("ok")])
+        const exit = await Effect.runPromiseExit(AgentLoop.run(loopOf(refunds), forgedState, {}).pipe(Effect.provideService(Driver.Driver, driver)))
         expect(refunds).toEqual([])
-        const answer = final.context.messages.toArray().find((m) => m.role === "tool")
-        expect(answer).toMatchObject({ toolCallId: "c1", isError: true })
-        expect(Codecs.stringifyState(Codecs.parseStateUnsafe(Codecs.stringifyState(final)))).toBe(Codecs.stringifyState(final))
+        expect(driver.requests).toEqual([])
+        const error = exit._tag === "Failure" ? Cause.squash(exit.cause) : undefined
+        expect(error).toBeInstanceOf(AgentError.HooklineError)
+        expect((error as AgentError.HooklineError).error).toMatchObject({ _tag: "DecodeFailed", path: expect.stringContaining("input.execution.pendingCalls[0].decision") })
       }
     })
   })

@@ -4,23 +4,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { AgentState, Codecs, HookContext, HookStack, HookTriggers, Message, Truncation, type Hook, type HookTrigger } from "@hookline/core"
 import { AgentLoop } from "@hookline/agent"
-import { ScriptedDriver } from "@hookline/testing"
+import { Rejections, ScriptedDriver } from "@hookline/testing"
 import { unansweredCalls } from "./fuzz/properties.js"
 import { add, on, runWith, stackOf, trail } from "./support.js"
 
-let rejections: Array<unknown> = []
-const listener = (reason: unknown) => void rejections.push(reason)
-beforeEach(() => {
-  rejections = []
-  process.on("unhandledRejection", listener)
-})
-afterEach(() => {
-  process.off("unhandledRejection", listener)
-})
-const settleRejections = async () => {
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  await new Promise((resolve) => setImmediate(resolve))
-}
+// Every unhandled rejection while a test runs: the watcher makes the test that caused
+// one fail (vitest reports it too, but against no test in particular).
+let watcher: Rejections.Watcher
+beforeEach(() => void (watcher = Rejections.watch()))
+afterEach(() => watcher.stop())
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {})
 revoke()
@@ -36,7 +28,7 @@ const runWithBadHook = async (hook: Hook, trigger: HookTrigger, onError: "fail" 
   const t = trail()
   const stack = HookStack.with(stackOf([t.hook, t.options]), hook, { triggers: trigger, name: "bad", onError })
   const { final } = await runWith(AgentLoop.make({ interceptor: stack, tools: [add] }), script())
-  await settleRejections()
+  await watcher.settled()
   return { final, seen: t.seen }
 }
 
@@ -67,7 +59,7 @@ describe("a run with a bad pure hook", () => {
       expect(seen.filter((s) => s === "AfterExecution")).toHaveLength(1)
       expect(final.execution.errors.some((e) => e._tag === "HookFailed" && e.hook === "bad")).toBe(true)
       expect(JSON.stringify(final).length).toBeLessThan(4 * Truncation.defaultMaxLength)
-      expect(rejections).toEqual([])
+      expect(watcher.rejections).toEqual([])
     })
 
     it.each(badHooks)("completes under 'skip' for %s, AfterExecution once, no rejection", async (_, hook) => {
@@ -75,7 +67,7 @@ describe("a run with a bad pure hook", () => {
       expect(final.execution.status).toBe("completed")
       expect(seen.filter((s) => s === "AfterExecution")).toHaveLength(1)
       expect(final.context.messages.length).toBe(4)
-      expect(rejections).toEqual([])
+      expect(watcher.rejections).toEqual([])
     })
   })
 })
@@ -158,7 +150,7 @@ describe("a hook that puts a message between tool calls and their results", () =
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"])
     expect(unansweredCalls(messages)).toEqual([])
     expect(messages.some((m) => m.role === "user" && m.content === "by the way")).toBe(false)
-    expect(rejections).toEqual([])
+    expect(watcher.rejections).toEqual([])
   })
 
   it("goes on under 'skip' as if the hook had returned its input, and the model never reads a split history", async () => {
@@ -194,7 +186,7 @@ describe("a hook that suspends a call with forged data (issue 22)", () => {
     expect(seen.filter((t) => t === "AfterExecution")).toHaveLength(1)
     expect(unansweredCalls(final.context.messages.toArray())).toEqual([])
     expect(Codecs.stringifyState(Codecs.parseStateUnsafe(Codecs.stringifyState(final)))).toBe(Codecs.stringifyState(final))
-    expect(rejections).toEqual([])
+    expect(watcher.rejections).toEqual([])
   })
 
   it.each(forged)("passes over %s under 'skip': the call runs as if the hook were absent", async (_, hook) => {

@@ -95,3 +95,17 @@ export const withSafety = async <A>(run: (signal: AbortSignal) => Promise<A>, ms
     clearTimeout(timer)
   }
 }
+
+/** The path of the first object under `value` that is not frozen, `undefined` when all are (an AppendLog's items by index). */
+export const unfrozenPath = (value: unknown, path = "state"): string | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  if (!Object.isFrozen(value)) return path
+  const entries: Iterable<readonly [string, unknown]> = Symbol.iterator in value && !Array.isArray(value)
+    ? Array.from(value as Iterable<unknown>, (v, i) => [String(i), v] as const)
+    : Object.entries(value)
+  for (const [key, item] of entries) {
+    const found = unfrozenPath(item, `${path}.${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}

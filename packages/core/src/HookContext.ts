@@ -95,6 +95,38 @@ export const make = (input: {
   })
 
 /**
+ * @internal `make` for the loop's own step contexts, whose parts it holds frozen all
+ * through: the state is checked and frozen where it entered the run and at every hook's
+ * or interceptor's return, the answer and its calls where the driver gave them, the rest
+ * is made by core's constructors. So nothing is walked (`make` would only find each part
+ * frozen). A context made with user data goes through `make`.
+ */
+export const fromFrozenParts = (input: {
+  readonly trigger: HookTrigger
+  readonly state: AgentState.AgentState
+  readonly createdAt: number
+  readonly request?: InferenceRequest.InferenceRequest | undefined
+  readonly response?: InferenceResponse | undefined
+  readonly toolCall?: ToolCall | undefined
+  readonly toolExecution?: ToolExecution.ToolExecution | undefined
+  readonly runContext?: unknown
+}): HookContext =>
+  Object.freeze({
+    trigger: input.trigger,
+    state: input.state,
+    request: input.request,
+    response: input.response,
+    toolCall: input.toolCall,
+    toolExecution: input.toolExecution,
+    toolExecutionBlocked: input.toolExecution?.status === "blocked",
+    errors: noErrors,
+    metadata: emptyMetadata,
+    createdAt: finite("createdAt", input.createdAt),
+    updatedAt: input.createdAt,
+    runContext: input.runContext,
+  })
+
+/**
  * Whether a value is a hook context (used to tell data-first calls from data-last).
  *
  * @since 0.1.0

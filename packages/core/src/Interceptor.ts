@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { HooklineError, type HookFailed } from "./AgentError.js"
+import { HooklineError, hookFailed, messageOf, type HookFailed } from "./AgentError.js"
 import type { HookContext } from "./HookContext.js"
-import type { DispatchEnv } from "./stack/dispatch.js"
+import { contextAtFailure, settle, type DispatchEnv } from "./stack/dispatch.js"
 import { LoopWraps } from "./stack/loopWraps.js"
 import type { HookStack } from "./HookStack.js"
 
@@ -67,6 +67,44 @@ export const around = <R, R2 = never>(
  */
 export const underLoop = <A, E, R>(interceptor: Interceptor<any>, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.provideService(effect, LoopWraps, interceptor.wrapsFrom ?? null)
+
+/** What a custom interceptor's failures are named (`HookFailed.hook`). */
+const name = "interceptor"
+
+/**
+ * @internal what the loop does with a custom interceptor's return, the check a stack
+ * gives each hook's return (`stack/dispatch.ts` `settle`; a stack checks its own hooks,
+ * so the loop does not call this for one): a valid context of the same trigger and run,
+ * frozen through where it differs from `input`, or the `HookFailed` (hook
+ * "interceptor") naming what was wrong. The return is untrusted, as a hook's: user code.
+ */
+export const checkReturn = (input: HookContext, output: unknown): HookContext | HookFailed => {
+  if (output === input) return input
+  let out: HookContext | string
+  try {
+    out = settle(input, output)
+  } catch (cause) {
+    // A hostile return (a Proxy whose traps throw) is a bad return, not a crash.
+    out = messageOf(cause)
+  }
+  return typeof out === "string" ? hookFailed(name, input.trigger, out) : out
+}
+
+/**
+ * @internal the state a failed custom interceptor's dispatch reached (a stack's failure
+ * carries the context its failing hook was given: `HookStack.contextAtFailure`), checked
+ * as its return is against `input`; `undefined` when it reached none or a bad one (the
+ * interceptor ran the stack on a context it forged), so nothing of it is committed.
+ */
+export const reachedOf = (input: HookContext, error: HookFailed): HookContext | undefined => {
+  const reached = contextAtFailure(error)
+  if (reached === undefined) return undefined
+  const out = checkReturn(input, reached)
+  return isFailure(out) ? undefined : out
+}
+
+/** @internal whether a `checkReturn` answer is its failure. */
+export const isFailure = (out: HookContext | HookFailed): out is HookFailed => (out as { readonly _tag?: unknown })._tag === "HookFailed"
 
 /**
  * The interceptor of a stack (a stack is already one; this only narrows the type).

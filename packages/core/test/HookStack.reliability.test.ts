@@ -14,6 +14,7 @@ import {
   ToolExecution,
   type HookTrigger,
 } from "@hookline/core"
+import { Rejections } from "@hookline/testing"
 import { hostileThrows } from "./hostile.js"
 
 const state = AgentState.make({ id: "s", messages: [Message.user("hi")] })
@@ -32,23 +33,11 @@ const caught = (f: () => unknown): AgentError.AgentError | undefined => {
   return undefined
 }
 
-// Every unhandled rejection while a test runs: the listener is the proof the fix is
-// needed (vitest reports one too, but a listener makes the test itself fail).
-let rejections: Array<unknown> = []
-const listener = (reason: unknown) => void rejections.push(reason)
-beforeEach(() => {
-  rejections = []
-  process.on("unhandledRejection", listener)
-})
-afterEach(() => {
-  process.off("unhandledRejection", listener)
-})
-// Node reports unhandled rejections after the microtasks of a macrotask: two macrotask
-// turns are past that point.
-const settleRejections = async () => {
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  await new Promise((resolve) => setImmediate(resolve))
-}
+// Every unhandled rejection while a test runs: the watcher makes the test that caused
+// one fail (vitest reports it too, but against no test in particular).
+let watcher: Rejections.Watcher
+beforeEach(() => void (watcher = Rejections.watch()))
+afterEach(() => watcher.stop())
 
 describe("HookStack reliability", () => {
   describe("an async function registered as a pure hook", () => {
@@ -74,8 +63,8 @@ describe("HookStack reliability", () => {
         expect(caught(() => HookStack.run(stack, stepCtx))?._tag).toBe(onError === "fail" ? "HookFailed" : undefined)
       }
       expect(collected.events.map((e) => e.outcome)).toEqual(Array(3).fill(onError === "fail" ? "failed" : "skipped"))
-      await settleRejections()
-      expect(rejections).toEqual([])
+      await watcher.settled()
+      expect(watcher.rejections).toEqual([])
     })
 
     it.each(["fail", "skip"] as const)("is HookFailed under '%s', with no unhandled rejection, beside an effectful hook", async (onError) => {
@@ -86,15 +75,15 @@ describe("HookStack reliability", () => {
       )
       const exit = await Effect.runPromiseExit(HookStack.intercept(stack, stepCtx))
       expect(Exit.isFailure(exit)).toBe(onError === "fail")
-      await settleRejections()
-      expect(rejections).toEqual([])
+      await watcher.settled()
+      expect(watcher.rejections).toEqual([])
     })
 
     it("handles a rejected Promise that a hook throws", async () => {
       const stack = HookStack.with(HookStack.empty, throwsRejected, on("BeforeStep", "throws", "skip"))
       expect(HookStack.run(stack, stepCtx)).toBe(stepCtx)
-      await settleRejections()
-      expect(rejections).toEqual([])
+      await watcher.settled()
+      expect(watcher.rejections).toEqual([])
     })
 
     it("handles a custom thenable and survives a throwing then", async () => {
@@ -149,6 +138,7 @@ describe("HookStack reliability", () => {
       ["Object.create(ctx)", stepCtx, (ctx) => Object.create(ctx), "not a plain object"],
       ["a number", stepCtx, () => 42, "returned something that is not a HookContext"],
       ["null", stepCtx, () => null, "returned something that is not a HookContext"],
+      ["a state of another run", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.make({ id: "other", messages: [Message.user("hi")] })), "at state.id: a hook cannot change the run's id (\"s\")"],
       ["a context of another trigger", stepCtx, (ctx) => HookContext.make({ trigger: "AfterStep", state: ctx.state, createdAt: 1 }), "changed the trigger from BeforeStep to \"AfterStep\""],
       ["an invalid message appended", stepCtx, (ctx) => HookContext.withState(ctx, AgentState.appendMessage(ctx.state, { role: "robot", content: 1 } as never)), "at state.context.messages[1].role"],
       ["a stop signal with an unknown reason", stepCtx, (ctx) => HookContext.updateState(ctx, (d) => void d.execution.stopSignals.push({ reason: "Bored" as never, message: "", source: "x" })), "at state.execution.stopSignals[0].reason"],

@@ -15,3 +15,5 @@ export { HookLaws_ as HookLaws }
 import * as TraceRecorder_ from "./TraceRecorder.js"
 export { TraceRecorder_ as TraceRecorder }
 export type TraceRecorder = TraceRecorder_.TraceRecorder
+import * as Rejections_ from "./Rejections.js"
+export { Rejections_ as Rejections }

@@ -3,7 +3,7 @@
 // effectful hook answering at once with an `Exit`, as `Effect.succeed(ctx)` is) nothing
 // is yielded: no Effect is built or run. A trigger with no hooks builds no context at
 // all: its parts come back as they went in.
-import { AgentError, AgentState, HookContext, HookStack, type InferenceRequest, type InferenceResponse, type ToolCall, type ToolExecution } from "@hookline/core"
+import { AgentError, AgentState, HookContext, HookStack, Interceptor, type InferenceRequest, type InferenceResponse, type ToolCall, type ToolExecution } from "@hookline/core"
 import { Effect, Exit } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import type { RunCell } from "./cell.js"
@@ -35,8 +35,10 @@ export const dispatchAt = <R>(
   toolExecution?: ToolExecution,
 ): StepDispatched | Effect.Effect<StepDispatched, AgentError.HookFailed, R> => {
   if (env.config.silent[trigger]) return unchanged
-  // The parts go to HookContext.make through the cell's one input, filled and emptied
-  // here (HookContext.make copies them): no input object per dispatch.
+  // The parts go to the context through the cell's one input, filled and emptied here
+  // (the context copies them): no input object per dispatch. They are the loop's own,
+  // frozen all through (the state checked where it entered and at every hook's or
+  // interceptor's return), so nothing is walked (HookContext.fromFrozenParts).
   const input = (cell.input ??= point(trigger, cell.state, createdAt)) as Writable<DispatchInput>
   input.trigger = trigger
   input.state = cell.state
@@ -46,7 +48,7 @@ export const dispatchAt = <R>(
   input.toolCall = toolCall
   input.toolExecution = toolExecution
   input.runContext = env.runContext
-  const ctx = HookContext.make(input)
+  const ctx = HookContext.fromFrozenParts(input)
   // Nothing of this dispatch stays reachable from the cell.
   input.request = input.response = input.toolCall = input.toolExecution = input.runContext = undefined
   return intercepted(env, cell, ctx)
@@ -82,6 +84,7 @@ const intercepted = <R>(
 ): HookContext | Effect.Effect<HookContext, AgentError.HookFailed, R> => {
   const interceptor = env.config.interceptor
   if (HookStack.isHookStack(interceptor)) {
+    // A stack checked every hook's return: what it gives back is committed as it is.
     const out = (interceptor as HookStack.HookStack<R>).interceptNow(ctx, env.interceptEnv)
     if (!isEffect(out)) {
       cell.state = out.state
@@ -89,8 +92,9 @@ const intercepted = <R>(
     }
     // Failed at once: as a pure hook's failure (no time passed, the clock stays read).
     if (Exit.isExit(out)) return atOnce(cell, out as Exit.Exit<HookContext, AgentError.HookFailed>)
-    return settled(cell, out)
+    return settled(cell, out, undefined)
   }
+  // A custom interceptor is user code: its return gets the check a hook's return gets.
   const sync = interceptor.interceptSync
   if (sync !== undefined) {
     let out: HookContext | undefined
@@ -98,31 +102,36 @@ const intercepted = <R>(
       out = sync(ctx, env.interceptEnv)
     } catch (error) {
       if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") {
-        commitReached(cell, error.error)
+        commitReached(cell, error.error, ctx)
         return Effect.fail(error.error)
       }
       return Effect.die(error)
     }
     if (out !== undefined) {
-      cell.state = out.state
-      return out
+      const checked = Interceptor.checkReturn(ctx, out)
+      if (Interceptor.isFailure(checked)) return Effect.fail(checked)
+      cell.state = checked.state
+      return checked
     }
   }
-  return settled(cell, env.intercept(ctx))
+  return settled(cell, env.intercept(ctx), ctx)
 }
 
-// Commits what a dispatch that waited reached.
-const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>) =>
+// Commits what a dispatch that waited reached; `input` is the context a custom
+// interceptor was given (its return is checked against it), `undefined` for a stack.
+const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>, input: HookContext | undefined) =>
   Effect.matchEffect(dispatched, {
     onFailure: (error) => {
       cell.stale = true
-      commitReached(cell, error)
+      commitReached(cell, error, input)
       return Effect.fail(error)
     },
     onSuccess: (out) => {
       cell.stale = true
-      cell.state = out.state
-      return Effect.succeed(out)
+      const checked = input === undefined ? out : Interceptor.checkReturn(input, out)
+      if (Interceptor.isFailure(checked)) return Effect.fail(checked)
+      cell.state = checked.state
+      return Effect.succeed(checked)
     },
   })
 
@@ -131,13 +140,14 @@ const atOnce = (cell: RunCell, exit: Exit.Exit<HookContext, AgentError.HookFaile
     cell.state = exit.value.state
     return exit.value
   }
-  for (const reason of exit.cause.reasons) if (reason._tag === "Fail") commitReached(cell, reason.error)
+  for (const reason of exit.cause.reasons) if (reason._tag === "Fail") commitReached(cell, reason.error, undefined)
   return exit
 }
 
-// A failed dispatch keeps the state changes of the hooks before the failing one.
-const commitReached = (cell: RunCell, error: AgentError.HookFailed): void => {
-  const reached = HookStack.contextAtFailure(error)
+// A failed dispatch keeps the state changes of the hooks before the failing one: for a
+// custom interceptor (`input` given) only a reached context that passes its check.
+const commitReached = (cell: RunCell, error: AgentError.HookFailed, input: HookContext | undefined): void => {
+  const reached = input === undefined ? HookStack.contextAtFailure(error) : Interceptor.reachedOf(input, error)
   if (reached !== undefined) cell.state = reached.state
 }
 

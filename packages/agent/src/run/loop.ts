@@ -8,10 +8,11 @@
 // immer); the history is an AppendLog, so nothing here walks it. The phases are
 // module-level generator functions, each wrapped in an Effect once per run.
 import { AgentError, AgentState, HookExecuted, HookStack, Interceptor } from "@hookline/core"
-import { Cause, Clock, Context, Effect, Exit, type Result } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { Driver } from "../Driver.js"
 import { RunCallOptions } from "../internal/callSignal.js"
 import * as HookListeners from "../internal/hookListeners.js"
+import * as InputState from "../internal/inputState.js"
 import type { Observer } from "../internal/observer.js"
 import * as Subagent from "../subagent/host.js"
 import { abortSeen, RunCell } from "./cell.js"
@@ -31,11 +32,16 @@ export { startingState } from "./conclude.js"
 // run ends (about 0.4 KB per run in flight, issue 27).
 export const runEngine = <R>(
   config: EngineConfig<R>,
-  initial: AgentState,
+  input: AgentState | string,
   options: RunOptions = {},
   observer?: Observer,
 ): Effect.Effect<AgentState, never, R | Driver> => {
   const run = Effect.flatMap(Effect.context<Driver>(), (context) => {
+    // The caller's state, checked and copied where it enters (internal/inputState.ts):
+    // a bad one starts no run (no hook, no model call), and is the caller's error.
+    const entered = typeof input === "string" ? InputState.fromPrompt(input) : InputState.check(input)
+    if (Result.isResult(entered)) return Effect.die(new AgentError.HooklineError(entered.failure))
+    const initial = entered
     // The run context the agent declares, decoded before any hook reads it.
     const check = config.checkContext
     return check === undefined
@@ -354,8 +360,10 @@ function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
   }
   // A failed run is never silent: one warning through Effect's logger (docs/loop.md, "A failed run").
   if (cell.state.execution.status === "failed") yield* Effect.logWarning(Conclude.failureLine(cell.state))
-  env.emit?.({ _tag: "RunEnded", state: cell.state })
-  return cell.state
+  // Made from checked parts: a later run or resume of it is not checked again.
+  const final = InputState.vouch(cell.state)
+  env.emit?.({ _tag: "RunEnded", state: final })
+  return final
 }
 
 // A hand-over: the run ends at its last committed step boundary, still `running`, with
@@ -364,8 +372,10 @@ function* finishGen<R>(env: RunEnv<R>, cell: RunCell, outcome: Outcome) {
 function* handOverGen<R>(env: RunEnv<R>, cell: RunCell, boundary: Boundary) {
   cell.state = boundary.state
   yield* afterExecution(env, cell)
-  env.emit?.({ _tag: "RunEnded", state: cell.state })
-  return cell.state
+  // Made from checked parts: a later run or resume of it is not checked again.
+  const final = InputState.vouch(cell.state)
+  env.emit?.({ _tag: "RunEnded", state: final })
+  return final
 }
 
 // AfterExecution: every hook runs; each failure is reported.

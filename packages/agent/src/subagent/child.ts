@@ -3,6 +3,7 @@
 import { AgentState, HookExecuted, Message, StopSignal, Usage, type AgentError, type ToolCall } from "@hookline/core"
 import { Effect, Result } from "effect"
 import type { Decision } from "../Decision.js"
+import * as InputState from "../internal/inputState.js"
 import { childRunId, childState, payload } from "../internal/subagentPayload.js"
 import { Current, Host, linkOf, ParentCall } from "./host.js"
 
@@ -62,13 +63,15 @@ export const runChild = (
     let child: Effect.Effect<AgentState, { readonly _tag: string; readonly message: string }>
     if (resumption === undefined) {
       const id = childRunId(context.state.id, callId)
-      child = agent.runEffect(AgentState.make({ id, parentId: context.state.id, messages: [Message.user(prompt)] }), options)
+      // Made here from checked parts: the child's run takes it without checking it again.
+      child = agent.runEffect(InputState.vouch(AgentState.make({ id, parentId: context.state.id, messages: [Message.user(prompt)] })), options)
     } else {
       const decoded = childState(resumption.state, "payload.state")
       if (Result.isFailure(decoded)) {
         return yield* Effect.fail(new SubagentFailed(`subagent "${name}" cannot resume: its stored state is invalid: ${decoded.failure.message}`))
       }
-      from = decoded.success
+      // Decoded with core's codec (a frozen copy): as checked as the run's entry would.
+      from = InputState.vouch(decoded.success)
       child = agent.resumeEffect(from, resumption.decisions, options)
     }
     const final = yield* child.pipe(

@@ -144,6 +144,9 @@ const checkState = (next: unknown, prev: AgentState.AgentState | undefined): Pro
   if (next === prev) return undefined
   if (!isPlain(next)) return `state: expected an AgentState, got ${show(next)}`
   return checkString("state.id", next["id"])
+    // A context of another run (its state carried over, or built for another id) would
+    // have the loop, its store and its events go on under another run's id.
+    ?? (prev !== undefined && next["id"] !== prev.id ? `state.id: a hook cannot change the run's id (${show(prev.id)})` : undefined)
     ?? (next["parentId"] === undefined ? undefined : checkString("state.parentId", next["parentId"]))
     ?? checkContextPart(next["context"], prev?.context)
     ?? checkExecution(next["execution"], prev?.execution)

@@ -1,0 +1,60 @@
+// The state a caller hands a run (`agent.run(state)`, `AgentLoop.run(loop, state)`,
+// `stream`, `iterate`, `resume(state)`, `continue(state, …)`), or a loader gives a
+// resume: untrusted, as any input. It is checked where it enters with core's codec
+// (`Codecs.AgentState`: every part against its codec, bounded in items and depth, never
+// throwing on a proxy or a getter). A valid state that is frozen all through is kept as
+// it is (nothing can change it; a store knows the states it loaded by identity); any
+// other valid state is replaced by the codec's deeply frozen copy, so hooks, stores and
+// the result never hold the caller's mutable objects. A state checked here before, or
+// a run's final state (the loop made it from checked parts), is known and not checked
+// again: running one seed state many times, or resuming a run's result, costs a WeakSet
+// look-up.
+import { AgentError, AgentState, AppendLog, Codecs, Message } from "@hookline/core"
+import { Result } from "effect"
+
+const known = new WeakSet<object>()
+
+/** Marks a state this package made from checked parts (a run's result, a child's first state). */
+export const vouch = (state: AgentState): AgentState => {
+  known.add(state)
+  return state
+}
+
+/** The state of a run from a prompt: its one user message. */
+export const fromPrompt = (prompt: string): AgentState => AgentState.make({ messages: [Message.user(prompt)] })
+
+// Whether every object under `root` (a value the codec accepted: plain data, logs) is
+// frozen. Iterative, and bounded by what the codec accepted.
+const frozenThrough = (root: object): boolean => {
+  const stack: Array<object> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop() as object
+    if (!Object.isFrozen(node)) return false
+    const items: Iterable<unknown> = AppendLog.isAppendLog(node) ? node : Object.values(node)
+    for (const item of items) if (typeof item === "object" && item !== null) stack.push(item)
+  }
+  return true
+}
+
+// The codec's path, within the input: `input.context.messages[0].role`.
+const at = (where: string, failure: AgentError.DecodeFailed): AgentError.DecodeFailed => {
+  const path = failure.path === "" ? where : `${where}.${failure.path}`
+  const prefix = `cannot decode ${failure.path === "" ? "the root" : failure.path}: `
+  const detail = failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message
+  return AgentError.decodeFailed(path, detail)
+}
+
+/**
+ * The state a run may start from: `input` when it is known, or valid and frozen all
+ * through, else the codec's deeply frozen copy; a failed `Result` with `DecodeFailed` at
+ * `<where>.<path>` naming the first bad part. (Only a failure allocates a `Result`: a
+ * run's entry is on every run's path.)
+ */
+export const check = (input: unknown, where = "input"): AgentState | Result.Failure<never, AgentError.DecodeFailed> => {
+  if (typeof input === "object" && input !== null && known.has(input)) return input as AgentState
+  const decoded = Codecs.decode(Codecs.AgentState, input)
+  if (Result.isFailure(decoded)) return Result.fail(at(where, decoded.failure)) as Result.Failure<never, AgentError.DecodeFailed>
+  const state = frozenThrough(input as object) ? input as AgentState : decoded.success
+  known.add(state)
+  return state
+}

@@ -8,7 +8,9 @@
 // tool results its journal entries measured. A few roots in an array, compared by
 // identity: a Map or WeakMap entry per new object cost more than the walk it saves
 // (hashing a new object; docs/performance.md, "MemoryStore's step"), and a step's delta
-// never holds the history, so nothing needs keeping longer than a step.
+// never holds the history, so nothing needs keeping longer than a step. With each root,
+// the codec whose guard accepted it (`check`), so the step's checkpoint need not ask that
+// guard again of the same frozen value (internal/deltaGuard.ts).
 //
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
 // frozen, or has an accessor property, is not vouched for; the caller then encodes the
@@ -32,6 +34,10 @@ export interface Measure {
   readonly bytes: (u: unknown) => number
   /** `bytes`, remembering the measure of `u` until `forget` (at most a few roots are kept). */
   readonly keep: (u: unknown) => number
+  /** Notes that `tag` (a codec) accepted `u`, a root kept since `forget`; anything else is not noted. */
+  readonly check: (u: unknown, tag: unknown) => void
+  /** Whether `u` is a root kept since `forget` that `tag` accepted (`check`). */
+  readonly checked: (u: unknown, tag: unknown) => boolean
   /** Drops what was kept. */
   readonly forget: () => void
 }
@@ -41,8 +47,12 @@ const keepAtMost = 8
 
 /** A measure for values within `maxItems` items per container, `maxDepth` containers nested and `maxBytes` bytes. */
 export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
-  const kept: Array<object> = []
-  const keptMeasures: Array<number> = []
+  // The roots, their measures and the codec whose guard accepted each (`check`), in
+  // fixed arrays with a count.
+  const kept: Array<object | undefined> = Array.from({ length: keepAtMost }, () => undefined)
+  const keptMeasures: Array<number> = Array.from({ length: keepAtMost }, () => 0)
+  const keptTags: Array<unknown> = Array.from({ length: keepAtMost }, () => undefined)
+  let count = 0
   // The packed measure of `u` at `depth` containers from the root, or -1.
   const node = (u: unknown, depth: number): number => {
     switch (typeof u) {
@@ -61,7 +71,7 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         return -1
     }
     if (u === null) return 4 * scale
-    for (let i = 0; i < kept.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (kept[i] === u) {
         const known = keptMeasures[i] as number
         return depth + (known % scale) <= maxDepth ? known : -1
@@ -120,15 +130,36 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       const m = packedOf(u)
       if (m < 0) return -1
       if (typeof u === "object" && u !== null) {
-        if (kept.length === keepAtMost) kept.shift(), keptMeasures.shift()
-        kept.push(u)
-        keptMeasures.push(m)
+        if (count === keepAtMost) {
+          // The oldest goes.
+          for (let i = 1; i < count; i++) (kept[i - 1] = kept[i]), (keptMeasures[i - 1] = keptMeasures[i] as number), (keptTags[i - 1] = keptTags[i])
+          count--
+        }
+        kept[count] = u
+        keptMeasures[count] = m
+        keptTags[count] = undefined
+        count++
       }
       return Math.floor(m / scale)
     },
+    check: (u, tag) => {
+      for (let i = count - 1; i >= 0; i--) {
+        if (kept[i] === u) {
+          keptTags[i] = tag
+          return
+        }
+      }
+    },
+    checked: (u, tag) => {
+      if (tag === undefined) return false
+      // From the newest, as `check` notes (a root kept twice is found where it was noted).
+      for (let i = count - 1; i >= 0; i--) if (kept[i] === u) return keptTags[i] === tag
+      return false
+    },
     forget: () => {
-      kept.length = 0
-      keptMeasures.length = 0
+      // The references go too: nothing kept past the step.
+      for (let i = 0; i < count; i++) (kept[i] = undefined), (keptTags[i] = undefined)
+      count = 0
     },
   }
 }

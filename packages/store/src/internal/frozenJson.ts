@@ -1,7 +1,7 @@
 // A frozen value's JSON text, measured without writing it: whether the value is plain,
-// frozen JSON data with no accessor (so its text can be written later and will be the
-// text of today: a Proxy over a frozen target cannot lie about its data properties
-// either), within the load bounds, and an upper bound of its text's UTF-8 bytes.
+// frozen JSON data with no accessor and no Proxy (so its text can be written later and
+// will be the text of today), within the load bounds, and an upper bound of its text's
+// UTF-8 bytes.
 //
 // The roots measured with `keep` since `forget` are remembered (a frozen object's
 // measure cannot change), so a step's checkpoint does not walk again the answer and the
@@ -19,6 +19,21 @@
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string) => unknown }).__lookupGetter__
+
+// A Proxy over a frozen target passes every check below, yet its `get` may answer anything
+// for a key the target lacks, and the codecs read their fields by name: its text written
+// later need not be the text of now. So a Proxy is never vouched for. JavaScript has no
+// test for one; Node's `util.types.isProxy` is (about 8 ns a call). Where it is missing,
+// nothing is vouched for and every write takes the plain path.
+const isProxy: ((u: unknown) => boolean) | undefined = (() => {
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
+    return util?.types?.isProxy
+  } catch {
+    return undefined
+  }
+})()
 
 // A measure packs the bytes bound and the height (containers nested, at most maxDepth,
 // which is far below `scale`) in one number: no object per measured value.
@@ -78,7 +93,7 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       }
     }
     // A cycle meets the depth bound.
-    if (depth >= maxDepth || !Object.isFrozen(u)) return -1
+    if (depth >= maxDepth || isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return -1
     let bytes = 2
     let height = 0
     if (Array.isArray(u)) {

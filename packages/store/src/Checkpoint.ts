@@ -15,6 +15,7 @@ import { Result } from "effect"
 import * as t from "io-ts"
 import * as Envelope from "./Envelope.js"
 import { detailOf } from "./internal/decodeDetail.js"
+import { deltaFields } from "./internal/deltaFields.js"
 import { isPlainWithin } from "./internal/plainJson.js"
 import * as StoreError from "./StoreError.js"
 
@@ -100,43 +101,6 @@ export interface Delta {
  */
 export interface DeltaV1 extends Omit<Delta, "v" | "envelope"> {
   readonly v: 1
-}
-
-const tail = <A, O>(item: t.Type<A, O, unknown>) =>
-  t.type({ from: t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, "index"), items: t.readonlyArray(item) })
-
-// `null` clears the field; encoding does not ask the codec whether a value is its own
-// (a union would, and the core codecs' `is` is strict about frozen shapes).
-const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>
-  new t.Type<A | null, O | null, unknown>(
-    `${codec.name} | null`,
-    (u): u is A | null => u === null || codec.is(u),
-    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
-    (a) => (a === null ? null : codec.encode(a)),
-  )
-
-const finite = t.refinement(t.number, Number.isFinite, "finite number")
-
-const deltaFields = {
-  parentId: nullable(t.string),
-  systemPrompt: t.string,
-  responseFormat: nullable(Codecs.ResponseFormat),
-  contextMetadata: Codecs.Metadata,
-  metadata: Codecs.Metadata,
-  messages: tail(Codecs.Message),
-  steps: tail(Codecs.Step),
-  status: Codecs.ExecutionStatus,
-  startedAt: nullable(finite),
-  runningSince: nullable(finite),
-  completedAt: nullable(finite),
-  stopSignals: t.readonlyArray(Codecs.StopSignal),
-  continuationRequested: t.boolean,
-  stopReason: nullable(t.string),
-  executionMetadata: Codecs.Metadata,
-  usage: Codecs.Usage,
-  errors: tail(Codecs.AgentError),
-  pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
-  suspendedStep: nullable(Codecs.Step),
 }
 
 /**

@@ -259,9 +259,11 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // pure hook (journalTool) can find its run's record too.
   const keyNow = (state: AgentState): unknown => AgentLoop.currentRunNow() ?? state.id
   const keyOf = (state: AgentState) => Effect.sync(() => keyNow(state))
-  const withRecord = <A>(ctx: HookContext, onNone: A, f: (entry: Tracked) => Effect.Effect<A, unknown>) => {
+  // A hook of the run's record: `f` with it, or the context as it came for a run that has
+  // none (refused). `f` is made once, not per call: no closure per hook call.
+  const withRecord = (f: (ctx: HookContext, entry: Tracked) => Effect.Effect<HookContext, unknown>) => (ctx: HookContext) => {
     const entry = runs.get(keyNow(ctx.state))
-    return entry === undefined ? Effect.succeed(onNone) : f(entry)
+    return entry === undefined ? Effect.succeed(ctx) : f(ctx, entry)
   }
 
   // A continuation's next turn (`derive`) is the run it loaded, made from the saved state:
@@ -503,8 +505,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
 
   // The checkpoint after the BeforeExecution hooks: the delta from the one the run was
   // loaded or created with (nothing, when no hook changed the state).
-  const start = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
+  const start = Hook.effect(withRecord(
+    (ctx, entry) => {
       conflicts.delete(ctx.state.id)
       return checkpoint(ctx, entry)
     })
@@ -555,8 +557,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const conflictStop = (ctx: HookContext, error: StoreError.CheckpointConflict): HookContext =>
     HookContext.withState(ctx, unstoredEnd(ctx.state, StopSignal.make(CheckpointConflictReason, error.message, conflictSource)))
 
-  const replayInference = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
+  const replayInference = Hook.effect(withRecord(
+    (ctx, entry) => {
       if (!entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
       const key = inferenceKey(ctx.state)
       return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
@@ -573,8 +575,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     })
   )
 
-  const journalInference = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
+  const journalInference = Hook.effect(withRecord(
+    (ctx, entry) => {
       const key = inferenceKey(ctx.state)
       if (ctx.response === undefined || entry.replayed.has(key)) return Effect.succeed(ctx)
       const made = JournalEntry.entry(measured, ctx.state.id, key, Codecs.InferenceResponse, ctx.response)
@@ -591,8 +593,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // audit log tell it from a call that ran); then, replayed or not, no tool starts while
   // a result of its run is not durable: the deferred entries go first. One hook, so a
   // tool's start costs one Effect hook.
-  const startTool = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
+  const startTool = Hook.effect(withRecord(
+    (ctx, entry) => {
       const call = ctx.toolCall
       const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
       if (!replay) return thenAnswer(flush(ctx.state.id, entry), ctx)
@@ -658,8 +660,8 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // On a store with an ending, such a step's checkpoint is checked now (a refusal fails
   // this hook, as writing it would) and held for the run's end, which writes it with its
   // own in one statement; an OnStop continuation writes it before anything else.
-  const checkpointStep = Hook.effect((ctx: HookContext) =>
-    withRecord(ctx, ctx, (entry) => {
+  const checkpointStep = Hook.effect(withRecord(
+    (ctx, entry) => {
       if (ending === undefined || entry.lost || entry.saved === undefined || entry.held !== undefined || !quietEnd(ctx.state)) {
         return checkpoint(ctx, entry)
       }

@@ -126,6 +126,10 @@ class Journal extends Map<string, string> {
 // A row as the store gives it: plain, whatever it was kept as.
 const plainRow = (row: Checkpoint.Row): Checkpoint.Row => (row instanceof DeltaRow ? Object.freeze({ seq: row.seq, body: row.body }) : row)
 
+// A journal write's answers, made once (an Exit is a value): no object per write.
+const wrote: Exit.Exit<boolean> = Exit.succeed(true)
+const notWritten: Exit.Exit<boolean> = Exit.succeed(false)
+
 const fresh = (): RunData => ({ rows: [], head: 0, status: "pending", createdAt: 0, updatedAt: 0, journal: new Journal() })
 
 /**
@@ -240,8 +244,8 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
   })
   return AtOnce.register(store, {
     commit: commitNow,
-    journalPut: (runId, key, body) => Exit.succeed(put(runId, key, body)),
-    journalKeep: (runId, key, entry) => Exit.succeed(put(runId, key, entry)),
+    journalPut: (runId, key, body) => (put(runId, key, body) ? wrote : notWritten),
+    journalKeep: (runId, key, entry) => (put(runId, key, entry) ? wrote : notWritten),
     commitDelta: (commit, delta) => commitRow(commit, new DeltaRow(commit.seq, delta)),
     createDelta: (commit, delta, replace) => create(commit, new DeltaRow(1, delta), replace),
   })

@@ -3,7 +3,7 @@
 // checked at once): over generated states, hostile ones included (not frozen, getters,
 // past the bounds), both store and read back the same text and refuse the same inputs
 // with the same error.
-import { AgentState, AppendLog, Codecs, Json, Message, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentState, AppendLog, Codecs, Json, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
 import { Arbitraries } from "@hookline/testing"
 import { Effect, Exit, Result } from "effect"
 import * as fc from "fast-check"
@@ -165,6 +165,36 @@ describe("MemoryStore's fast path (by reference)", () => {
     const first = rowsOf(store, "run-1")
     expect(rowsOf(store, "run-1")).toEqual(first)
     expect(JSON.parse(first[1]!.body).metadata).toEqual({ ticking: { n: 1 } })
+  })
+})
+
+// A Proxy over a frozen value may answer anything for a key its target lacks (the
+// engine's invariants bind only the target's own properties), and the codecs read their
+// fields by name: such a value is never kept by reference, its text is taken at once.
+const changing = <A extends object>(target: A): A => {
+  let reads = 0
+  // A field the target lacks: `undefined` at its first read (the guard's), then not.
+  return new Proxy(target, {
+    get: (t, key, receiver) => (key === "replayed" ? (++reads > 1 ? "later" : undefined) : Reflect.get(t, key, receiver)),
+  })
+}
+
+describe("MemoryStore's fast path and a Proxy", () => {
+  const execution = () => ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), 1 as never, 1, 2)
+
+  it("writes a journal entry's text at once: what it acknowledged loads back", () => {
+    const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, changing(execution()))
+    const text = Result.isSuccess(made) ? JournalEntry.textOf(made.success) : undefined
+    if (text !== undefined) expect(Result.isSuccess(Codecs.fromJson(Codecs.ToolExecution, text))).toBe(true)
+  })
+
+  it("writes a checkpoint's text at once: what it acknowledged loads back", () => {
+    const state = AgentState.make({ id: "run-1" })
+    const next = AgentState.appendStep(state, Step.make({ index: 0, startedAt: 1, toolExecutions: [changing(execution())] }))
+    const store = MemoryStore.make()
+    const stored = Effect.runSync(RunStore.startEffect(store, state))
+    const written = AtOnceWrite.commitNext(ByReference.measure(), AtOnce.of(store)!, next, Plan.next(next, stored, undefined)!, 5)
+    if (Exit.isSuccess(written)) expect(Exit.isSuccess(Effect.runSyncExit(RunStore.loadEffect(store, "run-1")))).toBe(true)
   })
 })
 

@@ -1,14 +1,16 @@
 // A frozen value's JSON text, measured without writing it: whether the value is plain,
-// frozen JSON data with no accessor (so its text can be written later and will be the
-// text of today: a Proxy over a frozen target cannot lie about its data properties
-// either), within the load bounds, and an upper bound of its text's UTF-8 bytes.
+// frozen JSON data with no accessor and no Proxy (so its text can be written later and
+// will be the text of today), within the load bounds, and an upper bound of its text's
+// UTF-8 bytes.
 //
 // The roots measured with `keep` since `forget` are remembered (a frozen object's
 // measure cannot change), so a step's checkpoint does not walk again the answer and the
 // tool results its journal entries measured. A few roots in an array, compared by
 // identity: a Map or WeakMap entry per new object cost more than the walk it saves
 // (hashing a new object; docs/performance.md, "MemoryStore's step"), and a step's delta
-// never holds the history, so nothing needs keeping longer than a step.
+// never holds the history, so nothing needs keeping longer than a step. With each root,
+// the codec whose guard accepted it (`check`), so the step's checkpoint need not ask that
+// guard again of the same frozen value (internal/deltaGuard.ts).
 //
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
 // frozen, or has an accessor property, is not vouched for; the caller then encodes the
@@ -17,6 +19,21 @@
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string) => unknown }).__lookupGetter__
+
+// A Proxy over a frozen target passes every check below, yet its `get` may answer anything
+// for a key the target lacks, and the codecs read their fields by name: its text written
+// later need not be the text of now. So a Proxy is never vouched for. JavaScript has no
+// test for one; Node's `util.types.isProxy` is (about 8 ns a call). Where it is missing,
+// nothing is vouched for and every write takes the plain path.
+const isProxy: ((u: unknown) => boolean) | undefined = (() => {
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
+    return util?.types?.isProxy
+  } catch {
+    return undefined
+  }
+})()
 
 // A measure packs the bytes bound and the height (containers nested, at most maxDepth,
 // which is far below `scale`) in one number: no object per measured value.
@@ -32,6 +49,10 @@ export interface Measure {
   readonly bytes: (u: unknown) => number
   /** `bytes`, remembering the measure of `u` until `forget` (at most a few roots are kept). */
   readonly keep: (u: unknown) => number
+  /** Notes that `tag` (a codec) accepted `u`, a root kept since `forget`; anything else is not noted. */
+  readonly check: (u: unknown, tag: unknown) => void
+  /** Whether `u` is a root kept since `forget` that `tag` accepted (`check`). */
+  readonly checked: (u: unknown, tag: unknown) => boolean
   /** Drops what was kept. */
   readonly forget: () => void
 }
@@ -41,8 +62,12 @@ const keepAtMost = 8
 
 /** A measure for values within `maxItems` items per container, `maxDepth` containers nested and `maxBytes` bytes. */
 export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
-  const kept: Array<object> = []
-  const keptMeasures: Array<number> = []
+  // The roots, their measures and the codec whose guard accepted each (`check`), in
+  // fixed arrays with a count.
+  const kept: Array<object | undefined> = Array.from({ length: keepAtMost }, () => undefined)
+  const keptMeasures: Array<number> = Array.from({ length: keepAtMost }, () => 0)
+  const keptTags: Array<unknown> = Array.from({ length: keepAtMost }, () => undefined)
+  let count = 0
   // The packed measure of `u` at `depth` containers from the root, or -1.
   const node = (u: unknown, depth: number): number => {
     switch (typeof u) {
@@ -61,14 +86,14 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         return -1
     }
     if (u === null) return 4 * scale
-    for (let i = 0; i < kept.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (kept[i] === u) {
         const known = keptMeasures[i] as number
         return depth + (known % scale) <= maxDepth ? known : -1
       }
     }
     // A cycle meets the depth bound.
-    if (depth >= maxDepth || !Object.isFrozen(u)) return -1
+    if (depth >= maxDepth || isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return -1
     let bytes = 2
     let height = 0
     if (Array.isArray(u)) {
@@ -120,15 +145,36 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       const m = packedOf(u)
       if (m < 0) return -1
       if (typeof u === "object" && u !== null) {
-        if (kept.length === keepAtMost) kept.shift(), keptMeasures.shift()
-        kept.push(u)
-        keptMeasures.push(m)
+        if (count === keepAtMost) {
+          // The oldest goes.
+          for (let i = 1; i < count; i++) (kept[i - 1] = kept[i]), (keptMeasures[i - 1] = keptMeasures[i] as number), (keptTags[i - 1] = keptTags[i])
+          count--
+        }
+        kept[count] = u
+        keptMeasures[count] = m
+        keptTags[count] = undefined
+        count++
       }
       return Math.floor(m / scale)
     },
+    check: (u, tag) => {
+      for (let i = count - 1; i >= 0; i--) {
+        if (kept[i] === u) {
+          keptTags[i] = tag
+          return
+        }
+      }
+    },
+    checked: (u, tag) => {
+      if (tag === undefined) return false
+      // From the newest, as `check` notes (a root kept twice is found where it was noted).
+      for (let i = count - 1; i >= 0; i--) if (kept[i] === u) return keptTags[i] === tag
+      return false
+    },
     forget: () => {
-      kept.length = 0
-      keptMeasures.length = 0
+      // The references go too: nothing kept past the step.
+      for (let i = 0; i < count; i++) (kept[i] = undefined), (keptTags[i] = undefined)
+      count = 0
     },
   }
 }

@@ -1,0 +1,46 @@
+// The fields of a checkpoint's delta and their codecs: `Checkpoint.DeltaCodec` is built
+// from them, and so is the delta's guard that skips what a journal entry of the same step
+// checked already (internal/deltaGuard.ts), so the two cannot drift apart.
+import { Codecs } from "@hookline/core"
+import * as t from "io-ts"
+
+/** The index of a tail's first item: a safe integer, at least 0. */
+export const index = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, "index")
+
+/** The items appended from `from` on. */
+export const tail = <A, O>(item: t.Type<A, O, unknown>) => t.type({ from: index, items: t.readonlyArray(item) })
+
+// `null` clears the field; encoding does not ask the codec whether a value is its own
+// (a union would, and the core codecs' `is` is strict about frozen shapes).
+const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>
+  new t.Type<A | null, O | null, unknown>(
+    `${codec.name} | null`,
+    (u): u is A | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : codec.encode(a)),
+  )
+
+const finite = t.refinement(t.number, Number.isFinite, "finite number")
+
+/** A delta's fields past `v` and `id` (all optional), the envelope aside (version 2 only). */
+export const deltaFields = {
+  parentId: nullable(t.string),
+  systemPrompt: t.string,
+  responseFormat: nullable(Codecs.ResponseFormat),
+  contextMetadata: Codecs.Metadata,
+  metadata: Codecs.Metadata,
+  messages: tail(Codecs.Message),
+  steps: tail(Codecs.Step),
+  status: Codecs.ExecutionStatus,
+  startedAt: nullable(finite),
+  runningSince: nullable(finite),
+  completedAt: nullable(finite),
+  stopSignals: t.readonlyArray(Codecs.StopSignal),
+  continuationRequested: t.boolean,
+  stopReason: nullable(t.string),
+  executionMetadata: Codecs.Metadata,
+  usage: Codecs.Usage,
+  errors: tail(Codecs.AgentError),
+  pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
+  suspendedStep: nullable(Codecs.Step),
+}

@@ -1,0 +1,80 @@
+// `Checkpoint.DeltaCodec.is`, split so that a step's checkpoint does not check again the
+// model answer and the tool results its journal entries checked a moment before: the
+// step record holds the very same objects (the answer, the executions), and they are
+// frozen plain data with no accessor (internal/frozenJson.ts walked them), so the codec's
+// guard answers for them what it answered then. It answers exactly as `DeltaCodec.is`
+// does (test/DeltaGuard.prop.test.ts), given `checked` answers true only for a value the
+// named codec's guard accepted and that cannot change since.
+//
+// io-ts's `type`/`partial` guards read each key of theirs independently, so the delta's
+// guard is the same guard without `steps`, and the steps' tail checked apart. The step's
+// guard is core's `Codecs.Step` guard (a `struct`: each field's guard on `u[key]`),
+// spelled out here field by field; a test reads the keys core's guard reads and holds
+// this list to them, so a field added in core fails it until it is added here.
+import { Codecs } from "@hookline/core"
+import * as t from "io-ts"
+import * as Checkpoint from "../Checkpoint.js"
+import * as Envelope from "../Envelope.js"
+import { deltaFields, index } from "./deltaFields.js"
+
+/** Whether `u` is a value `codec`'s guard accepted already (and that cannot have changed since). */
+export type Checked = (u: unknown, codec: t.Decoder<unknown, unknown>) => boolean
+
+const { steps: _steps, ...withoutSteps } = deltaFields
+// What `DeltaCodec` checks (a version 2 delta), the steps aside.
+const head = t.type({ v: t.literal(Checkpoint.version), id: t.string })
+const rest = t.partial({ ...withoutSteps, envelope: Envelope.EnvelopeCodec })
+// `tail(Codecs.Step)`'s guard without its items' own: `t.readonlyArray`'s guard is
+// `Array.isArray(u) && u.every(item.is)`.
+const stepsTail = t.type({ from: index, items: t.UnknownArray })
+
+const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
+const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
+const array = (is: (u: unknown) => boolean) => (u: unknown): boolean => Array.isArray(u) && u.every(is)
+
+// The step's fields past its answer and executions, each as core's codec guards it.
+const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
+  ["index", finite],
+  ["usage", Codecs.Usage.is],
+  ["finishReason", optional(Codecs.FinishReason.is)],
+  ["startedAt", finite],
+  ["completedAt", optional(finite)],
+  ["attempts", optional(array(Codecs.InferenceAttempt.is))],
+  ["toolAttempts", optional(array(Codecs.ToolAttempt.is))],
+  ["decisions", optional(t.record(t.string, Codecs.PendingDecision).is)],
+]
+
+/** The fields of `Codecs.Step` this guard reads (a test holds them to those core's guard reads). */
+export const stepKeys: ReadonlyArray<string> = Object.freeze(["response", "toolExecutions", ...stepRest.map(([key]) => key)])
+
+// `items.every(is)` without a closure per call: `every` reads the length once and skips
+// the holes of a sparse array.
+const everyItem = (items: ReadonlyArray<unknown>, is: (u: unknown, checked: Checked) => boolean, checked: Checked): boolean => {
+  const n = items.length
+  for (let i = 0; i < n; i++) if (i in items && !is(items[i], checked)) return false
+  return true
+}
+
+const isExecution = (u: unknown, checked: Checked): boolean => checked(u, Codecs.ToolExecution) || Codecs.ToolExecution.is(u)
+
+/** `Codecs.Step.is(u)`, skipping the answer and the executions `checked` vouches for. */
+export const isStep = (u: unknown, checked: Checked): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  const step = u as Record<string, unknown>
+  const response = step["response"]
+  if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
+  const executions = step["toolExecutions"]
+  if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
+  for (let i = 0; i < stepRest.length; i++) {
+    const [key, is] = stepRest[i] as readonly [string, (u: unknown) => boolean]
+    if (!is(step[key])) return false
+  }
+  return true
+}
+
+/** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
+export const isDelta = (delta: unknown, checked: Checked): boolean => {
+  if (!head.is(delta) || !rest.is(delta)) return false
+  const steps = (delta as { readonly steps?: unknown }).steps
+  return steps === undefined || (stepsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))
+}

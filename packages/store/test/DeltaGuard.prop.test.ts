@@ -1,0 +1,153 @@
+// The delta's guard that skips what the step's journal entries checked
+// (internal/deltaGuard.ts) answers exactly as `Checkpoint.DeltaCodec.is`, over generated
+// steps and deltas, hostile ones included; and it spells out every field core's
+// `Codecs.Step` guard reads.
+import { AgentState, AppendLog, Codecs, ToolCall, ToolExecution } from "@hookline/core"
+import { Arbitraries } from "@hookline/testing"
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Checkpoint } from "../src/index.js"
+import * as ByReference from "../src/internal/byReference.js"
+import { isDelta, isStep, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
+
+const none: Checked = () => false
+
+// A guard that throws (a hostile getter) answers false, as `ByReference.guarded` makes it.
+const safely = (f: () => boolean): boolean => {
+  try {
+    return f()
+  } catch {
+    return false
+  }
+}
+
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
+}
+
+// Values where a step's or a delta's field belongs that its codec may refuse.
+const hostile: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<() => unknown>(
+    () => undefined,
+    () => null,
+    () => Number.NaN,
+    () => "x",
+    () => 1,
+    () => [],
+    () => ({}),
+    () => Object.freeze([undefined]),
+    // eslint-disable-next-line no-sparse-arrays
+    () => Object.freeze([, 1]),
+    () => Object.freeze(Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("boom") } })),
+  ).map((f) => f()),
+  fc.jsonValue().map(deepFreeze),
+)
+
+// The keys core's Step guard reads (a spy over valid steps): the fields to break.
+const coreStepKeys = (): ReadonlyArray<string> => {
+  const read = new Set<string>()
+  for (const step of fc.sample(Arbitraries.step(), 100)) {
+    const spy = new Proxy(step, {
+      get: (target, key, receiver) => {
+        if (typeof key === "string") read.add(key)
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    if (!Codecs.Step.is(spy)) throw new Error("a generated step is not a Step")
+  }
+  return [...read].sort()
+}
+const keys = coreStepKeys()
+
+// `step` with `value` at one of its keys (or at none, or as one more execution), frozen or not.
+const mutated = fc.tuple(Arbitraries.step(), hostile, fc.nat(keys.length + 1), fc.boolean()).map(([step, value, at, frozen]) => {
+  const key = keys[at]
+  const out: Record<string, unknown> = key === undefined ? { ...step } : { ...step, [key]: value }
+  if (at === keys.length + 1 && step.toolExecutions.length > 0) out["toolExecutions"] = [...step.toolExecutions, value]
+  return frozen ? Object.freeze(out) : out
+})
+
+// What the journal's entries would have checked: the step's answer and executions that
+// their codecs' guards accept, vouched as `JournalEntry.entry` vouches them.
+const journaled = (steps: ReadonlyArray<unknown>): Checked => {
+  const measured = ByReference.measure()
+  for (const step of steps) {
+    if (typeof step !== "object" || step === null) continue
+    const { response, toolExecutions } = step as { readonly response?: unknown; readonly toolExecutions?: unknown }
+    if (response !== undefined) ByReference.vouched(measured, Codecs.InferenceResponse, response as never)
+    if (Array.isArray(toolExecutions)) for (const e of toolExecutions) ByReference.vouched(measured, Codecs.ToolExecution, e)
+  }
+  return measured.checked
+}
+
+describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
+  it("reads every field core's Step guard reads", () => {
+    expect([...stepKeys].sort()).toEqual(keys)
+  })
+
+  it("answers as Codecs.Step.is for any step, with and without what the journal checked", () => {
+    let accepted = 0
+    fc.assert(
+      fc.property(mutated, (step) => {
+        const full = safely(() => Codecs.Step.is(step))
+        if (full) accepted++
+        expect(safely(() => isStep(step, none))).toBe(full)
+        expect(safely(() => isStep(step, journaled([step])))).toBe(full)
+      }),
+      { numRuns: 500 },
+    )
+    expect(accepted).toBeGreaterThan(0)
+  }, 60_000)
+
+  it("answers as Checkpoint.DeltaCodec.is for any delta, with and without what the journal checked", () => {
+    let accepted = 0
+    const deltas = fc.tuple(Arbitraries.agentState(), fc.nat(), mutated, hostile, fc.nat(4)).map(([state, cut, step, value, where]) => {
+      const messages = state.context.messages.toArray()
+      const prefix = AgentState.withContext(state, { ...state.context, messages: AppendLog.fromIterable(messages.slice(0, cut % (messages.length + 1))) })
+      const delta = Checkpoint.diff(prefix, state) ?? { v: Checkpoint.version, id: state.id }
+      const steps = delta.steps?.items ?? []
+      switch (where) {
+        case 0:
+          return { ...delta, steps: { from: 0, items: [...steps, step] } }
+        case 1:
+          return { ...delta, steps: value }
+        case 2:
+          return { ...delta, status: value }
+        case 3:
+          return { ...delta, steps: { from: value, items: steps } }
+        default:
+          return delta
+      }
+    })
+    fc.assert(
+      fc.property(deltas, (delta) => {
+        const full = safely(() => Checkpoint.DeltaCodec.is(delta))
+        if (full) accepted++
+        expect(safely(() => isDelta(delta, none))).toBe(full)
+        const items = (delta.steps as { readonly items?: unknown } | undefined)?.items
+        expect(safely(() => isDelta(delta, journaled(Array.isArray(items) ? items : [])))).toBe(full)
+      }),
+      { numRuns: 300 },
+    )
+    expect(accepted).toBeGreaterThan(0)
+  }, 120_000)
+
+  it("skips nothing the journal did not check: a value refused or never measured is checked in full", () => {
+    const measured = ByReference.measure()
+    const bad = Object.freeze({ ...fc.sample(Arbitraries.step(), 1)[0]!, index: Number.NaN })
+    // Measured and frozen, but the codec refused it: not noted.
+    expect(ByReference.vouched(measured, Codecs.Step, bad)).toBe(false)
+    expect(measured.checked(bad, Codecs.Step)).toBe(false)
+    // Noted for the codec that accepted it only, until `forget`.
+    const execution = ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), 1 as never, 1, 2)
+    expect(ByReference.vouched(measured, Codecs.ToolExecution, execution)).toBe(true)
+    expect(measured.checked(execution, Codecs.ToolExecution)).toBe(true)
+    expect(measured.checked(execution, Codecs.InferenceResponse)).toBe(false)
+    measured.forget()
+    expect(measured.checked(execution, Codecs.ToolExecution)).toBe(false)
+  })
+})

@@ -22,8 +22,17 @@ const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null
 
 const finite = t.refinement(t.number, Number.isFinite, "finite number")
 
-/** A delta's fields past `v` and `id` (all optional), the envelope aside (version 2 only). */
-export const deltaFields = {
+type DeltaField =
+  | "parentId" | "systemPrompt" | "responseFormat" | "contextMetadata" | "metadata" | "messages" | "steps"
+  | "status" | "startedAt" | "runningSince" | "completedAt" | "stopSignals" | "continuationRequested"
+  | "stopReason" | "executionMetadata" | "usage" | "errors" | "pendingCalls" | "suspendedStep"
+
+/**
+ * A delta's fields past `v` and `id` (all optional), the envelope aside (version 2 only).
+ * Typed by name only: the declaration build cannot name core's inferred codec types, and
+ * `Checkpoint`'s codecs state their own types.
+ */
+export const deltaFields: { readonly [K in DeltaField]: t.Mixed } = {
   parentId: nullable(t.string),
   systemPrompt: t.string,
   responseFormat: nullable(Codecs.ResponseFormat),
@@ -44,3 +53,4 @@ export const deltaFields = {
   pendingCalls: nullable(t.readonlyArray(Codecs.PendingCall)),
   suspendedStep: nullable(Codecs.Step),
 }
+

@@ -249,7 +249,10 @@ const stepsLimitOf = (input: number | null | undefined): number | undefined => {
 }
 
 /**
- * The state a run starts from.
+ * The state a run from `input` would be handed: a prompt's one user message, or `input`
+ * itself, as given. Not checked here: a run checks the state where it enters
+ * (`Codecs.AgentState`; anything that is not frozen plain data is replaced by the
+ * codec's frozen copy), so this value gets into no run, store or result unchecked.
  *
  * @since 0.1.0
  * @category constructors

@@ -1,6 +1,6 @@
 import { Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { InferenceResponse, ToolCall, type AgentState, type HookExecuted, type Interceptor } from "@hookline/core"
+import { HookStack, InferenceResponse, ToolCall, WrapHook, type AgentState, type HookExecuted, type Interceptor } from "@hookline/core"
 import { AgentBuilder, AgentEvent, AgentLoop, Driver, UseDriver, UseInterceptor, UseLoopOptions, UseTools } from "@hookline/agent"
 import { add } from "./support.js"
 
@@ -82,12 +82,15 @@ describe("Agent", () => {
     })
 
     it("rejects the iteration with the defect when the run dies", async () => {
-      // A driver's defect is the model call's failure (checked at the boundary); a custom
-      // interceptor that dies is a defect of the run itself.
-      const dying: Interceptor = { intercept: () => Effect.die(new Error("interceptor bug")) }
+      // A driver's defect is the model call's failure (checked at the boundary), so is a
+      // custom interceptor's (its HookFailed); a programmer error core raises is a defect
+      // of the run itself: a custom interceptor running a stack whose wrap hooks the loop
+      // cannot see.
+      const stack = HookStack.withWrap(HookStack.empty, WrapHook.inference((ctx, next) => next(ctx)), { name: "unseen" })
+      const dying: Interceptor = { intercept: (ctx) => stack.intercept(ctx) }
       const agent = AgentBuilder.make(UseDriver(generateOnly()), UseInterceptor(dying))
-      await expect(collect(agent.stream("hi"))).rejects.toThrow("interceptor bug")
-      await expect(collect(agent.iterate("hi"))).rejects.toThrow("interceptor bug")
+      await expect(collect(agent.stream("hi"))).rejects.toThrow("Interceptor.around")
+      await expect(collect(agent.iterate("hi"))).rejects.toThrow("Interceptor.around")
     })
 
     it("ends the run failed, not the iteration, when the driver dies", async () => {

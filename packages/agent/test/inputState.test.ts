@@ -139,3 +139,44 @@ describe("the state a caller hands a run", () => {
     expect(seenOther[0]?.state.context).not.toBe(input.context)
   })
 })
+
+// "Frozen all through" was read as "cannot change": a frozen object may still hold an
+// accessor, inherit one, or be a Proxy whose `get` answers anything for a key its
+// frozen target lacks (`parentId`, optional, is the one every state may lack). Such a
+// state was kept as it was: the check read one value, the run, its store and its result
+// read others later (branch hooktrust2).
+describe("a frozen state that can still answer differently", () => {
+  // `undefined` for the reads the check makes (`checked` of them), then something that is
+  // not a parent's id.
+  const answers = (checked: number) => {
+    let reads = 0
+    return () => (reads++ < checked ? undefined : { forged: "x".repeat(1000) })
+  }
+  const forgeries: ReadonlyArray<readonly [string, () => AgentState]> = [
+    ["a Proxy answering for parentId, which its frozen target lacks", () => {
+      const read = answers(1)
+      const { parentId: _, ...rest } = valid()
+      return new Proxy(Object.freeze(rest), { get: (target, key, receiver) => (key === "parentId" ? read() : Reflect.get(target, key, receiver)) }) as AgentState
+    }],
+    ["an own accessor for parentId", () => {
+      const read = answers(2)
+      const { parentId: _, ...rest } = valid()
+      return Object.freeze(Object.defineProperty({ ...rest }, "parentId", { get: read, enumerable: true })) as AgentState
+    }],
+    ["an inherited accessor for parentId", () => {
+      const read = answers(1)
+      const { parentId: _, ...rest } = valid()
+      const proto = Object.freeze(Object.defineProperty({}, "parentId", { get: read }))
+      return Object.freeze(Object.assign(Object.create(proto), rest)) as AgentState
+    }],
+  ]
+
+  it.each(forgeries)("is copied, not kept: %s", async (_, forge) => {
+    const { agent, seen } = agentWith()
+    const final = await agent.run(forge())
+    expect(final.execution.status).toBe("completed")
+    expect(final.parentId).toBeUndefined()
+    for (const ctx of seen) expect(ctx.state.parentId).toBeUndefined()
+    expect(Object.getOwnPropertyDescriptor(seen[0]?.state, "parentId")?.get).toBeUndefined()
+  })
+})

@@ -6,7 +6,7 @@
 // failed), and a valid but unfrozen return is frozen through before anything keeps it.
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentState, Codecs, HookContext, HookStack, HookTriggers, Message, type AgentError, type HookTrigger, type Interceptor } from "@hookline/core"
+import { AgentState, Codecs, HookContext, HookStack, HookTriggers, Message, Truncation, type AgentError, type HookTrigger, type Interceptor } from "@hookline/core"
 import { AgentLoop } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { unansweredCalls } from "./fuzz/properties.js"
@@ -107,4 +107,90 @@ describe("a custom interceptor's return", () => {
     expect(final.metadata).toEqual({})
     expect(unfrozenPath(final)).toBeUndefined()
   })
+})
+
+// An interceptor that throws (interceptSync), or whose Effect dies or fails with
+// something that is not a HookFailed, is user code failing, as a hook that throws: the
+// dispatch fails with HookFailed (hook "interceptor") naming what was thrown, bounded;
+// the run ends normally.
+describe("a custom interceptor that throws, dies or fails with something else", () => {
+  const huge = "x".repeat(Truncation.defaultMaxLength * 2)
+  const thrown: ReadonlyArray<readonly [string, unknown, string]> = [
+    ["an Error", new Error("boom"), "boom"],
+    ["a string", "plain string", "plain string"],
+    ["undefined", undefined, "undefined"],
+    ["a huge string", huge, "xxxx"],
+    ["a malformed HookFailed record", { _tag: "HookFailed", hook: 1, message: "forged" }, "forged"],
+  ]
+  type Way = "interceptSync throws" | "intercept throws" | "its Effect dies" | "its Effect fails"
+  const ways: ReadonlyArray<Way> = ["interceptSync throws", "intercept throws", "its Effect dies", "its Effect fails"]
+  const throwing = (trigger: HookTrigger, way: Way, value: unknown) => {
+    const seen: Array<HookTrigger> = []
+    const at = (ctx: HookContext): boolean => {
+      seen.push(ctx.trigger)
+      return ctx.trigger === trigger
+    }
+    const interceptor: Interceptor = way === "interceptSync throws"
+      ? { intercept: (ctx) => Effect.succeed(ctx), interceptSync: (ctx) => {
+        if (at(ctx)) throw value
+        return ctx
+      } }
+      : { intercept: (ctx) => {
+        if (!at(ctx)) return Effect.succeed(ctx)
+        if (way === "intercept throws") throw value
+        return way === "its Effect dies" ? Effect.die(value) : (Effect.fail(value) as never)
+      } }
+    return { interceptor, seen }
+  }
+
+  describe.each(ways)("%s", (way) => {
+    describe.each(["BeforeStep", "AfterToolUse", "AfterStep"] as const)("at %s", (trigger) => {
+      it.each(thrown)("with %s: HookFailed naming it, bounded, the run ends failed, AfterExecution once, nothing committed lost", async (_, value, expected) => {
+        const { interceptor, seen } = throwing(trigger, way, value)
+        const { final } = await runWith(AgentLoop.make({ interceptor, tools: [add] }), script())
+        expect(final.execution.status).toBe("failed")
+        const error = final.execution.errors[0] as AgentError.HookFailed
+        expect(error).toMatchObject({ _tag: "HookFailed", hook: "interceptor", trigger })
+        expect(error.message).toContain(`hook "interceptor" failed on ${trigger}`)
+        expect(error.message).toContain(expected)
+        // Cut at the limit, with its marker (…[truncated: N characters, limit L]).
+        expect(error.message.length).toBeLessThanOrEqual(Truncation.defaultMaxLength + 80)
+        expect(seen.filter((t) => t === "AfterExecution")).toHaveLength(1)
+        // The tool's answer, committed before AfterStep, stays.
+        if (trigger === "AfterStep") expect(final.context.messages.toArray().some((m) => m.role === "tool")).toBe(true)
+        expect(unansweredCalls(final.context.messages.toArray())).toEqual([])
+        expect(unfrozenPath(final)).toBeUndefined()
+        expect(Codecs.stringifyState(Codecs.parseStateUnsafe(Codecs.stringifyState(final)))).toBe(Codecs.stringifyState(final))
+      })
+    })
+  })
+})
+
+it("keeps a well-formed HookFailed a custom interceptor fails with, bounded and rebuilt (no getter kept)", async () => {
+  let reads = 0
+  const record = {
+    _tag: "HookFailed",
+    hook: "mine",
+    trigger: "BeforeStep",
+    get message() {
+      reads++
+      return "y".repeat(Truncation.defaultMaxLength * 2)
+    },
+  }
+  const interceptor: Interceptor = { intercept: (ctx) => (ctx.trigger === "BeforeStep" ? Effect.fail(record as never) : Effect.succeed(ctx)) }
+  const { final } = await runWith(AgentLoop.make({ interceptor }), [ScriptedDriver.text("hi")])
+  expect(final.execution.status).toBe("failed")
+  const error = final.execution.errors[0] as AgentError.HookFailed
+  expect(error).toMatchObject({ _tag: "HookFailed", hook: "mine", trigger: "BeforeStep" })
+  expect(error.message.length).toBeLessThanOrEqual(Truncation.defaultMaxLength + 80)
+  expect(Object.getOwnPropertyDescriptor(error, "message")?.get).toBeUndefined()
+  expect(reads).toBe(1)
+})
+
+const notEffects: ReadonlyArray<readonly [string, () => unknown]> = [["undefined", () => undefined], ["a rejected Promise", () => Promise.reject(new Error("async"))]]
+it.each(notEffects)("fails the dispatch when intercept returns %s, not an Effect", async (_, value) => {
+  const interceptor: Interceptor = { intercept: (ctx) => (ctx.trigger === "BeforeStep" ? (value() as never) : Effect.succeed(ctx)) }
+  const { final } = await runWith(AgentLoop.make({ interceptor }), [ScriptedDriver.text("hi")])
+  expect(final.execution.status).toBe("failed")
+  expect(final.execution.errors[0]).toMatchObject({ _tag: "HookFailed", hook: "interceptor", trigger: "BeforeStep" })
 })

@@ -6,10 +6,13 @@
  */
 import { Effect } from "effect"
 import { HooklineError, hookFailed, messageOf, type HookFailed } from "./AgentError.js"
+import { HookPoint } from "./codecs/literals.js"
 import type { HookContext } from "./HookContext.js"
 import { contextAtFailure, settle, type DispatchEnv } from "./stack/dispatch.js"
-import { LoopWraps } from "./stack/loopWraps.js"
+import { isLostWraps, LoopWraps } from "./stack/loopWraps.js"
 import type { HookStack } from "./HookStack.js"
+import { disarm } from "./internal/thenable.js"
+import { truncate } from "./Truncation.js"
 
 /**
  * @since 0.1.0
@@ -19,7 +22,9 @@ export interface Interceptor<R = never> {
   readonly intercept: (ctx: HookContext) => Effect.Effect<HookContext, HookFailed, R>
   /**
    * Optional synchronous path: the loop calls it first and uses `intercept` only when
-   * it returns `undefined`. It may throw `HooklineError(HookFailed)`.
+   * it returns `undefined`. It may throw `HooklineError(HookFailed)`; the loop takes
+   * anything else it throws (or `intercept`'s Effect dies with) as the interceptor's
+   * `HookFailed` naming it, as it does a hook's throw.
    */
   readonly interceptSync?: ((ctx: HookContext, env?: DispatchEnv) => HookContext | undefined) | undefined
   /**
@@ -61,12 +66,25 @@ export const around = <R, R2 = never>(
 ): Interceptor<R | R2> => Object.freeze({ intercept: (ctx: HookContext) => intercept(ctx, stack.intercept), wrapsFrom: stack })
 
 /**
- * @internal what the loop runs a custom interceptor's `intercept` under: the stacks it
- * reaches learn which wrap hooks the loop runs (`wrapsFrom`, or none), so a stack whose
- * wrap hooks would be skipped refuses to run.
+ * @internal a custom interceptor's `intercept` on `ctx`, as the loop runs it: the stacks
+ * it reaches learn which wrap hooks the loop runs (`wrapsFrom`, or none), so a stack
+ * whose wrap hooks would be skipped refuses to run. `intercept` is user code: a throw,
+ * or a return that is not an Effect (a Promise is disarmed), is its failure
+ * (`failureOf`), not the run's defect.
  */
-export const underLoop = <A, E, R>(interceptor: Interceptor<any>, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.provideService(effect, LoopWraps, interceptor.wrapsFrom ?? null)
+export const runUnderLoop = <R>(interceptor: Interceptor<R>, ctx: HookContext): Effect.Effect<HookContext, HookFailed, R> => {
+  let effect: unknown
+  try {
+    effect = interceptor.intercept(ctx)
+  } catch (cause) {
+    return isDefect(cause) ? Effect.die(cause) : Effect.fail(failureOf(ctx, cause))
+  }
+  if (!Effect.isEffect(effect)) {
+    disarm(effect)
+    return Effect.fail(hookFailed(name, ctx.trigger, "intercept returned something that is not an Effect"))
+  }
+  return Effect.provideService(effect as Effect.Effect<HookContext, HookFailed, R>, LoopWraps, interceptor.wrapsFrom ?? null)
+}
 
 /** What a custom interceptor's failures are named (`HookFailed.hook`). */
 const name = "interceptor"
@@ -101,6 +119,46 @@ export const reachedOf = (input: HookContext, error: HookFailed): HookContext | 
   if (reached === undefined) return undefined
   const out = checkReturn(input, reached)
   return isFailure(out) ? undefined : out
+}
+
+/**
+ * @internal what the loop makes of what a custom interceptor threw (`interceptSync` or
+ * `intercept` itself), or its Effect failed or died with (`Cause.squash`): the
+ * `HookFailed` it raised (thrown as `HooklineError`, or failed with), when well formed;
+ * anything else (an Error, a string, `undefined`, a malformed record) is the
+ * interceptor's failure naming what was thrown, as a stack names a hook that throws
+ * (`stack/dispatch.ts`). Bounded either way: a record a stack made is kept as it is (it
+ * carries the context its failing hook reached: `reachedOf`), any other is rebuilt from
+ * one read of its fields, cut to `Truncation.defaultMaxLength`. Never throws.
+ */
+export const failureOf = (input: HookContext, cause: unknown): HookFailed => {
+  const raised = cause instanceof HooklineError ? cause.error : cause
+  if (contextAtFailure(raised as HookFailed) !== undefined) return raised as HookFailed
+  const record = wellFormed(raised)
+  if (record !== undefined) return record
+  // A thenable thrown (an async function's promise) is nobody's: its rejection is handled.
+  disarm(cause)
+  return hookFailed(name, input.trigger, messageOf(cause))
+}
+
+/**
+ * @internal whether what a custom interceptor threw, or its Effect died with, is a
+ * programmer error the loop lets through as it is rather than `failureOf` it: a stack
+ * with wrap hooks run where the loop cannot see them (`InvalidConfiguration`, made by
+ * core; one built elsewhere is not).
+ */
+export const isDefect = (cause: unknown): boolean => isLostWraps(cause)
+
+// A HookFailed record read once (a getter or a Proxy answers once), or `undefined`.
+const wellFormed = (raised: unknown): HookFailed | undefined => {
+  if (typeof raised !== "object" || raised === null) return undefined
+  try {
+    const { _tag, hook, trigger, message } = raised as Record<string, unknown>
+    if (_tag !== "HookFailed" || typeof hook !== "string" || typeof message !== "string" || !HookPoint.is(trigger)) return undefined
+    return Object.freeze({ _tag: "HookFailed", hook: truncate(hook), trigger, message: truncate(message) })
+  } catch {
+    return undefined
+  }
 }
 
 /** @internal whether a `checkReturn` answer is its failure. */

@@ -23,15 +23,49 @@ export const vouch = (state: AgentState): AgentState => {
 /** The state of a run from a prompt: its one user message. */
 export const fromPrompt = (prompt: string): AgentState => AgentState.make({ messages: [Message.user(prompt)] })
 
-// Whether every object under `root` (a value the codec accepted: plain data, logs) is
-// frozen. Iterative, and bounded by what the codec accepted.
+// A Proxy over a frozen target passes `Object.isFrozen`, yet its `get` may answer anything
+// for a key the target lacks, and the codec reads its fields by name (`parentId`, which a
+// state may lack): what it answered the check need not be what the run reads later. JS
+// has no test for one; Node's `util.types.isProxy` is (as the store's vouching walk uses,
+// packages/store/src/internal/frozenJson.ts). Where it is missing, no state is kept as
+// it is: each is the codec's copy.
+const isProxy: ((u: unknown) => boolean) | undefined = (() => {
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
+    return util?.types?.isProxy
+  } catch {
+    return undefined
+  }
+})()
+
+const logPrototype: unknown = Object.getPrototypeOf(AppendLog.empty())
+
+// Whether every object under `root` (a value the codec accepted) is frozen plain data
+// that answers every later read as it answered the codec's: no Proxy, no accessor (own
+// or inherited: only plain objects, arrays and core's own logs), every own property an
+// enumerable value (a hidden one is read by the codec, and left out of the JSON a store
+// writes). Iterative, and bounded by what the codec accepted.
 const frozenThrough = (root: object): boolean => {
+  if (isProxy === undefined) return false
   const stack: Array<object> = [root]
   while (stack.length > 0) {
     const node = stack.pop() as object
-    if (!Object.isFrozen(node)) return false
-    const items: Iterable<unknown> = AppendLog.isAppendLog(node) ? node : Object.values(node)
-    for (const item of items) if (typeof item === "object" && item !== null) stack.push(item)
+    if (isProxy(node) || !Object.isFrozen(node)) return false
+    const prototype: unknown = Object.getPrototypeOf(node)
+    if (prototype === logPrototype) {
+      for (const item of node as AppendLog.AppendLog<unknown>) if (typeof item === "object" && item !== null) stack.push(item)
+      continue
+    }
+    const array = prototype === Array.prototype
+    if (!array && prototype !== Object.prototype && prototype !== null) return false
+    for (const key of Object.getOwnPropertyNames(node)) {
+      if (array && key === "length") continue
+      const property = Object.getOwnPropertyDescriptor(node, key) as PropertyDescriptor
+      if (!("value" in property) || property.enumerable !== true) return false
+      const item: unknown = property.value
+      if (typeof item === "object" && item !== null) stack.push(item)
+    }
   }
   return true
 }

@@ -4,7 +4,7 @@
 // is yielded: no Effect is built or run. A trigger with no hooks builds no context at
 // all: its parts come back as they went in.
 import { AgentError, AgentState, HookContext, HookStack, Interceptor, type InferenceRequest, type InferenceResponse, type ToolCall, type ToolExecution } from "@hookline/core"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import type { RunCell } from "./cell.js"
 import type { DispatchInput, Dispatched, Phase, RunEnv, StepDispatched } from "./types.js"
@@ -92,7 +92,7 @@ const intercepted = <R>(
     }
     // Failed at once: as a pure hook's failure (no time passed, the clock stays read).
     if (Exit.isExit(out)) return atOnce(cell, out as Exit.Exit<HookContext, AgentError.HookFailed>)
-    return settled(cell, out, undefined)
+    return settled(cell, out)
   }
   // A custom interceptor is user code: its return gets the check a hook's return gets.
   const sync = interceptor.interceptSync
@@ -101,11 +101,12 @@ const intercepted = <R>(
     try {
       out = sync(ctx, env.interceptEnv)
     } catch (error) {
-      if (error instanceof AgentError.HooklineError && error.error._tag === "HookFailed") {
-        commitReached(cell, error.error, ctx)
-        return Effect.fail(error.error)
-      }
-      return Effect.die(error)
+      // Whatever it threw is its failure, as a hook's throw is (but a programmer error
+      // core raised: a stack whose wrap hooks the loop cannot see).
+      if (Interceptor.isDefect(error)) return Effect.die(error)
+      const failed = Interceptor.failureOf(ctx, error)
+      commitReached(cell, failed, ctx)
+      return Effect.fail(failed)
     }
     if (out !== undefined) {
       const checked = Interceptor.checkReturn(ctx, out)
@@ -114,21 +115,42 @@ const intercepted = <R>(
       return checked
     }
   }
-  return settled(cell, env.intercept(ctx), ctx)
+  return settledCustom(cell, env.intercept(ctx), ctx)
 }
 
-// Commits what a dispatch that waited reached; `input` is the context a custom
-// interceptor was given (its return is checked against it), `undefined` for a stack.
-const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>, input: HookContext | undefined) =>
+// Commits what a stack's dispatch that waited reached.
+const settled = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>) =>
   Effect.matchEffect(dispatched, {
     onFailure: (error) => {
       cell.stale = true
+      commitReached(cell, error, undefined)
+      return Effect.fail(error)
+    },
+    onSuccess: (out) => {
+      cell.stale = true
+      cell.state = out.state
+      return Effect.succeed(out)
+    },
+  })
+
+// Commits what a custom interceptor's Effect reached, its return checked against `input`
+// (the context it was given). An interruption stays one, so does a programmer error
+// core raised (`Interceptor.isDefect`); anything else it failed or died with fails the
+// dispatch as a hook's would (`Interceptor.failureOf`).
+const settledCustom = <R>(cell: RunCell, dispatched: Effect.Effect<HookContext, AgentError.HookFailed, R>, input: HookContext) =>
+  Effect.matchCauseEffect(dispatched, {
+    onFailure: (cause) => {
+      cell.stale = true
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      const squashed = Cause.squash(cause)
+      if (Interceptor.isDefect(squashed)) return Effect.failCause(cause)
+      const error = Interceptor.failureOf(input, squashed)
       commitReached(cell, error, input)
       return Effect.fail(error)
     },
     onSuccess: (out) => {
       cell.stale = true
-      const checked = input === undefined ? out : Interceptor.checkReturn(input, out)
+      const checked = Interceptor.checkReturn(input, out)
       if (Interceptor.isFailure(checked)) return Effect.fail(checked)
       cell.state = checked.state
       return Effect.succeed(checked)

@@ -98,7 +98,7 @@ const engine = <R>(
     now,
     hooks,
     interceptEnv: stack ? hooks : { sink, now, loopWraps: interceptor.wrapsFrom ?? null },
-    intercept: stack ? interceptor.intercept : (ctx) => Interceptor.underLoop(interceptor, interceptor.intercept(ctx)),
+    intercept: stack ? interceptor.intercept : (ctx) => Interceptor.runUnderLoop(interceptor, ctx),
     emit,
     streaming: observer?.streaming ?? false,
     runContext: checked?._tag === "Success" ? checked.success : options.context,

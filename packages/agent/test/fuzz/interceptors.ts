@@ -6,7 +6,10 @@
 // normally (it resolves, AfterExecution once); a bad return is the dispatch's
 // `HookFailed{ hook: "interceptor" }` naming what was wrong, and nothing of it is kept;
 // a valid one is kept frozen through; no state a hook or the caller sees holds anything
-// mutable, and the final state loads back.
+// mutable, and the final state loads back. A second class throws instead of returning
+// (an Error, a string, `undefined`; on the Effect path the Effect dies with it, or fails
+// with something that is not a HookFailed): the same oracle, the failure naming what
+// was thrown (branch hooktrust2).
 import { Effect } from "effect"
 import fc from "fast-check"
 import * as t from "io-ts"
@@ -40,6 +43,10 @@ export type ForgeKind =
   | "objectCreate"
   | "unfrozenValid"
   | "frozenShell"
+  | "throwError"
+  | "throwString"
+  | "throwUndefined"
+  | "failPlain"
 
 /** The kinds the loop refuses, each with a fragment of the message that names it. */
 export const refused: Readonly<Partial<Record<ForgeKind, string>>> = {
@@ -54,14 +61,33 @@ export const refused: Readonly<Partial<Record<ForgeKind, string>>> = {
   badMetadata: "at state.metadata.when",
   badStopSignal: "at state.execution.stopSignals",
   objectCreate: "not a plain object",
+  // Thrown (on the Effect path: the Effect dies with it).
+  throwError: "fuzz: a thrown Error",
+  throwString: "fuzz: a thrown string",
+  throwUndefined: ": undefined",
+  // The Effect fails with a string, not a HookFailed: on the Effect path only.
+  failPlain: "fuzz: a failure that is not a HookFailed",
 }
 
 export const forgeKinds = Object.keys({ ...refused, unfrozenValid: 1, frozenShell: 1 }) as ReadonlyArray<ForgeKind>
 
 const otherRun = AgentState.make({ id: "fuzz:another-run", messages: [Message.user("hi")] })
 
+// What a `failPlain` forge raises, for the Effect path to fail with its value.
+class Failing {
+  constructor(readonly value: unknown) {}
+}
+
 const forge = (kind: ForgeKind, ctx: HookContext): unknown => {
   switch (kind) {
+    case "throwError":
+      throw new Error("fuzz: a thrown Error")
+    case "throwString":
+      throw "fuzz: a thrown string"
+    case "throwUndefined":
+      throw undefined
+    case "failPlain":
+      throw new Failing("fuzz: a failure that is not a HookFailed")
     case "number":
       return 42
     case "null":
@@ -107,7 +133,7 @@ export const interceptorCase: fc.Arbitrary<InterceptorCase> = fc.record({
   at: fc.nat({ max: 24 }),
   steps: fc.array(fc.integer({ min: 1, max: 2 }), { maxLength: 2 }),
   around: fc.constantFrom("none" as const, "stack" as const, "handling" as const),
-}).map((c) => (c.kind === "undefinedEffect" ? { ...c, path: "effect" as const } : c))
+}).map((c) => (c.kind === "undefinedEffect" || c.kind === "failPlain" ? { ...c, path: "effect" as const } : c))
 
 const echo = Tool.make({ name: "echo", description: "Echoes", parameters: t.type({ text: t.string }), execute: ({ text }) => text })
 
@@ -147,7 +173,17 @@ export const runInterceptorCase = async (c: InterceptorCase): Promise<Intercepto
       },
       wrapsFrom: base.wrapsFrom,
     }
-    : { intercept: (ctx) => Effect.map(base.intercept(ctx), (out) => answer(ctx, out)), wrapsFrom: base.wrapsFrom }
+    : {
+      intercept: (ctx) =>
+        Effect.flatMap(base.intercept(ctx), (out) => {
+          try {
+            return Effect.succeed(answer(ctx, out))
+          } catch (thrown) {
+            return thrown instanceof Failing ? (Effect.fail(thrown.value) as never) : Effect.die(thrown)
+          }
+        }),
+      wrapsFrom: base.wrapsFrom,
+    }
   const turns = [
     ...c.steps.map((calls, i) => ScriptedDriver.toolCalls(Array.from({ length: calls }, (_, k) => ({ id: `c${i}-${k}`, name: "echo", arguments: { text: `t${k}` } })))),
     ScriptedDriver.text("done"),

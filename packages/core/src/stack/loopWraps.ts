@@ -13,10 +13,21 @@ import { HooklineError, invalidConfiguration } from "../AgentError.js"
  */
 export const LoopWraps = Context.Reference<object | null | undefined>("@hookline/core/LoopWraps", { defaultValue: () => undefined })
 
+// The errors `lostWraps` made: a programmer error the loop lets through a custom
+// interceptor as it is (anything else the interceptor throws is its failure), known by
+// identity so an interceptor cannot pass one off.
+const made = new WeakSet<object>()
+
+/** Whether `cause` is an error `lostWraps` made. */
+export const isLostWraps = (cause: unknown): boolean => typeof cause === "object" && cause !== null && made.has(cause)
+
 /** The configuration error of a stack whose wrap hooks (`names`) the loop would not run. */
-export const lostWraps = (names: ReadonlyArray<string>): HooklineError =>
-  new HooklineError(invalidConfiguration(
+export const lostWraps = (names: ReadonlyArray<string>): HooklineError => {
+  const error = new HooklineError(invalidConfiguration(
     "interceptor",
     `a custom interceptor runs a HookStack with wrap hooks (${names.join(", ")}) that the loop cannot see, so they would never run: `
       + "build the interceptor with Interceptor.around(stack, (ctx, next) => ...), or give the loop the stack itself",
   ))
+  made.add(error)
+  return error
+}

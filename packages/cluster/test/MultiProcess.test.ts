@@ -14,7 +14,9 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { normalizedMessages } from "../../store/test/support/charges.js"
 import { startPostgres, type Server } from "../../store/test/support/postgres.js"
-import { ClusterAgent } from "../src/index.js"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { ClusterAgent, Settings } from "../src/index.js"
 import { agents, type Charge } from "./support/agents.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
@@ -82,6 +84,26 @@ const until = async (what: string, check: () => boolean, ceilingMs = 120_000) =>
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+const untilAsync = async (what: string, check: () => Promise<boolean>, ceilingMs = 120_000) => {
+  const began = Date.now()
+  while (!(await check())) {
+    if (Date.now() - began > ceilingMs) throw new Error(`gave up waiting for ${what}\n${stderrs.map((f) => f()).join("\n---\n")}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+// The most shard locks one PostgreSQL session holds: effect/cluster takes a shard with an
+// advisory lock (objsubid 2) on its runner's session.
+const mostShardLocks = () =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const sql = yield* PgClient.PgClient
+      const rows = yield* sql<{ readonly n: string }>`SELECT coalesce(max(n), 0) AS n FROM (SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 GROUP BY pid) AS held`
+      return Number(rows[0]?.n ?? 0)
+    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make((pg as Server).connectionString), maxConnections: 1 }))),
+  )
+const shardsPerGroup = Settings.defaults.shardsPerGroup
 
 // `journal`: each execution asks the store whether its call's result was journaled
 // already (one more query a call: only the case that checks it pays it), and each
@@ -419,7 +441,12 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
 
   it("bounds a client's status of runs whose only runner was SIGKILLed (typed CallTimedOut), and answers status and cancel once another runner took their shards", async () => {
     const count = 5
-    const callTimeoutMs = 4_000
+    // Past the pause a dead runner's runs have (lock expiry + one refresh + the recovery:
+    // docs/scaling.md): runner B comes after the `alone` call's timeout, so its calls are
+    // asked once the dead runner's window has closed. At 4 s, B came inside it and one call
+    // of the five could wait out most of the timeout on this 2-core machine (27 Nov: 3.0 to
+    // 4.0 s, failing in CI, on main as on the merged tree).
+    const callTimeoutMs = 8_000
     const log = scratch("watch.jsonl")
     const go = scratch("watch.go")
     scratch("watch.go.2")
@@ -435,6 +462,9 @@ describe("a cluster of three runner processes on PostgreSQL", () => {
     const alone = client.lines.find((l) => l.startsWith("alone "))?.split(" ")
     expect(alone?.[1]).toBe("CallTimedOut")
     const b = await runner(log, 0)
+    // "Once another runner took their shards": B holds every shard's lock (effect/cluster's
+    // advisory locks) before the client asks; until then a call may time out, as above.
+    await untilAsync("runner B to hold every shard", async () => (await mostShardLocks()) >= shardsPerGroup)
     writeFileSync(`${go}.2`, "")
     expect((await client.exited).code, logs.join("\n---\n")).toBe(0)
     const statuses = client.lines.filter((l) => l.startsWith("status ")).map((l) => l.split(" "))

@@ -131,3 +131,20 @@ export const excerpt = (value: unknown, maxLength = 200): string => {
  * and cannot change. The agent's driver boundary skips its check for these.
  */
 export const isSealed = (u: unknown): boolean => isSealedValue(u)
+
+/**
+ * @internal Node's `util.types.isProxy`, or `undefined` where the runtime has none. A
+ * Proxy over a frozen target passes `Object.isFrozen`, yet its `get` may answer anything
+ * for a key the target lacks, and JavaScript has no test for one: the walks that keep a
+ * frozen value as it is (the agent's entry check, the store's vouching) refuse one, and
+ * keep nothing as it is where this is missing.
+ */
+export const isProxy: ((u: unknown) => boolean) | undefined = (() => {
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
+    return util?.types?.isProxy
+  } catch {
+    return undefined
+  }
+})()

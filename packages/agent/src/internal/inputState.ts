@@ -9,7 +9,7 @@
 // a run's final state (the loop made it from checked parts), is known and not checked
 // again: running one seed state many times, or resuming a run's result, costs a WeakSet
 // look-up.
-import { AgentError, AgentState, AppendLog, Codecs, Message } from "@hookline/core"
+import { AgentError, AgentState, AppendLog, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
 
 const known = new WeakSet<object>()
@@ -23,21 +23,10 @@ export const vouch = (state: AgentState): AgentState => {
 /** The state of a run from a prompt: its one user message. */
 export const fromPrompt = (prompt: string): AgentState => AgentState.make({ messages: [Message.user(prompt)] })
 
-// A Proxy over a frozen target passes `Object.isFrozen`, yet its `get` may answer anything
-// for a key the target lacks, and the codec reads its fields by name (`parentId`, which a
-// state may lack): what it answered the check need not be what the run reads later. JS
-// has no test for one; Node's `util.types.isProxy` is (as the store's vouching walk uses,
-// packages/store/src/internal/frozenJson.ts). Where it is missing, no state is kept as
-// it is: each is the codec's copy.
-const isProxy: ((u: unknown) => boolean) | undefined = (() => {
-  try {
-    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
-    return util?.types?.isProxy
-  } catch {
-    return undefined
-  }
-})()
+// A Proxy over a frozen target may answer a later read of a key it lacks (`parentId`)
+// otherwise than it answered the codec: never kept as it is (`Json.isProxy`; where it is
+// missing, no state is kept as it is: each is the codec's copy).
+const isProxy = Json.isProxy
 
 const logPrototype: unknown = Object.getPrototypeOf(AppendLog.empty())
 

@@ -15,6 +15,7 @@
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
 // frozen, or has an accessor property, is not vouched for; the caller then encodes the
 // value at once, the plain way.
+import { Json } from "@hookline/core"
 
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
@@ -22,18 +23,10 @@ const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: 
 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
-// later need not be the text of now. So a Proxy is never vouched for. JavaScript has no
-// test for one; Node's `util.types.isProxy` is (about 8 ns a call). Where it is missing,
-// nothing is vouched for and every write takes the plain path.
-const isProxy: ((u: unknown) => boolean) | undefined = (() => {
-  try {
-    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
-    return util?.types?.isProxy
-  } catch {
-    return undefined
-  }
-})()
+// later need not be the text of now. So a Proxy is never vouched for (`Json.isProxy`,
+// about 8 ns a call); where it is missing, nothing is vouched for and every write takes
+// the plain path.
+const isProxy = Json.isProxy
 
 // A measure packs the bytes bound and the height (containers nested, at most maxDepth,
 // which is far below `scale`) in one number: no object per measured value.

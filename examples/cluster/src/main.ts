@@ -49,7 +49,13 @@ let ok = false
 try {
   say(`PostgreSQL on ${pg.url.replace(/:[^:@]*@/, ":***@")}`)
   runners.push(await startRunner("A", pg.url, await Postgres.freePort()), await startRunner("B", pg.url, await Postgres.freePort()))
-  const client = await Runner.openClient({ database: pg.url, settings: { assignmentsRefresh: "1 second", messagePoll: "1 second" }, client: { pollInterval: "250 millis" } })
+  // The client takes the runners' lock expiry: it counts a runner alive while its heartbeat
+  // is younger than its own, so with the default 10 s it would ask dead A for 7 s more.
+  const client = await Runner.openClient({
+    database: pg.url,
+    settings: { lockExpiration: "3 seconds", lockRefresh: "1 second", assignmentsRefresh: "1 second", messagePoll: "1 second" },
+    client: { pollInterval: "250 millis" },
+  })
   try {
     const began = Date.now()
     const ids = Array.from({ length: runs }, (_, i) => `refund-${i}`)

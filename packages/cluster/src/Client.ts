@@ -5,6 +5,11 @@
  * `events` streams a run's committed progress (`RunEvent`).
  * A client is ready only after it read the shard assignments (one volatile call has
  * answered): a persisted message sent before that waits for its runner's storage poll.
+ * Its process reads the assignments as the runners do, with its own settings: give it the
+ * runners' `lockExpiration` (`Runner.clientLayer({ settings })`). A runner counts as alive
+ * while its heartbeat is younger than the reader's expiry, so a client with a longer one
+ * sends a dead runner's shards to it (each call waits) until its own expiry has passed,
+ * after the runners have moved them.
  *
  * @since 0.1.0
  */
@@ -156,7 +161,8 @@ export interface Options {
   /**
    * How long a volatile call (`status`, `cancel`, one ask of `result`) or a Start keeps
    * trying before it fails with `CallTimedOut` (default 15 s: a dead runner's shards move
-   * within the lock expiry, 10 s by default, and an assignment refresh). `result` asks
+   * within the lock expiry, 10 s by default, and an assignment refresh; the client's
+   * process must have the runners' expiry, else the longer of the two). `result` asks
    * again after a `CallTimedOut` (a run in flight longer than this), until its own timeout.
    */
   readonly callTimeout?: Duration.Input | undefined

@@ -7,8 +7,9 @@
 //   watch <db> <prefix> <count> <goFile>: starts `approver` runs, prints `suspended …` for each, waits for
 //     <goFile> (the test killed their runner, the only one, meanwhile) and asks the first run's status,
 //     printing `alone <status or error tag> <ms>`; waits for <goFile>.2 (another runner came), then asks
-//     each run's status and cancels the first: `status <runId> <status> <ms>`, `cancelled <runId> <status> <ms>`.
-// CALL_TIMEOUT (ms) sets the client's callTimeout. Every run's Start is stored before its
+//     each run's status and cancels the first: `status <runId> <status> <ms>`, `cancelled <runId> <status> <ms>`
+//     (a call that failed: its error's tag for the status).
+// LOCK_MS (ms) is the runners' lock expiry (required); CALL_TIMEOUT (ms) sets the client's callTimeout. Every run's Start is stored before its
 // `result` is asked, so a run not found yet is one no runner has handled yet (its runner
 // was killed, or the machine is loaded): `notFoundAfter` is the test's ceiling, 5 minutes.
 import { Decision } from "@hookline/agent"
@@ -17,7 +18,13 @@ import { existsSync, readFileSync } from "node:fs"
 import { Client, Runner, RunEvent } from "../../src/index.js"
 
 const [mode, database, arg, extra, goFile] = process.argv.slice(2) as [string, string, string, string, string]
-const settings = { assignmentsRefresh: "1 second" as const, messagePoll: "1 second" as const }
+// The runners' lock expiry and refresh (LOCK_MS, the test's): effect/cluster counts a runner
+// alive while its heartbeat row is younger than the reading process's own lock expiry, so a
+// client with the default 10 s against runners' 3 s sent a dead runner's shards to it for 7 s
+// more than the runners took to move them.
+const lockMs = Number(process.env["LOCK_MS"])
+if (!(lockMs > 0)) throw new Error("LOCK_MS: the runners' lock expiry in ms is required")
+const settings = { lockExpiration: `${lockMs} millis`, lockRefresh: `${Math.round(lockMs / 3)} millis`, assignmentsRefresh: "1 second", messagePoll: "1 second" } as const
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
 const program = Effect.gen(function*() {
@@ -34,18 +41,19 @@ const program = Effect.gen(function*() {
     const alone = yield* Effect.match(client.status(ids[0] as string), { onSuccess: (s) => s.status, onFailure: (e) => e._tag })
     say(`alone ${alone} ${Date.now() - began}`)
     while (!existsSync(`${goFile}.2`)) yield* Effect.sleep("50 millis")
-    const timed = <A, E>(call: Effect.Effect<A, E>) =>
+    // A call that fails is printed with its error's tag in place of the status.
+    const timed = <A, E extends { readonly _tag: string }>(call: Effect.Effect<A, E>, status: (a: A) => string) =>
       Effect.gen(function*() {
         const began = Date.now()
-        const answer = yield* call
+        const answer = yield* Effect.match(call, { onSuccess: status, onFailure: (e) => e._tag })
         return [answer, Date.now() - began] as const
       })
     for (const runId of ids) {
-      const [s, ms] = yield* timed(client.status(runId))
-      say(`status ${runId} ${s.status} ${ms}`)
+      const [s, ms] = yield* timed(client.status(runId), (s) => s.status)
+      say(`status ${runId} ${s} ${ms}`)
     }
-    const [c, ms] = yield* timed(client.cancel(ids[0] as string))
-    say(`cancelled ${ids[0]} ${c?.status ?? "none"} ${ms}`)
+    const [c, ms] = yield* timed(client.cancel(ids[0] as string), (c) => c?.status ?? "none")
+    say(`cancelled ${ids[0]} ${c} ${ms}`)
   } else if (mode === "runs" || mode === "suspend") {
     const count = Number(extra)
     const ids = Array.from({ length: count }, (_, i) => `${arg}-${i}`)

@@ -13,13 +13,14 @@
 // guard again of the same frozen value (internal/deltaGuard.ts).
 //
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
-// frozen, or has an accessor property, is not vouched for; the caller then encodes the
-// value at once, the plain way.
+// frozen, has an accessor or a hidden (non-enumerable) property, or an array whose
+// prototype is not Array.prototype, is not vouched for; the caller then encodes the value
+// at once, the plain way.
 import { Json } from "@hookline/core"
 
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
-const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string) => unknown }).__lookupGetter__
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string | number) => unknown }).__lookupGetter__
 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
@@ -90,9 +91,13 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
     let bytes = 2
     let height = 0
     if (Array.isArray(u)) {
+      // JSON.stringify reads an array's `toJSON`, and a hole, through its prototype.
+      if (Object.getPrototypeOf(u) !== Array.prototype) return -1
       const n = u.length
       if (n > maxItems) return -1
       for (let i = 0; i < n; i++) {
+        // An accessor at an index may answer otherwise later (a hole reads undefined: refused below).
+        if (lookupGetter.call(u, i) !== undefined) return -1
         const m = node(u[i], depth + 1)
         if (m < 0) return -1
         bytes += Math.floor(m / scale) + 1
@@ -103,8 +108,10 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
     } else {
       if (!plainObject(u) || typeof (u as { toJSON?: unknown }).toJSON === "function") return -1
       let n = 0
+      let own = 0
       for (const key in u) {
         if (!Object.hasOwn(u, key)) continue
+        own++
         if (lookupGetter.call(u, key) !== undefined) return -1
         const value = (u as Record<string, unknown>)[key]
         // Left out of the text, as JSON.stringify and the codecs leave it out.
@@ -117,6 +124,9 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         const h = m % scale
         if (h > height) height = h
       }
+      // A hidden (non-enumerable) property: the codecs read their fields by name and
+      // encode it, this walk did not see it (its bounds, whether it is frozen).
+      if (Object.getOwnPropertyNames(u).length !== own) return -1
     }
     return bytes * scale + height + 1
   }

@@ -3,12 +3,14 @@
 // checked at once): over generated states, hostile ones included (not frozen, getters,
 // past the bounds), both store and read back the same text and refuse the same inputs
 // with the same error.
-import { AgentState, AppendLog, Codecs, Json, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentBuilder, Driver, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentState, AppendLog, Codecs, HookContext, HookTriggers, InferenceResponse, Json, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
 import { Arbitraries } from "@hookline/testing"
 import { Effect, Exit, Result } from "effect"
 import * as fc from "fast-check"
+import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { Checkpoint, MemoryStore, RunStore } from "../src/index.js"
+import { Checkpoint, MemoryStore, RunStore, UseCheckpoints } from "../src/index.js"
 import * as AtOnce from "../src/internal/atOnce.js"
 import * as AtOnceWrite from "../src/internal/atOnceWrite.js"
 import * as ByReference from "../src/internal/byReference.js"
@@ -374,5 +376,38 @@ describe("MemoryStore's journal by reference", () => {
     expect(seen).toEqual(texts)
     expect([...journal.values()]).toEqual(texts)
     expect([...journal.keys()]).toEqual(["k1", "k2", "k3"])
+  })
+})
+
+// Through an agent: a hook's tool execution whose output is an array with a counting
+// getter at an index. The row holds the text the write saw, however often it is read.
+describe("MemoryStore under an agent, a hook's array with an accessor", () => {
+  it("stores the text of the write, not of the read", async () => {
+    let n = 0
+    const counting = () => indexGetter(() => ++n)
+    const script = [
+      InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "echo", arguments: { i: 1 } })] }),
+      InferenceResponse.make({ text: "done" }),
+    ]
+    let s = 0
+    const store = MemoryStore.make()
+    const agent = AgentBuilder.make(
+      UseDriver(Driver.fromPromise({ generate: async () => script[s++]! })),
+      UseTools([Tool.make({ name: "echo", description: "echo", parameters: t.type({ i: t.number }), execute: async ({ i }) => i })]),
+      UseHook(
+        (ctx: HookContext.HookContext) =>
+          ctx.toolExecution === undefined ? ctx : HookContext.withToolExecution(ctx, ToolExecution.success(ctx.toolExecution.toolCall, counting() as never, 1, 2)),
+        { triggers: HookTriggers.of("AfterToolUse"), name: "test:counting", priority: 10 },
+      ),
+      UseCheckpoints(store),
+    )
+    const final = await agent.run(AgentState.make({ id: "run-1", messages: [Message.user("go")] }))
+    expect(final.execution.status).toBe("completed")
+    // Written at the write: reading the rows calls no getter, and they read the same each time.
+    const written = n
+    const first = rowsOf(store, "run-1")
+    expect(n).toBe(written)
+    expect(rowsOf(store, "run-1")).toEqual(first)
+    expect(Exit.isSuccess(Effect.runSyncExit(RunStore.loadEffect(store, "run-1")))).toBe(true)
   })
 })

@@ -175,6 +175,8 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
     let height = 0
     let n = 0
     for (const key in u) {
+      // Inherited keys are not its own (a polluted Object.prototype): skipped as above.
+      if (!Object.hasOwn(u, key)) continue
       const value = u[key]
       if (value === undefined) continue
       if (++n > maxItems) return -1

@@ -3,12 +3,14 @@
 // checked at once): over generated states, hostile ones included (not frozen, getters,
 // past the bounds), both store and read back the same text and refuse the same inputs
 // with the same error.
-import { AgentState, AppendLog, Codecs, Json, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentBuilder, Driver, Tool, UseDriver, UseHook, UseTools } from "@hookline/agent"
+import { AgentState, AppendLog, Codecs, HookContext, HookTriggers, InferenceResponse, Json, Message, Step, ToolCall, ToolExecution } from "@hookline/core"
 import { Arbitraries } from "@hookline/testing"
 import { Effect, Exit, Result } from "effect"
 import * as fc from "fast-check"
+import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
-import { Checkpoint, MemoryStore, RunStore } from "../src/index.js"
+import { Checkpoint, MemoryStore, RunStore, UseCheckpoints } from "../src/index.js"
 import * as AtOnce from "../src/internal/atOnce.js"
 import * as AtOnceWrite from "../src/internal/atOnceWrite.js"
 import * as ByReference from "../src/internal/byReference.js"
@@ -37,6 +39,20 @@ class Money {
   readonly cents = 1
 }
 
+// Arrays JSON.stringify reads otherwise than their items say: through an accessor at an
+// index, or a prototype that is not Array.prototype (its `toJSON`, a getter a hole reads).
+const arrayWithToJSON = Object.freeze(Object.create(Array.prototype, { toJSON: { value: () => "x" } }))
+const arrayWithIndexGetter = Object.freeze(Object.create(Array.prototype, { 0: { get: () => 1 } }))
+const indexGetter = (get: () => unknown) => Object.freeze(Object.defineProperty([0], 0, { enumerable: true, get }))
+
+// `target` with `key` a hidden (non-enumerable) property: the codecs read it by name,
+// JSON.stringify of the codec's encoded copy writes it, a walk over enumerable keys misses it.
+const hidden = <A extends object>(target: A, key: string, value: unknown): A => {
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(target)) if (k !== key) out[k] = (target as Record<string, unknown>)[k]
+  return Object.freeze(Object.defineProperty(out, key, { value, enumerable: false })) as A
+}
+
 // Values a hand-built state may hold where JSON belongs, frozen or not.
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<() => unknown>(
@@ -58,6 +74,11 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     () => Object.freeze([, 1]),
     () => pastMaxItems,
     () => "\ud800",
+    () => indexGetter(() => 1),
+    () => Object.freeze(Object.setPrototypeOf([1], arrayWithToJSON)),
+    // eslint-disable-next-line no-sparse-arrays
+    () => Object.freeze(Object.setPrototypeOf([, 2], arrayWithIndexGetter)),
+    () => Object.freeze(Object.defineProperty({ a: 1 }, "b", { value: pastMaxItems, enumerable: false })),
   ).map((f) => f()),
   fc.integer({ min: Json.maxDepth - 6, max: Json.maxDepth + 2 }).map(nested),
   fc.jsonValue().map(deepFreeze),
@@ -82,9 +103,31 @@ const hostileNext = (state: AgentState, value: unknown, where: number): AgentSta
           messages: messages(Object.freeze({ role: "assistant", content: "", toolCalls: Object.freeze([Object.freeze({ id: "c", name: "t", arguments: value })]) })),
         },
       })
+    case 3:
+      // A step whose execution hides its output: the codec reads and encodes it.
+      return AgentState.appendStep(state, Step.make({ index: state.execution.steps.length, startedAt: 1, toolExecutions: [hidden(executionOf(1), "output", value)] }))
     default:
       return AgentState.appendMessage(state, Message.user(typeof value === "string" ? value : "plain"))
   }
+}
+
+const executionOf = (output: unknown) => ToolExecution.success(ToolCall.make({ id: "c", name: "t", arguments: {} }), output as never, 1, 2)
+
+// The oracle of what may be kept by reference, slow and plain: frozen all through, no
+// Proxy, every own string-keyed property an enumerable data property (an array's length
+// aside), arrays on Array.prototype, objects on Object.prototype or null.
+const plainThrough = (u: unknown, depth = 0): boolean => {
+  if (typeof u !== "object" || u === null) return true
+  if (depth > Json.maxDepth || Json.isProxy === undefined || Json.isProxy(u) || !Object.isFrozen(u)) return false
+  const array = Array.isArray(u)
+  const proto: unknown = Object.getPrototypeOf(u)
+  if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return false
+  for (const key of Object.getOwnPropertyNames(u)) {
+    if (array && key === "length") continue
+    const property = Object.getOwnPropertyDescriptor(u, key) as PropertyDescriptor
+    if (!("value" in property) || property.enumerable !== true || !plainThrough(property.value, depth + 1)) return false
+  }
+  return true
 }
 
 type Answer = { readonly ok: true } | { readonly ok: false; readonly tag: string; readonly path: unknown; readonly message: string }
@@ -115,7 +158,12 @@ const same = (previous: AgentState, next: AgentState) => {
   const counted: AtOnce.AtOnce = {
     ...ops,
     commit: (commit) => (taken.text++, ops.commit(commit)),
-    commitDelta: (commit, delta) => (taken.kept++, ops.commitDelta!(commit, delta)),
+    commitDelta: (commit, delta) => {
+      taken.kept++
+      // Kept by reference: plain data all through, by the slow oracle.
+      expect(plainThrough(delta)).toBe(true)
+      return ops.commitDelta!(commit, delta)
+    },
   }
   const fastAnswer = answerOf(AtOnceWrite.commitNext(ByReference.measure(), counted, next, ready, 5))
   const body = Checkpoint.encodeChecked(next.id, ready.seq, Plan.next(next, stored, undefined)!.delta)
@@ -146,7 +194,7 @@ describe("MemoryStore's fast path (by reference)", () => {
     taken.kept = 0
     taken.text = 0
     fc.assert(
-      fc.property(Arbitraries.agentState(), hostileValue, fc.nat(3), (state, value, where) => same(state, hostileNext(state, value, where))),
+      fc.property(Arbitraries.agentState(), hostileValue, fc.nat(4), (state, value, where) => same(state, hostileNext(state, value, where))),
       { numRuns: 300 },
     )
     expect(taken).toMatchObject({ kept: expect.any(Number), text: expect.any(Number) })
@@ -165,6 +213,43 @@ describe("MemoryStore's fast path (by reference)", () => {
     const first = rowsOf(store, "run-1")
     expect(rowsOf(store, "run-1")).toEqual(first)
     expect(JSON.parse(first[1]!.body).metadata).toEqual({ ticking: { n: 1 } })
+  })
+
+  it("takes at once the text of an array read otherwise than its items: an accessor at an index, a foreign prototype", () => {
+    let n = 0
+    const count = () => ++n
+    const toJSON = Object.freeze(Object.create(Array.prototype, { toJSON: { value: count } }))
+    const throughHole = Object.freeze(Object.create(Array.prototype, { 0: { get: count } }))
+    const values = [
+      indexGetter(count),
+      Object.freeze(Object.setPrototypeOf([1], toJSON)),
+      // eslint-disable-next-line no-sparse-arrays
+      Object.freeze(Object.setPrototypeOf([, 2], throughHole)),
+    ]
+    for (const value of values) {
+      const state = AgentState.make({ id: "run-1" })
+      const next = cast({ ...state, metadata: Object.freeze({ value }) })
+      const store = MemoryStore.make()
+      const stored = Effect.runSync(RunStore.startEffect(store, state))
+      const ready = Plan.next(next, stored, undefined)!
+      expect(Exit.isSuccess(AtOnceWrite.commitNext(ByReference.measure(), AtOnce.of(store)!, next, ready, 5))).toBe(true)
+      // Read at the write, not when the row is: the text of now.
+      const written = n
+      const first = rowsOf(store, "run-1")
+      expect(rowsOf(store, "run-1")).toEqual(first)
+      expect(n).toBe(written)
+
+      const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, executionOf(value))
+      expect(Result.isSuccess(made) && made.success.body).toEqual(expect.any(String))
+    }
+  })
+
+  it("does not keep by reference a value whose hidden field the codec reads: its text is checked at once", () => {
+    // The codec reads and encodes `output` by name; past maxItems, the text would not load back.
+    const value = hidden(executionOf(1), "output", pastMaxItems)
+    const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, value)
+    expect(made).toEqual(JournalEntry.encode("run-1", "k", Codecs.ToolExecution, value))
+    expect(Result.isFailure(made)).toBe(true)
   })
 })
 
@@ -229,10 +314,11 @@ describe("JournalEntry.entry", () => {
 
   it("writes the text encode writes and refuses what it refuses, for any tool output", () => {
     fc.assert(
-      fc.property(hostileValue, (output) => {
-        const value = execution(output)
+      fc.property(hostileValue, fc.boolean(), (output, hide) => {
+        const value = hide ? hidden(execution(output), "output", output) : execution(output)
         const made = JournalEntry.entry(ByReference.measure(), "run-1", "k", Codecs.ToolExecution, value)
         const plain = JournalEntry.encode("run-1", "k", Codecs.ToolExecution, value)
+        if (Result.isSuccess(made) && made.success.body === undefined) expect(plainThrough(value)).toBe(true)
         if (Result.isFailure(plain)) {
           expect(Result.isFailure(made) && made.failure).toEqual(plain.failure)
           return
@@ -290,5 +376,38 @@ describe("MemoryStore's journal by reference", () => {
     expect(seen).toEqual(texts)
     expect([...journal.values()]).toEqual(texts)
     expect([...journal.keys()]).toEqual(["k1", "k2", "k3"])
+  })
+})
+
+// Through an agent: a hook's tool execution whose output is an array with a counting
+// getter at an index. The row holds the text the write saw, however often it is read.
+describe("MemoryStore under an agent, a hook's array with an accessor", () => {
+  it("stores the text of the write, not of the read", async () => {
+    let n = 0
+    const counting = () => indexGetter(() => ++n)
+    const script = [
+      InferenceResponse.make({ toolCalls: [ToolCall.make({ id: "c1", name: "echo", arguments: { i: 1 } })] }),
+      InferenceResponse.make({ text: "done" }),
+    ]
+    let s = 0
+    const store = MemoryStore.make()
+    const agent = AgentBuilder.make(
+      UseDriver(Driver.fromPromise({ generate: async () => script[s++]! })),
+      UseTools([Tool.make({ name: "echo", description: "echo", parameters: t.type({ i: t.number }), execute: async ({ i }) => i })]),
+      UseHook(
+        (ctx: HookContext.HookContext) =>
+          ctx.toolExecution === undefined ? ctx : HookContext.withToolExecution(ctx, ToolExecution.success(ctx.toolExecution.toolCall, counting() as never, 1, 2)),
+        { triggers: HookTriggers.of("AfterToolUse"), name: "test:counting", priority: 10 },
+      ),
+      UseCheckpoints(store),
+    )
+    const final = await agent.run(AgentState.make({ id: "run-1", messages: [Message.user("go")] }))
+    expect(final.execution.status).toBe("completed")
+    // Written at the write: reading the rows calls no getter, and they read the same each time.
+    const written = n
+    const first = rowsOf(store, "run-1")
+    expect(n).toBe(written)
+    expect(rowsOf(store, "run-1")).toEqual(first)
+    expect(Exit.isSuccess(Effect.runSyncExit(RunStore.loadEffect(store, "run-1")))).toBe(true)
   })
 })

@@ -49,7 +49,8 @@ export const vouchedDelta = (measured: FrozenJson.Measure, runId: string, delta:
   freezeTail(delta.steps)
   freezeTail(delta.errors)
   Object.freeze(delta)
-  if (measured.bytes(delta) < 0) return false
+  // The delta and its tails are plain objects `diff` made for this write: only what they hold is asked.
+  if (measured.bytesOwn(delta, delta.messages, delta.steps, delta.errors) < 0) return false
   // `DeltaCodec.is`, less what this step's journal entries checked (internal/deltaGuard.ts).
   try {
     return isDelta(delta, measured.checked)

@@ -13,13 +13,14 @@
 // guard again of the same frozen value (internal/deltaGuard.ts).
 //
 // Stricter than `plainJson.ts` (which reads an encoded copy): a container that is not
-// frozen, or has an accessor property, is not vouched for; the caller then encodes the
-// value at once, the plain way.
+// frozen, has an accessor or a hidden (non-enumerable) property, or an array whose
+// prototype is not Array.prototype, is not vouched for; the caller then encodes the value
+// at once, the plain way.
 import { Json } from "@hookline/core"
 
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
-const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string) => unknown }).__lookupGetter__
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string | number) => unknown }).__lookupGetter__
 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
@@ -40,6 +41,13 @@ const plainObject = (u: object): boolean => {
 /** Measures values within bounds; `bytes` answers a bound of the UTF-8 bytes of a value's JSON text, or -1. */
 export interface Measure {
   readonly bytes: (u: unknown) => number
+  /**
+   * `bytes` of `u`, which with `own1`…`own3` (containers in it) is the caller's own: plain
+   * objects it made with data properties only, frozen, that no one else holds (a delta
+   * and its tails, made by `Checkpoint.diff` for this write). Their values are walked and
+   * counted as `bytes` does; they are not asked again whether they are plain.
+   */
+  readonly bytesOwn: (u: object, own1: object | undefined, own2: object | undefined, own3: object | undefined) => number
   /** `bytes`, remembering the measure of `u` until `forget` (at most a few roots are kept). */
   readonly keep: (u: unknown) => number
   /** Notes that `tag` (a codec) accepted `u`, a root kept since `forget`; anything else is not noted. */
@@ -53,6 +61,12 @@ export interface Measure {
 /** Roots remembered at most (a step's answer and its tool results); past it, the oldest goes. */
 const keepAtMost = 8
 
+/**
+ * Containers under the kept roots remembered at most (the answer's tool calls, which the
+ * tool results and the assistant message hold again); past it, no more are.
+ */
+const innerAtMost = 24
+
 /** A measure for values within `maxItems` items per container, `maxDepth` containers nested and `maxBytes` bytes. */
 export const make = (maxItems: number, maxDepth: number, maxBytes: number): Measure => {
   // The roots, their measures and the codec whose guard accepted each (`check`), in
@@ -61,6 +75,18 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
   const keptMeasures: Array<number> = Array.from({ length: keepAtMost }, () => 0)
   const keptTags: Array<unknown> = Array.from({ length: keepAtMost }, () => undefined)
   let count = 0
+  // Containers walked under a root while it was kept, and their measures: the same frozen
+  // object met again within the step (a tool call in its result, the assistant message's
+  // tool calls) is not walked twice.
+  const inner: Array<object | undefined> = Array.from({ length: innerAtMost }, () => undefined)
+  const innerMeasures: Array<number> = Array.from({ length: innerAtMost }, () => 0)
+  let innerCount = 0
+  let keeping = false
+  // The caller's own containers (`bytesOwn`), while it measures.
+  let own0: object | undefined
+  let own1: object | undefined
+  let own2: object | undefined
+  let own3: object | undefined
   // The packed measure of `u` at `depth` containers from the root, or -1.
   const node = (u: unknown, depth: number): number => {
     switch (typeof u) {
@@ -85,14 +111,26 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         return depth + (known % scale) <= maxDepth ? known : -1
       }
     }
+    for (let i = 0; i < innerCount; i++) {
+      if (inner[i] === u) {
+        const known = innerMeasures[i] as number
+        return depth + (known % scale) <= maxDepth ? known : -1
+      }
+    }
     // A cycle meets the depth bound.
-    if (depth >= maxDepth || isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return -1
+    if (depth >= maxDepth) return -1
+    if (u === own0 || u === own1 || u === own2 || u === own3) return ownNode(u as Record<string, unknown>, depth)
+    if (isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return -1
     let bytes = 2
     let height = 0
     if (Array.isArray(u)) {
+      // JSON.stringify reads an array's `toJSON`, and a hole, through its prototype.
+      if (Object.getPrototypeOf(u) !== Array.prototype) return -1
       const n = u.length
       if (n > maxItems) return -1
       for (let i = 0; i < n; i++) {
+        // An accessor at an index may answer otherwise later (a hole reads undefined: refused below).
+        if (lookupGetter.call(u, i) !== undefined) return -1
         const m = node(u[i], depth + 1)
         if (m < 0) return -1
         bytes += Math.floor(m / scale) + 1
@@ -103,8 +141,10 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
     } else {
       if (!plainObject(u) || typeof (u as { toJSON?: unknown }).toJSON === "function") return -1
       let n = 0
+      let own = 0
       for (const key in u) {
         if (!Object.hasOwn(u, key)) continue
+        own++
         if (lookupGetter.call(u, key) !== undefined) return -1
         const value = (u as Record<string, unknown>)[key]
         // Left out of the text, as JSON.stringify and the codecs leave it out.
@@ -117,6 +157,35 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         const h = m % scale
         if (h > height) height = h
       }
+      // A hidden (non-enumerable) property: the codecs read their fields by name and
+      // encode it, this walk did not see it (its bounds, whether it is frozen).
+      if (Object.getOwnPropertyNames(u).length !== own) return -1
+    }
+    const m = bytes * scale + height + 1
+    if (keeping && innerCount < innerAtMost) {
+      inner[innerCount] = u
+      innerMeasures[innerCount] = m
+      innerCount++
+    }
+    return m
+  }
+  // A container of the caller's own (`bytesOwn`): its values walked and counted, as above.
+  const ownNode = (u: Record<string, unknown>, depth: number): number => {
+    let bytes = 2
+    let height = 0
+    let n = 0
+    for (const key in u) {
+      // Inherited keys are not its own (a polluted Object.prototype): skipped as above.
+      if (!Object.hasOwn(u, key)) continue
+      const value = u[key]
+      if (value === undefined) continue
+      if (++n > maxItems) return -1
+      const m = node(value, depth + 1)
+      if (m < 0) return -1
+      bytes += key.length * 6 + 3 + Math.floor(m / scale) + 1
+      if (bytes > maxBytes) return -1
+      const h = m % scale
+      if (h > height) height = h
     }
     return bytes * scale + height + 1
   }
@@ -134,8 +203,19 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       const m = packedOf(u)
       return m < 0 ? -1 : Math.floor(m / scale)
     },
-    keep: (u) => {
+    bytesOwn: (u, one, two, three) => {
+      own0 = u
+      own1 = one
+      own2 = two
+      own3 = three
       const m = packedOf(u)
+      own0 = own1 = own2 = own3 = undefined
+      return m < 0 ? -1 : Math.floor(m / scale)
+    },
+    keep: (u) => {
+      keeping = true
+      const m = packedOf(u)
+      keeping = false
       if (m < 0) return -1
       if (typeof u === "object" && u !== null) {
         if (count === keepAtMost) {
@@ -168,6 +248,8 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       // The references go too: nothing kept past the step.
       for (let i = 0; i < count; i++) (kept[i] = undefined), (keptTags[i] = undefined)
       count = 0
+      for (let i = 0; i < innerCount; i++) inner[i] = undefined
+      innerCount = 0
     },
   }
 }

@@ -152,8 +152,10 @@ try {
   for (const key of Object.keys(parts[0] ?? {})) console.log(`${median(parts.map((p) => (p as Record<string, number>)[key]!)).toFixed(2).padStart(8)}  ${key}`)
   const wholes = parts.map((p) => p["whole: start until result"])
   console.log(`overhead (whole less the same run in process): ${(median(wholes) - median(took)).toFixed(2)} ms; runner: ${runnerSettings}`)
-  // effect/cluster's storage calls on the runner, each (all of them, the runs' windows or not).
-  for (const name of ["storage.unprocessedMessages", "storage.saveReply"]) {
+  // effect/cluster's reads of new messages on the runner (all of them, the runs' windows or
+  // not). Its replies are not seen here: a message replies through the storage service it
+  // was decoded by (effect/cluster's own, inside the wrapper).
+  for (const name of ["storage.unprocessedMessages"]) {
     const xs = marks.filter((m) => m.who === "runner" && m.name === name).map((m) => (m.end - m.start) / 1_000)
     console.log(`  runner ${name}: ${xs.length} calls, ${median(xs).toFixed(2)} ms median`)
   }

@@ -7,7 +7,7 @@
  * through one `hookline-runner` with the shipped settings (this process the client),
  * alternated `PROBE_ROUNDS` times (default 3) after a warm-up of each, so both meet the
  * same load. Prints the CPU per run of each round, the runner's extra (and its median), the
- * committed transactions per run, and every statement's calls per run through the runner,
+ * write transactions (commits) per run, and every statement's calls per run through the runner,
  * most first.
  * `PROBE_CPU_PROF=<dir>`: the runner writes a V8 CPU profile there when it stops.
  * `PROBE_RUNNER_ARGS="--lock-expiration 3000 …"`: settings flags for the runner (default none).
@@ -19,7 +19,7 @@ import { Effect, Result } from "effect"
 import pg from "pg"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import agents from "./cluster-agents.js"
-import { commits, cpuMillis, startRunner, stopRunners } from "./cluster-procs.js"
+import { cpuMillis, startRunner, stopRunners, writeTransactions } from "./cluster-procs.js"
 
 const runs = Number(process.argv[2] ?? 200)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -45,17 +45,17 @@ const query = async <R extends object>(text: string): Promise<ReadonlyArray<R>> 
   }
 }
 
-// CPU per run and commits per run of a batch of `runs` runs at once (after a warm-up once).
+// CPU per run and write transactions (commits) per run of a batch of `runs` runs at once (after a warm-up once).
 const measure = async (cpu: () => number, batch: (prefix: string, count: number) => Promise<void>, prefix: string) => {
   await query("SELECT pg_stat_statements_reset()")
-  const commits0 = await commits(database)
+  const commits0 = await writeTransactions(database)
   const cpu0 = cpu()
   const began = performance.now()
   await batch(prefix, runs)
   const wall = performance.now() - began
   const cpu1 = cpu()
   await sleep(2_000)
-  const commits1 = await commits(database)
+  const commits1 = await writeTransactions(database)
   return { wall, cpu: (cpu1 - cpu0) / runs, commits: (commits1 - commits0) / runs }
 }
 
@@ -109,8 +109,8 @@ try {
       }
       extras.push(b.cpu - a.cpu)
       console.log(
-        `round ${round + 1}: in process ${runs} runs in ${a.wall.toFixed(0)} ms, CPU ${a.cpu.toFixed(2)} ms a run, ${a.commits.toFixed(1)} commits a run; ` +
-          `runner${runnerArgs.length === 0 ? " (shipped settings)" : ` (${runnerArgs.join(" ")})`} ${b.wall.toFixed(0)} ms, CPU ${b.cpu.toFixed(2)} ms a run, ${b.commits.toFixed(1)} commits a run; extra ${(b.cpu - a.cpu).toFixed(2)} ms`,
+        `round ${round + 1}: in process ${runs} runs in ${a.wall.toFixed(0)} ms, CPU ${a.cpu.toFixed(2)} ms a run, ${a.commits.toFixed(1)} write transactions a run; ` +
+          `runner${runnerArgs.length === 0 ? " (shipped settings)" : ` (${runnerArgs.join(" ")})`} ${b.wall.toFixed(0)} ms, CPU ${b.cpu.toFixed(2)} ms a run, ${b.commits.toFixed(1)} write transactions a run; extra ${(b.cpu - a.cpu).toFixed(2)} ms`,
       )
     }
     console.log(`extra runner CPU per run, median of ${rounds} alternated rounds: ${median(extras).toFixed(2)} ms (target <= 5)`)

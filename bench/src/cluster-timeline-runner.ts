@@ -23,7 +23,9 @@ const out = process.env["TIMELINE_OUT"] as string
 const rec = recorder("runner")
 process.on("exit", () => rec.dump(out))
 
-const settings = Settings.defaults
+// TIMELINE_FLUSH=1: the runner's replies and read marks wait for the WAL flush (the
+// setting `repliesWaitForFlush`, the default before it existed), for an A/B in one sitting.
+const settings: Settings.Settings = { ...Settings.defaults, repliesWaitForFlush: process.env["TIMELINE_FLUSH"] === "1" }
 const hookline = Layer.effect(
   RunEntity.Hookline,
   Effect.gen(function*() {
@@ -35,7 +37,7 @@ const hookline = Layer.effect(
     return { store, agents: registered }
   }),
 )
-const cluster = tracedCluster(rec, database, { runnerAddress: RunnerAddress.make("127.0.0.1", port) })
+const cluster = tracedCluster(rec, database, { runnerAddress: RunnerAddress.make("127.0.0.1", port), settings })
 const runner = RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction), drainTimeout: Settings.millisOf(settings.terminationTimeout) }).pipe(
   Layer.provide(hookline),
   Layer.provide(cluster),

@@ -26,6 +26,9 @@ import { startRunner, stopRunners } from "./cluster-procs.js"
 import { type Mark, nowMicros, recorder, stampedPool, tracedCluster } from "./cluster-trace.js"
 
 const runs = Number(process.argv[2] ?? 60)
+// TIMELINE_FLUSH=1: the runner's replies and read marks wait for the WAL flush (its
+// `repliesWaitForFlush`), for an A/B against the shipped default in one sitting.
+const runnerSettings = process.env["TIMELINE_FLUSH"] === "1" ? "repliesWaitForFlush: true" : "shipped (repliesWaitForFlush: false)"
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 const entry = fileURLToPath(new URL("./cluster-timeline-runner.ts", import.meta.url))
@@ -147,6 +150,15 @@ try {
   console.log(`the same run in process, one at a time (alternating with the cluster's): ${median(took).toFixed(2)} ms median`)
   console.log(`${parts.length} of ${windows.length} runs through the cluster with every mark; medians, ms:`)
   for (const key of Object.keys(parts[0] ?? {})) console.log(`${median(parts.map((p) => (p as Record<string, number>)[key]!)).toFixed(2).padStart(8)}  ${key}`)
+  const wholes = parts.map((p) => p["whole: start until result"])
+  console.log(`overhead (whole less the same run in process): ${(median(wholes) - median(took)).toFixed(2)} ms; runner: ${runnerSettings}`)
+  // effect/cluster's reads of new messages on the runner (all of them, the runs' windows or
+  // not). Its replies are not seen here: a message replies through the storage service it
+  // was decoded by (effect/cluster's own, inside the wrapper).
+  for (const name of ["storage.unprocessedMessages"]) {
+    const xs = marks.filter((m) => m.who === "runner" && m.name === name).map((m) => (m.end - m.start) / 1_000)
+    console.log(`  runner ${name}: ${xs.length} calls, ${median(xs).toFixed(2)} ms median`)
+  }
   // The run itself, call by call, in process and on the runner.
   const inprocSets = Array.from({ length: runs }, (_, i) => runCalls(inRec.marks, `inproc-${i}`)).filter((c) => c.length > 0)
   const runnerSets = windows.map((w) => runCalls(marks.filter((m) => m.who === "runner"), w.runId)).filter((c) => c.length > 0)

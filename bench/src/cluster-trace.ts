@@ -6,7 +6,7 @@
  * machine), and a run store's statements stamped the same way (at its pool, so the store
  * is the shipped one, unwrapped). `dump` writes them as JSON lines.
  */
-import { Settings } from "@hookline/cluster"
+import { Runner, Settings } from "@hookline/cluster"
 import { NodeClusterSocket, NodeCrypto } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, Tracer } from "effect"
@@ -14,7 +14,7 @@ import { MessageStorage, type RunnerAddress, ShardingConfig, SqlMessageStorage, 
 import { writeFileSync } from "node:fs"
 import type pg from "pg"
 
-// The cluster's PostgreSQL pool as `hookline-runner` opens it (packages/cluster/src/
+// A client's PostgreSQL pool as `Runner.clientLayer` opens it (packages/cluster/src/
 // internal/sql.ts, not exported): keep the two alike.
 const sqlLayer = (database: string) => PgClient.layer({ url: Redacted.make(database), maxConnections: 10, preparedStatementCacheSize: 0 })
 
@@ -123,8 +123,13 @@ export const stampedPool = (pool: pg.Pool, rec: ReturnType<typeof recorder>): pg
 export const tracedCluster = (
   rec: ReturnType<typeof recorder>,
   database: string,
-  options: { readonly clientOnly: true } | { readonly runnerAddress: RunnerAddress.RunnerAddress },
+  options: { readonly clientOnly: true } | { readonly runnerAddress: RunnerAddress.RunnerAddress; readonly settings?: Partial<Settings.Settings> },
 ) => {
+  // A runner's storage is `Runner.storageLayer`'s (its replies and read marks on their own
+  // pool unless `repliesWaitForFlush`); a client's, effect/cluster's on one pool.
+  const inner = "clientOnly" in options
+    ? Layer.merge(SqlMessageStorage.layer.pipe(Layer.provide(NodeCrypto.layerDigest)), Layer.orDie(SqlRunnerStorage.layer)).pipe(Layer.provide(sqlLayer(database)))
+    : Runner.storageLayer(database, options.settings)
   const storage = Layer.effect(
     MessageStorage.MessageStorage,
     Effect.map(MessageStorage.MessageStorage, (inner) => {
@@ -140,13 +145,13 @@ export const tracedCluster = (
       }
       return out as unknown as MessageStorage.MessageStorage["Service"]
     }),
-  ).pipe(Layer.provide(SqlMessageStorage.layer.pipe(Layer.provide(NodeCrypto.layerDigest))))
+  )
   // The client's settings are the bench's (cluster.ts): assignments and polls every second.
   const shardingConfig = "clientOnly" in options
     ? Settings.shardingConfig({ ...Settings.defaults, assignmentsRefresh: "1 second", messagePoll: "1 second" })
-    : { ...Settings.shardingConfig(Settings.defaults), runnerAddress: Option.some(options.runnerAddress) }
+    : { ...Settings.shardingConfig({ ...Settings.defaults, ...options.settings }), runnerAddress: Option.some(options.runnerAddress) }
   return NodeClusterSocket.layer({ ...("clientOnly" in options ? { clientOnly: true } : {}), storage: "byo", shardingConfig }).pipe(
-    Layer.provide(Layer.merge(storage, Layer.orDie(SqlRunnerStorage.layer))),
-    Layer.provide(Layer.merge(sqlLayer(database), ShardingConfig.layer(shardingConfig))),
+    Layer.provide(Layer.provideMerge(storage, inner)),
+    Layer.provide(ShardingConfig.layer(shardingConfig)),
   )
 }

@@ -5,8 +5,8 @@
  *   volatile one (Status), and of a whole short run (Start until `result`), beside the
  *   same run in process (the run's cluster overhead is the difference);
  * - runs per second with 1, 2 and 3 runners (the `charger` agent: 3 steps of 2 tool calls,
- *   a scripted model, no tool delay), with the runners' CPU time and PostgreSQL's committed
- *   transactions per run, beside the same agent run in-process on a `PostgresStore`;
+ *   a scripted model, no tool delay), with the runners' CPU time and PostgreSQL's write
+ *   transactions per run (each a commit), beside the same agent run in-process on a `PostgresStore`;
  * - a runner's heap per resident suspended run and per evicted one;
  * - the pause of a SIGKILLed runner's runs in flight with the shipped settings.
  * `BENCH_QUICK=1`: fewer runs, figures only indicative.
@@ -21,7 +21,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { startPostgres } from "../../packages/store/test/support/postgres.js"
 import agents from "./cluster-agents.js"
-import { commits, cpuMillis, heapOf, type RunnerProc, startRunner, stopRunners } from "./cluster-procs.js"
+import { cpuMillis, heapOf, type RunnerProc, startRunner, stopRunners, writeTransactions } from "./cluster-procs.js"
 import { machine } from "./measure.js"
 import { print } from "./table.js"
 
@@ -37,8 +37,11 @@ const plan = (quick: boolean): Plan =>
 
 // Every row runs the shipped settings (the memory row with a 3 s idle eviction, to see the
 // runs evicted within the bench). A shorter lock expiry would renew the run lease more
-// often, so more commits per run against the in-process loop (which takes the same lease).
+// often, so more write transactions per run against the in-process loop (which takes the same lease).
 const clientSettings = { assignmentsRefresh: "1 second", messagePoll: "1 second" } as const
+// BENCH_FLUSH=1: runners whose replies and read marks wait for the WAL flush (the setting
+// `repliesWaitForFlush`, the default before it existed), for an A/B against the shipped one.
+const flushArgs: ReadonlyArray<string> = process.env["BENCH_FLUSH"] === "1" ? ["--replies-wait-for-flush", "true"] : []
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
@@ -52,12 +55,9 @@ const scratch = (name: string) => {
 
 type OpenClient = Awaited<ReturnType<typeof Runner.openClient>>
 
-// Committed transactions are counted from PostgreSQL's statistics, which backends flush
-// about once a second: the count is read after a pause.
-const settledCommits = async (database: string) => {
-  await sleep(2_000)
-  return commits(database)
-}
+// Write transactions, counted by transaction id: exact at once (cluster-procs.ts says why
+// PostgreSQL's statistics were not: they lagged up to 10 s behind the batch).
+const settledCommits = (database: string) => writeTransactions(database)
 
 interface ThroughputRow {
   readonly what: string
@@ -152,7 +152,7 @@ const latency = async (client: OpenClient, p: Plan): Promise<ReadonlyArray<Laten
 // A runner's heap per suspended run, resident and then evicted (idle eviction 3 s).
 const memory = async (database: string, p: Plan) => {
   const memLog = scratch("mem.log")
-  const runner = await startRunner(database, ["--idle-eviction", "3 seconds"], { MEM_LOG: memLog })
+  const runner = await startRunner(database, ["--idle-eviction", "3 seconds", ...flushArgs], { MEM_LOG: memLog })
   const client = await Runner.openClient({ database, settings: clientSettings })
   try {
     // Warm: the agents, the codecs and the cluster's machinery are loaded.
@@ -186,7 +186,7 @@ const memory = async (database: string, p: Plan) => {
 export const pauseAfterKill = async (database: string, p: Pick<Plan, "killRuns">, tag = "kill") => {
   const log = scratch("kill.jsonl")
   const env = { CHARGE_LOG: log, TOOL_MS: "250" }
-  const runners = [await startRunner(database, [], env), await startRunner(database, [], env)]
+  const runners = [await startRunner(database, flushArgs, env), await startRunner(database, flushArgs, env)]
   const client = await Runner.openClient({ database })
   const watch = new pg.Client({ connectionString: database })
   await watch.connect()
@@ -272,7 +272,7 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
     try {
       for (const k of [1, 2, 3]) {
         progress(`cluster: ${k} runner(s), ${p.runs} runs`)
-        runners.push(await startRunner(database, []))
+        runners.push(await startRunner(database, flushArgs))
         client ??= await Runner.openClient({ database, settings: clientSettings })
         // The shards spread over the runner that joined.
         await sleep(4_000)
@@ -307,7 +307,7 @@ export const clusterBench = async (quick: boolean, progress: (line: string) => v
       { header: `${p.runs} charger runs (6 tool calls, 4 model steps each)`, cell: (r: ThroughputRow) => r.what },
       { header: "runs/s", align: "right", cell: (r: ThroughputRow) => r.runsPerSecond.toFixed(1) },
       { header: "CPU ms per run (runners, or this process)", align: "right", cell: (r: ThroughputRow) => ms(r.cpuPerRun) },
-      { header: "SQL commits per run", align: "right", cell: (r: ThroughputRow) => r.commitsPerRun.toFixed(1) },
+      { header: "SQL write transactions per run", align: "right", cell: (r: ThroughputRow) => r.commitsPerRun.toFixed(1) },
     ], rows)
     console.log("")
     print([

@@ -261,9 +261,13 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
           // where runEffect would only stop.
           return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(initial, options(signal)), rejected(runId)), initial, payload.agent)
         }
-        // Redelivered (the runner that had it is gone), or resent after it was stored.
+        // Redelivered (the runner that had it is gone, or its reply was lost), or resent
+        // after it was stored. The marker was read with the head; a Cancel that reached
+        // this entity since is read again, as for a new run.
         const registered = yield* agentFor(agents, runId, payload.agent, saved.envelope)
-        if (yield* cancelled(store, runId)) return (yield* ensureStopped(undefined, registered.name)) as RunSummary
+        if (marker !== undefined || (cancelAsked && (yield* cancelled(store, runId)))) {
+          return (yield* ensureStopped(undefined, registered.name)) as RunSummary
+        }
         if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
         yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
         return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(runId, options(signal)), rejected(runId)), undefined, registered.name)

@@ -15,6 +15,7 @@ import { RunnerAddress } from "effect/cluster"
 import * as Client from "./Client.js"
 import * as ClusterAgent from "./ClusterAgent.js"
 import { sqlLayer } from "./internal/sql.js"
+import { runnerCluster, runnerStorageLayer } from "./internal/storage.js"
 import * as RunEntity from "./RunEntity.js"
 import * as Settings from "./Settings.js"
 
@@ -65,15 +66,26 @@ export const layer = (options: Options) =>
 const runnerLayer = (options: Options, given: Partial<Settings.Settings>) => {
   const settings = { ...Settings.defaults, ...given }
   const address = RunnerAddress.make(options.host ?? "127.0.0.1", options.port ?? 34431)
-  const cluster = NodeClusterSocket.layer({
-    storage: "sql",
-    shardingConfig: { ...Settings.shardingConfig(settings), runnerAddress: Option.some(address) },
-  }).pipe(Layer.provide(sqlLayer(options.database)))
+  // effect/cluster's SQL storage, its replies and read marks not waiting for the WAL flush
+  // unless `repliesWaitForFlush` (internal/storage.ts says why that is sound).
+  const cluster = runnerCluster(options.database, settings, address)
   return RunEntity.layer({ maxIdleTime: Settings.millisOf(settings.idleEviction), drainTimeout: Settings.millisOf(settings.terminationTimeout) }).pipe(
     Layer.provide(hooklineLayer(options.agents, options.database, settings)),
     Layer.provide(cluster),
   )
 }
+
+/**
+ * effect/cluster's storage as a runner opens it (its messages, replies, runner rows and
+ * shard locks in PostgreSQL; replies and read marks not waiting for the WAL flush unless
+ * the settings' `repliesWaitForFlush`), for a cluster layer built by hand
+ * (`NodeClusterSocket.layer({ storage: "byo" })`, which provides its `ShardingConfig`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const storageLayer = (database: string, settings?: Partial<Settings.Settings> | undefined) =>
+  runnerStorageLayer(database, { waitForFlush: { ...Settings.defaults, ...settings }.repliesWaitForFlush })
 
 /**
  * A client-only process's cluster and client, over the cluster's database.

@@ -41,6 +41,16 @@ export interface Settings {
    * grace period the platform gives before its SIGKILL.
    */
   readonly terminationTimeout: Duration.Input
+  /**
+   * Whether a runner's replies and its marks of the messages it has read wait for
+   * PostgreSQL's WAL flush (default false: they do not, `synchronous_commit = off` on
+   * their own connections). Not waiting saves a flush wait on every message a runner
+   * handles; a PostgreSQL crash can then lose the last of them (up to three times the
+   * server's `wal_writer_delay`, 600 ms by default), and such a message is handled again,
+   * which a run answers idempotently from its store. What a runner sends, its shard locks
+   * and its row, and the runs' checkpoints always wait for the flush.
+   */
+  readonly repliesWaitForFlush: boolean
 }
 
 /**
@@ -58,6 +68,7 @@ export const defaults: Settings = Object.freeze({
   shardsPerGroup: 300,
   messagePoll: "2 seconds",
   terminationTimeout: "15 seconds",
+  repliesWaitForFlush: false,
 })
 
 const millis = (input: Duration.Input): number => {
@@ -126,7 +137,7 @@ type DurationKey = "lockExpiration" | "lockRefresh" | "assignmentsRefresh" | "id
  * @since 0.1.0
  * @category constants
  */
-export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntities" } = Object.freeze({
+export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntities" | "repliesWaitForFlush" } = Object.freeze({
   "lock-expiration": "lockExpiration",
   "lock-refresh": "lockRefresh",
   "assignments-refresh": "assignmentsRefresh",
@@ -134,13 +145,14 @@ export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntitie
   "message-poll": "messagePoll",
   "termination-timeout": "terminationTimeout",
   "max-resident": "maxResidentEntities",
+  "replies-wait-for-flush": "repliesWaitForFlush",
 })
 
 const durationExpected = `a positive finite duration such as "10 seconds" or "500 millis", or a number of milliseconds`
 const countExpected = "a positive whole number"
 
 // The duration settings are the flags' other than the count.
-const durationKeys: ReadonlyArray<DurationKey> = Object.values(flags).filter((key): key is DurationKey => key !== "maxResidentEntities")
+const durationKeys: ReadonlyArray<DurationKey> = Object.values(flags).filter((key): key is DurationKey => key !== "maxResidentEntities" && key !== "repliesWaitForFlush")
 
 // `millis` is NaN for an input that denotes no duration; an input it cannot read throws.
 const isDuration = (input: unknown): boolean => {
@@ -166,6 +178,9 @@ export const check = (settings: Partial<Settings>): Result.Result<Partial<Settin
     const value = settings[key]
     if (value !== undefined && !isDuration(value)) return Result.fail(new InvalidSetting({ setting: key, expected: durationExpected, got: String(value) }))
   }
+  if (settings.repliesWaitForFlush !== undefined && typeof settings.repliesWaitForFlush !== "boolean") {
+    return Result.fail(new InvalidSetting({ setting: "repliesWaitForFlush", expected: "true or false", got: String(settings.repliesWaitForFlush) }))
+  }
   for (const key of ["maxResidentEntities", "shardsPerGroup"] as const) {
     const value = settings[key]
     if (value !== undefined && !isCount(value)) return Result.fail(new InvalidSetting({ setting: key, expected: countExpected, got: String(value) }))
@@ -176,7 +191,8 @@ export const check = (settings: Partial<Settings>): Result.Result<Partial<Settin
 /**
  * The settings given as `hookline-runner` flags (`{ "lock-expiration": "3 seconds" }`),
  * each checked: a duration with a unit, or a number of milliseconds, positive and finite;
- * `max-resident` a positive whole number. Absent flags are left out (the defaults stand).
+ * `max-resident` a positive whole number, `replies-wait-for-flush` true or false. Absent
+ * flags are left out (the defaults stand).
  *
  * @since 0.1.0
  * @category constructors
@@ -187,7 +203,10 @@ export const fromFlags = (given: { readonly [flag: string]: string | undefined }
     const text = given[flag]
     if (text === undefined) continue
     const trimmed = text.trim()
-    if (key === "maxResidentEntities") {
+    if (key === "repliesWaitForFlush") {
+      if (trimmed !== "true" && trimmed !== "false") return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: "true or false", got: text }))
+      out.repliesWaitForFlush = trimmed === "true"
+    } else if (key === "maxResidentEntities") {
       const n = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN
       if (!isCount(n)) return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: countExpected, got: text }))
       out.maxResidentEntities = n

@@ -76,6 +76,35 @@ describe("a run's cost on its runner", () => {
     expect(finished.after).toEqual(finished.started)
   })
 
+  it("reads a stored run's cancel marker once for a Start that comes again (as a redelivery does), and runs nothing again", async () => {
+    const charges: Array<unknown> = []
+    // Each `run` is a cluster of its own (its own message storage) over the same store:
+    // the second one's Start reaches an entity of a run already stored, as a redelivered
+    // Start does after its runner died or its reply was lost.
+    const { reads, count, run } = setupWith(0, { pollInterval: "10 millis" }, charges)
+    const first = await run((client) =>
+      Effect.gen(function*() {
+        yield* client.start("charger", "charge me", { runId: "cost-7" })
+        return yield* client.result("cost-7")
+      }))
+    count(true)
+    const [again, resumed] = await run((client) =>
+      Effect.gen(function*() {
+        yield* client.start("charger", "charge me", { runId: "cost-7" })
+        // Handled after the Start (one at a time on the entity): the Start has been answered.
+        const resumed = yield* client.resume("cost-7", [])
+        return [yield* client.result("cost-7"), resumed] as const
+      }))
+    count(false)
+    expect(again).toEqual(first)
+    expect(resumed).toEqual(first)
+    expect(charges).toHaveLength(6)
+    // The Start: the head and the cancel marker in one read, the marker not read again;
+    // the Resume: its own read of the marker.
+    expect(reads.headAndJournal).toBe(1)
+    expect(reads.journalGet).toBe(1)
+  })
+
   it("answers result when the run ends, from one ask that waits on the runner, not from a poll", async () => {
     // A poll every hour: only a wait on the runner answers before the test's time limit.
     const { run } = setup(20, { pollInterval: "1 hour", resultWait: "10 seconds" })

@@ -21,6 +21,8 @@ describe("Settings.fromFlags", () => {
     ["max-resident", "1.5"],
     ["max-resident", "0"],
     ["max-resident", "many"],
+    ["replies-wait-for-flush", "yes"],
+    ["replies-wait-for-flush", ""],
   ])("refuses --%s %j with a typed InvalidSetting naming the flag", (flag, value) => {
     const result = Settings.fromFlags({ [flag]: value })
     expect(Result.isFailure(result)).toBe(true)
@@ -35,6 +37,11 @@ describe("Settings.fromFlags", () => {
     const result = Settings.fromFlags({ "lock-expiration": "3 seconds", "lock-refresh": "1000", "max-resident": "500", "idle-eviction": undefined })
     expect(result).toEqual(Result.succeed({ lockExpiration: "3 seconds", lockRefresh: 1000, maxResidentEntities: 500 }))
   })
+
+  it("takes --replies-wait-for-flush true or false", () => {
+    expect(Settings.fromFlags({ "replies-wait-for-flush": "true" })).toEqual(Result.succeed({ repliesWaitForFlush: true }))
+    expect(Settings.fromFlags({ "replies-wait-for-flush": " false " })).toEqual(Result.succeed({ repliesWaitForFlush: false }))
+  })
 })
 
 describe("Settings.check / Runner.layer", () => {
@@ -44,6 +51,7 @@ describe("Settings.check / Runner.layer", () => {
     expect(error).toMatchObject({ _tag: "InvalidSetting", setting: "lockExpiration", got: "-1 seconds" })
     expect(Settings.check({ maxResidentEntities: 0 })).toEqual(Result.fail(new Settings.InvalidSetting({ setting: "maxResidentEntities", expected: "a positive whole number", got: "0" })))
     expect(Settings.check(Settings.defaults)).toEqual(Result.succeed(Settings.defaults))
+    expect(Settings.check({ repliesWaitForFlush: "no" as never })).toEqual(Result.fail(new Settings.InvalidSetting({ setting: "repliesWaitForFlush", expected: "true or false", got: "no" })))
   })
 })
 

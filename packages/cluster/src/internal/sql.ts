@@ -1,5 +1,6 @@
 // The PostgreSQL pool of effect/cluster's tables (messages, replies, runners, locks) in a
-// runner or client process. The runs' own store is a PostgresStore beside it.
+// client-only process; a runner's two pools are internal/storage.ts's. The runs' own
+// store is a PostgresStore beside them.
 import { PgClient } from "@effect/sql-pg"
 import { Redacted } from "effect"
 

@@ -93,8 +93,17 @@ export const make = (input: InferenceRequestInput): InferenceRequest =>
     messages: input.messages === undefined ? AppendLog.empty<Message>() : AppendLog.fromIterable(deepFreezeEach(input.messages)),
     tools: input.tools === undefined ? noTools : deepFreeze(input.tools),
     responseFormat: input.responseFormat === undefined ? undefined : deepFreeze(input.responseFormat),
-    options: input.options === undefined ? noOptions : deepFreeze(checkedOptions(input.options)),
+    options: input.options === undefined ? noOptions : frozenOptions(checkedOptions(input.options)),
   })
+
+// Frozen through: deepFreeze stops at a frozen node, and a configuration may hand over a
+// frozen copy of the options' shell (AgentLoop.make does) over the caller's own
+// stopSequences and providerOptions.
+const frozenOptions = (options: ModelOptions): ModelOptions => {
+  deepFreeze(options.stopSequences)
+  deepFreeze(options.providerOptions)
+  return deepFreeze(options)
+}
 
 // The numbers of the model options are sent to the provider and JSON has no NaN or
 // Infinity: refused here (the builder's and a hook's options are checked by the codec).

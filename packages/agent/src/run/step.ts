@@ -102,13 +102,16 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     return suspend(cell, Step.make({ index, startedAt, response, toolExecutions: open.executions, completedAt: cell.at(), ...Records.attemptsOf(open, response, cell.at()) }))
   }
 
-  // Without wrap hooks there are no attempts: no object to spread. The executions are
-  // the step's own, each frozen: the record takes a frozen copy of the exact size (the
-  // pushed array keeps spare capacity a stored step would hold), which Step.make keeps.
+  // Without wrap hooks there are no attempts: no object to spread, and every part is
+  // frozen all through (the answer checked where it entered, the executions each frozen),
+  // so the record walks nothing (Step.fromFrozenParts). It takes a frozen copy of the
+  // executions of the exact size (the pushed array keeps spare capacity a stored step
+  // would hold). Before that change a probe that threw on any unfrozen part there ran
+  // through the agent's suite, its fuzzers included, without firing.
   const completedAt = cell.at()
   const toolExecutions = Object.freeze(open.executions.slice())
   const record = open.attempts === undefined && open.toolAttempts === undefined
-    ? Step.make({ index, startedAt, response, toolExecutions, completedAt })
+    ? Step.fromFrozenParts(index, startedAt, response, toolExecutions, completedAt)
     : Step.make({ index, startedAt, response, toolExecutions, completedAt, ...Records.attemptsOf(open, response, completedAt) })
   cell.state = AgentState.appendStep(cell.state, record)
   cell.stepIndex++

@@ -274,6 +274,43 @@ const patchExecution = (self: AgentState, patch: Partial<Execution>): AgentState
   )
 }
 
+// The two transitions of every step (a message appended, a step recorded) build their
+// new parts field by field, with the shapes patchContext and patchExecution give, but
+// with no patch object, no `in` tests and no spread: they are most of the state's cost
+// in a step.
+const withMessages = (self: AgentState, messages: AppendLog.AppendLog<Message>): AgentState => {
+  const c = self.context
+  return withParts(
+    self,
+    Object.freeze({ systemPrompt: c.systemPrompt, responseFormat: c.responseFormat, messages, metadata: c.metadata }),
+    self.execution,
+  )
+}
+
+const withStep = (self: AgentState, steps: AppendLog.AppendLog<Step>, usage: Usage.Usage): AgentState => {
+  const e = self.execution
+  // A suspended step's record is rare here (a resume clears it first): the general path.
+  if (e.suspendedStep !== undefined) return patchExecution(self, { steps, usage })
+  return withParts(
+    self,
+    self.context,
+    Object.freeze({
+      status: e.status,
+      startedAt: e.startedAt,
+      runningSince: e.runningSince,
+      completedAt: e.completedAt,
+      steps,
+      stopSignals: e.stopSignals,
+      continuationRequested: e.continuationRequested,
+      usage,
+      errors: e.errors,
+      stopReason: e.stopReason,
+      metadata: e.metadata,
+      pendingCalls: e.pendingCalls,
+    }),
+  )
+}
+
 /**
  * Appends one message in O(1); the history is shared with `self`.
  *
@@ -284,7 +321,8 @@ export const appendMessage: {
   (message: Message): (self: AgentState) => AgentState
   (self: AgentState, message: Message): AgentState
 } = dual(2, (self: AgentState, message: Message): AgentState =>
-  patchContext(self, { messages: AppendLog.append(self.context.messages, deepFreeze(message)) }))
+  // AppendLog.append deep-freezes the item (a second check here found it frozen).
+  withMessages(self, AppendLog.append(self.context.messages, message)))
 
 /**
  * Appends messages in order.
@@ -390,10 +428,7 @@ export const appendStep: {
   (step: Step): (self: AgentState) => AgentState
   (self: AgentState, step: Step): AgentState
 } = dual(2, (self: AgentState, step: Step): AgentState =>
-  patchExecution(self, {
-    steps: AppendLog.append(self.execution.steps, deepFreeze(step)),
-    usage: Usage.add(self.execution.usage, step.usage),
-  }))
+  withStep(self, AppendLog.append(self.execution.steps, step), Usage.add(self.execution.usage, step.usage)))
 
 /**
  * Sets the status (and, for a final status, `completedAt`; for `running` at `at`,

@@ -93,8 +93,33 @@ export const make = (input: InferenceRequestInput): InferenceRequest =>
     messages: input.messages === undefined ? AppendLog.empty<Message>() : AppendLog.fromIterable(deepFreezeEach(input.messages)),
     tools: input.tools === undefined ? noTools : deepFreeze(input.tools),
     responseFormat: input.responseFormat === undefined ? undefined : deepFreeze(input.responseFormat),
-    options: input.options === undefined ? noOptions : deepFreeze(checkedOptions(input.options)),
+    options: input.options === undefined ? noOptions : frozenOptions(checkedOptions(input.options)),
   })
+
+// Frozen through: deepFreeze stops at a frozen node, and a configuration may hand over a
+// frozen copy of the options' shell (AgentLoop.make does) over the caller's own
+// stopSequences and providerOptions. The loop calls make once per configuration (its
+// later drafts reuse the options make took), so the two checks cost no step anything.
+const frozenOptions = (options: ModelOptions): ModelOptions => {
+  deepFreeze(options.stopSequences)
+  deepFreeze(options.providerOptions)
+  return deepFreeze(options)
+}
+
+/**
+ * @internal `make` for the loop's draft request, from parts it holds frozen all through
+ * (the state's prompt, history and format; the tools' frozen definitions) and options
+ * `make` already took (checked and frozen) for this run's configuration: the same
+ * object `make` would build, without the walk or the options' checks it repeated on
+ * every step.
+ */
+export const fromFrozenParts = (
+  systemPrompt: string,
+  messages: AppendLog.AppendLog<Message>,
+  tools: ReadonlyArray<ToolDefinition>,
+  responseFormat: ResponseFormat | undefined,
+  options: ModelOptions,
+): InferenceRequest => Object.freeze({ systemPrompt, messages, tools, responseFormat, options })
 
 // The numbers of the model options are sent to the provider and JSON has no NaN or
 // Infinity: refused here (the builder's and a hook's options are checked by the codec).

@@ -139,6 +139,29 @@ export interface Step {
 const none: ReadonlyArray<ToolExecution> = Object.freeze([])
 
 /**
+ * @internal `make` for the loop's own record of a step no wrap hook held: the answer is
+ * frozen all through (checked where the driver gave it, or a hook's checked return), the
+ * executions a frozen copy of the run's frozen executions, so nothing is walked; the
+ * times are the loop's clock readings, checked as `make` checks them.
+ */
+export const fromFrozenParts = (
+  index: number,
+  startedAt: number,
+  response: InferenceResponse,
+  toolExecutions: ReadonlyArray<ToolExecution>,
+  completedAt: number,
+): Step =>
+  Object.freeze({
+    index: finite("index", index),
+    response,
+    toolExecutions: toolExecutions.length === 0 ? none : toolExecutions,
+    usage: response.usage ?? Usage.empty,
+    finishReason: response.finishReason,
+    startedAt: finite("startedAt", startedAt),
+    completedAt: finite("completedAt", completedAt),
+  })
+
+/**
  * A frozen step; usage and finish reason come from the response unless given.
  *
  * @since 0.1.0

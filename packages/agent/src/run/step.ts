@@ -1,7 +1,7 @@
 // One step (BeforeStep → request → the model → AfterInference → tools → its record →
 // AfterStep), or the step a resume finishes; each says how it ended as a `StepEnd`. And
 // the stop check that ends a step, and the loop's other transitions.
-import { type AgentError, AgentState, InferenceRequest, Message, Step, StopReason, StopSignal, type ToolCall, ToolExecution, Usage, HookStack, WrapHook } from "@hookline/core"
+import { type AgentError, AgentState, InferenceRequest, Json, Message, Step, StopReason, StopSignal, type ToolCall, ToolExecution, Usage, HookStack, WrapHook } from "@hookline/core"
 import { Effect } from "effect"
 import { isEffect } from "../internal/isEffect.js"
 import type { Decision } from "../Decision.js"
@@ -21,6 +21,25 @@ export const Continue: StepEnd = Object.freeze({ _tag: "Continue" })
 export const Stop_: StepEnd = Object.freeze({ _tag: "Stop" })
 
 const ended = (stop: boolean): StepEnd => (stop ? Stop_ : Continue)
+
+// Model options InferenceRequest.make took (checked and frozen). A configuration's
+// options are one object for all its runs and steps: its later drafts skip make's
+// checks of what cannot have changed. Never a Proxy (it could answer anew each step).
+const tookOptions = new WeakSet<InferenceRequest.ModelOptions>()
+
+// The step's request before the BeforeInference hooks: the same object make would build
+// (the state's parts are frozen all through, the tools' definitions a frozen array).
+const draftOf = <R>(env: RunEnv<R>, state: AgentState): InferenceRequest.InferenceRequest => {
+  const { context } = state
+  const tools = env.config.tools.definitions
+  const options = env.config.modelOptions
+  if (tookOptions.has(options) && Object.isFrozen(tools)) {
+    return InferenceRequest.fromFrozenParts(context.systemPrompt, context.messages, tools, context.responseFormat, options)
+  }
+  const draft = InferenceRequest.make({ systemPrompt: context.systemPrompt, messages: context.messages, tools, responseFormat: context.responseFormat, options })
+  if (draft.options === options && Json.isProxy !== undefined && !Json.isProxy(options)) tookOptions.add(options)
+  return draft
+}
 
 /** One step. */
 export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentError.HookFailed | AgentError.InferenceFailed, R> {
@@ -42,13 +61,7 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
   }
   const index = cell.stepIndex
 
-  const draft = InferenceRequest.make({
-    systemPrompt: cell.state.context.systemPrompt,
-    messages: cell.state.context.messages,
-    tools: env.config.tools.definitions,
-    responseFormat: cell.state.context.responseFormat,
-    options: env.config.modelOptions,
-  })
+  const draft = draftOf(env, cell.state)
   const beforeInference = dispatchAt(env, cell, "BeforeInference", cell.at(), draft)
   const before = isEffect(beforeInference) ? yield* beforeInference : beforeInference
   const request = before.request ?? draft
@@ -89,13 +102,16 @@ export function* step<R>(env: RunEnv<R>, cell: RunCell): Phase<StepEnd, AgentErr
     return suspend(cell, Step.make({ index, startedAt, response, toolExecutions: open.executions, completedAt: cell.at(), ...Records.attemptsOf(open, response, cell.at()) }))
   }
 
-  // Without wrap hooks there are no attempts: no object to spread. The executions are
-  // the step's own, each frozen: the record takes a frozen copy of the exact size (the
-  // pushed array keeps spare capacity a stored step would hold), which Step.make keeps.
+  // Without wrap hooks there are no attempts: no object to spread, and every part is
+  // frozen all through (the answer checked where it entered, the executions each frozen),
+  // so the record walks nothing (Step.fromFrozenParts). It takes a frozen copy of the
+  // executions of the exact size (the pushed array keeps spare capacity a stored step
+  // would hold). Before that change a probe that threw on any unfrozen part there ran
+  // through the agent's suite, its fuzzers included, without firing.
   const completedAt = cell.at()
   const toolExecutions = Object.freeze(open.executions.slice())
   const record = open.attempts === undefined && open.toolAttempts === undefined
-    ? Step.make({ index, startedAt, response, toolExecutions, completedAt })
+    ? Step.fromFrozenParts(index, startedAt, response, toolExecutions, completedAt)
     : Step.make({ index, startedAt, response, toolExecutions, completedAt, ...Records.attemptsOf(open, response, completedAt) })
   cell.state = AgentState.appendStep(cell.state, record)
   cell.stepIndex++

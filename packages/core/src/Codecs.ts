@@ -61,6 +61,11 @@ export interface DecodeOptions {
   readonly maxItems?: number | undefined
   /** The longest JSON text `fromJson` parses, in UTF-8 bytes. Default 64 MiB. */
   readonly maxBytes?: number | undefined
+  /**
+   * The longest string (UTF-16 code units) a value may hold: a message's text, an id, a
+   * name, a JSON value's strings and keys. Default 32 Mi (`Json.maxStringLength`).
+   */
+  readonly maxStringLength?: number | undefined
 }
 
 const limitsFrom = (options: DecodeOptions | undefined): Limits =>
@@ -69,6 +74,7 @@ const limitsFrom = (options: DecodeOptions | undefined): Limits =>
     : {
       maxItems: options.maxItems ?? defaultLimits.maxItems,
       maxBytes: options.maxBytes ?? defaultLimits.maxBytes,
+      maxStringLength: options.maxStringLength ?? defaultLimits.maxStringLength,
     }
 
 /**
@@ -76,7 +82,8 @@ const limitsFrom = (options: DecodeOptions | undefined): Limits =>
  * throws: whatever the input (a proxy, a throwing getter, a cycle, JSON nested
  * deeper than 512 levels), the answer is a value or a `DecodeFailed`. Decoding stops at
  * the first bad value, and an array or object with more than `maxItems` items fails
- * before any is read (`DecodeFailed` naming the limit).
+ * before any is read, a string longer than `maxStringLength` as soon as it is met
+ * (`DecodeFailed` naming the path and the limit).
  *
  * @since 0.1.0
  * @category codecs

@@ -9,7 +9,7 @@ import * as InferenceRequest_ from "../InferenceRequest.js"
 import * as InferenceResponse_ from "../InferenceResponse.js"
 import * as Usage_ from "../Usage.js"
 import { deepFreeze } from "../internal/immer.js"
-import { appendLog, array, finite, optional, struct, tagged } from "./combinators.js"
+import { appendLog, array, finite, optional, string, struct, tagged } from "./combinators.js"
 import { JsonObject, Metadata } from "./json.js"
 import { FinishReason } from "./literals.js"
 import { Message, ToolCall } from "./messages.js"
@@ -45,7 +45,7 @@ export const Usage = struct(
  */
 export const ToolDefinition = struct(
   "ToolDefinition",
-  { name: t.string, description: t.string, parameters: JsonObject },
+  { name: string, description: string, parameters: JsonObject },
   ({ name, description, parameters }): InferenceRequest_.ToolDefinition => Object.freeze({ name, description, parameters }),
 )
 
@@ -61,8 +61,8 @@ const textFormat = struct(
 const jsonFormatProps = {
   type: t.literal("json"),
   schema: optional(JsonObject),
-  name: optional(t.string),
-  description: optional(t.string),
+  name: optional(string),
+  description: optional(string),
 }
 
 const jsonFormat = struct(
@@ -85,7 +85,7 @@ const modelOptionsProps = {
   topK: optional(finite),
   maxOutputTokens: optional(finite),
   seed: optional(finite),
-  stopSequences: optional(array(t.string)),
+  stopSequences: optional(array(string)),
   providerOptions: optional(JsonObject),
 }
 
@@ -111,7 +111,7 @@ export const ModelOptions = struct(
 export const InferenceRequest = struct(
   "InferenceRequest",
   {
-    systemPrompt: t.string,
+    systemPrompt: string,
     messages: appendLog(Message),
     tools: array(ToolDefinition),
     responseFormat: optional(ResponseFormat),
@@ -129,16 +129,16 @@ export const InferenceRequest = struct(
 export const InferenceResponse = struct(
   "InferenceResponse",
   {
-    text: t.string,
+    text: string,
     toolCalls: array(ToolCall),
     usage: Usage,
     finishReason: FinishReason,
-    modelId: t.string,
+    modelId: string,
     metadata: Metadata,
     // Optional, so a state written before the flag existed still decodes.
     replayed: optional(t.literal(true)),
     // Optional for the same reason: states stored before reasoning was kept decode unchanged.
-    reasoning: optional(t.string),
+    reasoning: optional(string),
   },
   ({ replayed, ...fields }) => {
     const made = InferenceResponse_.make(fields)

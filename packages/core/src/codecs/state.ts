@@ -13,7 +13,7 @@ import * as StopReason_ from "../StopReason.js"
 import * as StopSignal_ from "../StopSignal.js"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as ToolExecution_ from "../ToolExecution.js"
-import { appendLog, array, finite, literals, optional, struct, tagged } from "./combinators.js"
+import { appendLog, array, finite, literals, optional, string, struct, tagged } from "./combinators.js"
 import { AgentError, InferenceFailed, ToolError } from "./errors.js"
 import { InferenceRequest, InferenceResponse, ResponseFormat, Usage } from "./inference.js"
 import { emptyMetadata } from "../Json.js"
@@ -23,7 +23,7 @@ import { Message, ToolCall } from "./messages.js"
 
 const signalFields = struct(
   "StopSignal",
-  { reason: t.string, message: t.string, source: t.string, priority: optional(finite), kind: optional(literals<StopReason_.Kind>(["hard", "soft"])) },
+  { reason: string, message: string, source: string, priority: optional(finite), kind: optional(literals<StopReason_.Kind>(["hard", "soft"])) },
   (fields) => fields,
 )
 
@@ -89,7 +89,7 @@ const failure = struct(
 
 const blocked = struct(
   "Blocked",
-  { status: t.literal("blocked"), toolCall: ToolCall, reason: t.string, startedAt: finite, completedAt: finite, replayed: replayedFlag },
+  { status: t.literal("blocked"), toolCall: ToolCall, reason: string, startedAt: finite, completedAt: finite, replayed: replayedFlag },
   ({ toolCall, reason, startedAt, completedAt, replayed }): ToolExecution_.Blocked => {
     const made = ToolExecution_.blocked(toolCall, reason, startedAt)
     // `blocked` takes one time; keep a different completion time as encoded.
@@ -113,7 +113,7 @@ export const ToolExecution = tagged("ToolExecution", "status", { success, failur
  */
 export const InferenceAttempt = struct(
   "InferenceAttempt",
-  { modelId: optional(t.string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
+  { modelId: optional(string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
   (fields) => Step_.inferenceAttempt(fields),
 )
 
@@ -125,7 +125,7 @@ export const InferenceAttempt = struct(
  */
 export const ToolAttempt = struct(
   "ToolAttempt",
-  { toolCallId: t.string, toolName: t.string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
+  { toolCallId: string, toolName: string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
   (fields) => Step_.toolAttempt(fields),
 )
 
@@ -138,17 +138,17 @@ export const ToolAttempt = struct(
 export const PendingDecision = tagged("PendingDecision", "_tag", {
   Approve: struct(
     "Approve",
-    { _tag: t.literal("Approve"), by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Approve"), by: optional(string), reason: optional(string) },
     ({ by, reason }) => Object.freeze({ _tag: "Approve" as const, ...decidedBy(by, reason) }),
   ),
   Edit: struct(
     "Edit",
-    { _tag: t.literal("Edit"), arguments: JsonValue, by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Edit"), arguments: JsonValue, by: optional(string), reason: optional(string) },
     ({ arguments: args, by, reason }) => Object.freeze({ _tag: "Edit" as const, arguments: args, ...decidedBy(by, reason) }),
   ),
   Reject: struct(
     "Reject",
-    { _tag: t.literal("Reject"), message: t.string, by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Reject"), message: string, by: optional(string), reason: optional(string) },
     ({ message, by, reason }) => Object.freeze({ _tag: "Reject" as const, message, ...decidedBy(by, reason) }),
   ),
 })
@@ -178,7 +178,7 @@ export const Step = struct(
     attempts: optional(array(InferenceAttempt)),
     toolAttempts: optional(array(ToolAttempt)),
     // Bounded as any stored JSON object is (the checkpoint's item and byte limits).
-    decisions: optional(t.record(t.string, PendingDecision)),
+    decisions: optional(t.record(string, PendingDecision)),
   },
   (fields): Step_.Step => {
     const made = Step_.make(fields)
@@ -195,7 +195,7 @@ export const Step = struct(
  */
 export const AgentContext = struct(
   "AgentContext",
-  { systemPrompt: t.string, responseFormat: optional(ResponseFormat), messages: appendLog(Message), metadata: Metadata },
+  { systemPrompt: string, responseFormat: optional(ResponseFormat), messages: appendLog(Message), metadata: Metadata },
   ({ systemPrompt, responseFormat, messages, metadata }): AgentState_.AgentContext =>
     Object.freeze({ systemPrompt, responseFormat, messages, metadata }),
 )
@@ -208,7 +208,7 @@ export const AgentContext = struct(
  */
 export const PendingCall = struct(
   "PendingCall",
-  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
+  { toolCall: ToolCall, reason: string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
   ({ toolCall, reason, payload, decision, expiresAt }): AgentState_.PendingCall =>
     Object.freeze({
       toolCall,
@@ -237,7 +237,7 @@ export const Execution = struct(
     usage: Usage,
     errors: array(AgentError),
     // Optional: states encoded before these fields existed still decode.
-    stopReason: optional(t.string),
+    stopReason: optional(string),
     metadata: optional(Metadata),
     pendingCalls: optional(array(PendingCall)),
     suspendedStep: optional(Step),
@@ -269,7 +269,7 @@ export const Execution = struct(
  */
 export const AgentState = struct(
   "AgentState",
-  { id: t.string, parentId: optional(t.string), context: AgentContext, execution: Execution, metadata: Metadata },
+  { id: string, parentId: optional(string), context: AgentContext, execution: Execution, metadata: Metadata },
   ({ id, parentId, context, execution, metadata }) =>
     pipe(
       AgentState_.make({ id, parentId, metadata }),

@@ -12,6 +12,7 @@ import { Result } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
 import type * as AgentState_ from "./AgentState.js"
+import * as Built from "./codecs/built.js"
 import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./codecs/decode.js"
@@ -31,6 +32,24 @@ export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
 export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
 export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, PendingCall, PendingDecision, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
+
+/**
+ * @internal whether core's codecs built `u` (decoded under the default bounds: a state
+ * `AgentState` decoded, a message `Message` decoded, ...), or `rememberBuilt` took it: a
+ * state so known passes the agent's entry as it is.
+ */
+export const isBuilt = (u: unknown): boolean => Built.isBuilt(u)
+
+/**
+ * @internal `state`, remembered as checked (`isBuilt`) when it is made only of parts
+ * core's codecs built (`Message`, `Step`, `StopSignal`, `AgentError`, `PendingCall`,
+ * `Metadata`, `Usage`, `ResponseFormat` remember what they decode), in core's own frozen
+ * records, within `AgentState`'s bounds; anything else is given back as it is, not
+ * remembered. A store folding its checkpoints (each part decoded with these codecs)
+ * hands its state through this, so the agent's entry does not decode it again. It
+ * cannot mark a forged state: it checks, and only a decode adds parts.
+ */
+export const rememberBuilt = <A>(state: A): A => Built.rememberBuilt(state)
 
 /**
  * The encoded (JSON-safe) form of a codec's values.

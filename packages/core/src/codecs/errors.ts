@@ -7,6 +7,7 @@
 import * as t from "io-ts"
 import * as AgentError_ from "../AgentError.js"
 import { finite, optional, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
 import { HookPoint, HookTrigger } from "./literals.js"
 
 const hookFailed = struct(
@@ -86,13 +87,8 @@ const aborted = struct(
  */
 export const InferenceFailed = inferenceFailed
 
-/**
- * Any `AgentError`, dispatched on `_tag`.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const AgentError = tagged("AgentError", "_tag", {
+/** @internal `AgentError` without remembering what it builds: the codecs built on it. */
+export const plainAgentError = tagged("AgentError", "_tag", {
   HookFailed: hookFailed,
   HookIsEffectful: hookIsEffectful,
   InferenceFailed: inferenceFailed,
@@ -105,6 +101,14 @@ export const AgentError = tagged("AgentError", "_tag", {
   DecodeFailed: decodeFailed,
   Aborted: aborted,
 })
+
+/**
+ * Any `AgentError`, dispatched on `_tag`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const AgentError = remembering(plainAgentError)
 
 /**
  * The errors a tool call can end with (`ToolExecution.ToolError`).

@@ -10,6 +10,7 @@ import { isLeft } from "fp-ts/lib/Either.js"
 import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
 import { maxDepth, maxStringLength } from "../internal/limits.js"
 import { limitsOf, stringProblem, type Codec } from "./combinators.js"
+import { remembering } from "./built.js"
 
 const isPlainObject = (u: object): boolean => {
   const proto: unknown = Object.getPrototypeOf(u)
@@ -175,10 +176,13 @@ const jsonObject = (name: string): Codec<JsonObject_> =>
  */
 export const JsonObject: Codec<JsonObject_> = jsonObject("JsonObject")
 
+/** @internal `Metadata` without remembering what it builds: the codecs built on it. */
+export const plainMetadata: Codec<Metadata_> = jsonObject("Metadata")
+
 /**
  * Metadata: a JSON object.
  *
  * @since 0.1.0
  * @category codecs
  */
-export const Metadata: Codec<Metadata_> = jsonObject("Metadata")
+export const Metadata: Codec<Metadata_> = remembering(plainMetadata)

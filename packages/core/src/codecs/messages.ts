@@ -7,6 +7,7 @@ import * as t from "io-ts"
 import * as Message_ from "../Message.js"
 import * as ToolCall_ from "../ToolCall.js"
 import { array, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
 import { JsonValue } from "./json.js"
 
 /**
@@ -47,10 +48,13 @@ const tool = struct(
   ({ toolCallId, toolName, content, isError }) => Message_.tool({ toolCallId, toolName, content, isError }),
 )
 
+/** @internal `Message` without remembering what it builds: the codecs built on it. */
+export const plainMessage = tagged("Message", "role", { system, user, assistant, tool })
+
 /**
  * A message of any role, dispatched on `role`.
  *
  * @since 0.1.0
  * @category codecs
  */
-export const Message = tagged("Message", "role", { system, user, assistant, tool })
+export const Message = remembering(plainMessage)

@@ -14,12 +14,13 @@ import * as StopSignal_ from "../StopSignal.js"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as ToolExecution_ from "../ToolExecution.js"
 import { appendLog, array, finite, literals, optional, string, struct, tagged } from "./combinators.js"
-import { AgentError, InferenceFailed, ToolError } from "./errors.js"
-import { InferenceRequest, InferenceResponse, ResponseFormat, Usage } from "./inference.js"
+import { remembering } from "./built.js"
+import { InferenceFailed, plainAgentError, ToolError } from "./errors.js"
+import { InferenceRequest, InferenceResponse, plainResponseFormat, plainUsage } from "./inference.js"
 import { emptyMetadata } from "../Json.js"
-import { JsonValue, Metadata } from "./json.js"
+import { JsonValue, plainMetadata } from "./json.js"
 import { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./literals.js"
-import { Message, ToolCall } from "./messages.js"
+import { plainMessage, ToolCall } from "./messages.js"
 
 const signalFields = struct(
   "StopSignal",
@@ -27,14 +28,8 @@ const signalFields = struct(
   (fields) => fields,
 )
 
-/**
- * A stop signal: a built-in reason (no priority, no kind: they are fixed), or a custom
- * reason with its declared priority and kind (`StopReason.custom`).
- *
- * @since 0.1.0
- * @category codecs
- */
-export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof signalFields>, unknown>(
+/** @internal `StopSignal` without remembering what it builds: the codecs built on it. */
+export const plainStopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof signalFields>, unknown>(
   "StopSignal",
   (u): u is StopSignal_.StopSignal =>
     signalFields.is(u) && (StopReason.is(u.reason)
@@ -64,6 +59,15 @@ export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof s
   (signal) => signalFields.encode({ ...signal, priority: signal.priority, kind: signal.kind }),
 )
 
+/**
+ * A stop signal: a built-in reason (no priority, no kind: they are fixed), or a custom
+ * reason with its declared priority and kind (`StopReason.custom`).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const StopSignal = remembering(plainStopSignal)
+
 // Optional, so a state written before the flag existed still decodes.
 const replayedFlag = optional(t.literal(true))
 
@@ -71,7 +75,7 @@ const replayedIf = <E extends ToolExecution_.ToolExecution>(execution: E, replay
   replayed === true ? ToolExecution_.asReplayed(execution) : execution
 
 // The fields after the outcome, shared by a success and a failure.
-const ranFields = { startedAt: finite, completedAt: finite, usage: optional(Usage), replayed: replayedFlag }
+const ranFields = { startedAt: finite, completedAt: finite, usage: optional(plainUsage), replayed: replayedFlag }
 
 const success = struct(
   "Success",
@@ -113,7 +117,7 @@ export const ToolExecution = tagged("ToolExecution", "status", { success, failur
  */
 export const InferenceAttempt = struct(
   "InferenceAttempt",
-  { modelId: optional(string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
+  { modelId: optional(string), startedAt: finite, durationMs: finite, usage: plainUsage, error: optional(InferenceFailed) },
   (fields) => Step_.inferenceAttempt(fields),
 )
 
@@ -159,19 +163,14 @@ const decidedBy = (by: string | undefined, reason: string | undefined) => ({
   ...(reason === undefined ? {} : { reason }),
 })
 
-/**
- * A step of the loop.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const Step = struct(
+/** @internal `Step` without remembering what it builds: the codecs built on it. */
+export const plainStep = struct(
   "Step",
   {
     index: finite,
     response: optional(InferenceResponse),
     toolExecutions: array(ToolExecution),
-    usage: Usage,
+    usage: plainUsage,
     finishReason: optional(FinishReason),
     startedAt: finite,
     completedAt: optional(finite),
@@ -188,6 +187,14 @@ export const Step = struct(
 )
 
 /**
+ * A step of the loop.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Step = remembering(plainStep)
+
+/**
  * The conversation part of a state; its messages decode into an `AppendLog`.
  *
  * @since 0.1.0
@@ -195,18 +202,13 @@ export const Step = struct(
  */
 export const AgentContext = struct(
   "AgentContext",
-  { systemPrompt: string, responseFormat: optional(ResponseFormat), messages: appendLog(Message), metadata: Metadata },
+  { systemPrompt: string, responseFormat: optional(plainResponseFormat), messages: appendLog(plainMessage), metadata: plainMetadata },
   ({ systemPrompt, responseFormat, messages, metadata }): AgentState_.AgentContext =>
     Object.freeze({ systemPrompt, responseFormat, messages, metadata }),
 )
 
-/**
- * A call waiting for a decision.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const PendingCall = struct(
+/** @internal `PendingCall` without remembering what it builds: the codecs built on it. */
+export const plainPendingCall = struct(
   "PendingCall",
   { toolCall: ToolCall, reason: string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
   ({ toolCall, reason, payload, decision, expiresAt }): AgentState_.PendingCall =>
@@ -220,6 +222,14 @@ export const PendingCall = struct(
 )
 
 /**
+ * A call waiting for a decision.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingCall = remembering(plainPendingCall)
+
+/**
  * The execution record of a state; its steps decode into an `AppendLog`.
  *
  * @since 0.1.0
@@ -231,16 +241,16 @@ export const Execution = struct(
     status: ExecutionStatus,
     startedAt: optional(finite),
     completedAt: optional(finite),
-    steps: appendLog(Step),
-    stopSignals: array(StopSignal),
+    steps: appendLog(plainStep),
+    stopSignals: array(plainStopSignal),
     continuationRequested: t.boolean,
-    usage: Usage,
-    errors: array(AgentError),
+    usage: plainUsage,
+    errors: array(plainAgentError),
     // Optional: states encoded before these fields existed still decode.
     stopReason: optional(string),
-    metadata: optional(Metadata),
-    pendingCalls: optional(array(PendingCall)),
-    suspendedStep: optional(Step),
+    metadata: optional(plainMetadata),
+    pendingCalls: optional(array(plainPendingCall)),
+    suspendedStep: optional(plainStep),
     runningSince: optional(finite),
   },
   (fields): AgentState_.Execution =>
@@ -261,15 +271,10 @@ export const Execution = struct(
     }),
 )
 
-/**
- * A whole agent state: a checkpoint, a trace entry.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const AgentState = struct(
+/** @internal `AgentState` without remembering what it builds: the codecs built on it. */
+export const plainAgentState = struct(
   "AgentState",
-  { id: string, parentId: optional(string), context: AgentContext, execution: Execution, metadata: Metadata },
+  { id: string, parentId: optional(string), context: AgentContext, execution: Execution, metadata: plainMetadata },
   ({ id, parentId, context, execution, metadata }) =>
     pipe(
       AgentState_.make({ id, parentId, metadata }),
@@ -277,6 +282,14 @@ export const AgentState = struct(
       AgentState_.withExecution(execution),
     ),
 )
+
+/**
+ * A whole agent state: a checkpoint, a trace entry.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const AgentState = remembering(plainAgentState)
 
 /**
  * A hook context with its state and the optional data of its trigger.
@@ -288,14 +301,14 @@ export const HookContext = struct(
   "HookContext",
   {
     trigger: HookTrigger,
-    state: AgentState,
+    state: plainAgentState,
     request: optional(InferenceRequest),
     response: optional(InferenceResponse),
     toolCall: optional(ToolCall),
     toolExecution: optional(ToolExecution),
     toolExecutionBlocked: t.boolean,
-    errors: array(AgentError),
-    metadata: Metadata,
+    errors: array(plainAgentError),
+    metadata: plainMetadata,
     createdAt: finite,
     updatedAt: finite,
   },

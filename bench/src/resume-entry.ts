@@ -4,6 +4,11 @@
 // checkpoint rows) and the entry check's decode of the loaded state (Codecs.AgentState,
 // the work InputState.check does for a state it has not seen) are timed in CPU time.
 //
+// Then the same interleaving for what a user waits on: `agent.resume(runId)` of the
+// completed run (the load, the entry check, nothing to run), and the entry check alone
+// on the loaded state (`agent.resume(state)`: a state it has not seen is checked, one a
+// store built from parts core decoded is known, branch entrycheck).
+//
 //   node --conditions=@hookline/source --import tsx bench/src/resume-entry.ts [messages=10000] [rounds=20]
 import { Effect } from "effect"
 import { AgentState, Codecs, Message } from "@hookline/core"
@@ -33,6 +38,26 @@ for (let r = 0; r < rounds; r++) {
   load.push(b - a)
   check.push(c - b)
 }
+const resume: Array<number> = []
+const entry: Array<number> = []
+for (let r = 0; r < rounds; r++) {
+  const a = cpu()
+  const resumed = await agent.resume("long")
+  const b = cpu()
+  // A fresh load each round: the agent knows a state it checked once.
+  const saved = await Effect.runPromise(RunStore.loadEffect(store, "long"))
+  const c = cpu()
+  const entered = await agent.resume(saved!.state)
+  const d = cpu()
+  if (resumed.execution.status !== "completed" || entered !== saved!.state) throw new Error("did not resume as it was")
+  resume.push(b - a)
+  entry.push(d - c)
+}
+const built = (Codecs as { readonly isBuilt?: (u: unknown) => boolean }).isBuilt
+const probe = await Effect.runPromise(RunStore.loadEffect(store, "long"))
+console.log(`loaded state known to core as built: ${built === undefined ? "n/a (no Codecs.isBuilt)" : built(probe?.state)}`)
 const median = (xs: Array<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number
 console.log(`store load   median ${median(load).toFixed(1)} ms CPU (min ${Math.min(...load).toFixed(1)}, max ${Math.max(...load).toFixed(1)})`)
 console.log(`entry decode median ${median(check).toFixed(1)} ms CPU (min ${Math.min(...check).toFixed(1)}, max ${Math.max(...check).toFixed(1)})`)
+console.log(`resume(runId) median ${median(resume).toFixed(1)} ms CPU (min ${Math.min(...resume).toFixed(1)}, max ${Math.max(...resume).toFixed(1)})`)
+console.log(`resume(state) median ${median(entry).toFixed(1)} ms CPU (min ${Math.min(...entry).toFixed(1)}, max ${Math.max(...entry).toFixed(1)})`)

@@ -459,8 +459,9 @@ export const make = <C = unknown>(
       const checkedDerive: Derive = (loaded) => Effect.flatMap(entered(loaded, typeof run === "string" ? "loaded" : "input"), derive)
       const loaded = typeof run !== "string" ? checkedDerive(run) : loader === undefined ? load(run) : loader(run, checkedDerive)
       return Effect.flatMap(loaded, (state): Effect.Effect<ResumeStart<C>, ResumeError> => {
-        // A loader that did not derive: the agent does.
-        if (planned === undefined) return Effect.flatMap(derive(state), () => Effect.succeed(startOf(planned as Continuation.Plan, rest)))
+        // A loader that did not derive: the agent does, on the state checked where it
+        // enters (a loader that never called `derive` gave an unchecked one).
+        if (planned === undefined) return Effect.flatMap(checkedDerive(state), () => Effect.succeed(startOf(planned as Continuation.Plan, rest)))
         return Effect.succeed(startOf(planned, rest))
       })
     })

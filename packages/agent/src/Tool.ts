@@ -116,7 +116,8 @@ export interface Options<A, C = unknown> {
    * units) of the text it reads: a string output as it is, anything else as JSON.
    * A longer output is cut and marked (`Tools.truncationMarker`). Overrides the limit
    * of the `Tools` it is in (`Tools.make(tools, { maxOutputLength })`, default
-   * `Tools.defaultMaxOutputLength`). A positive integer.
+   * `Tools.defaultMaxOutputLength`). A positive integer; one past `Json.maxStringLength`
+   * less 128 cuts there (the cut output, marker included, is a string of the state).
    */
   readonly maxOutputLength?: number | undefined
 }

@@ -40,7 +40,7 @@ export interface Options {
    * of the text it reads: a string output as it is, anything else as its JSON text.
    * A longer output becomes a string: its first `maxOutputLength` characters and a
    * `truncationMarker`. A tool's own `maxOutputLength` wins. Default
-   * `defaultMaxOutputLength`.
+   * `defaultMaxOutputLength`; one past `Json.maxStringLength` less 128 cuts there.
    */
   readonly maxOutputLength?: number | undefined
 }
@@ -220,6 +220,10 @@ export const isTools = (u: unknown): u is Tools =>
 export const get = (tools: Tools, name: string): Tool.Tool | undefined => tools.byName.get(name)
 
 const notJson = (cause: unknown): string => `the output is not JSON (${AgentError.messageOf(cause)})`
+
+// The longest limit taken: a cut output (its first `limit` characters and a marker of
+// at most 80) is a string of the state, which holds none past `Json.maxStringLength`.
+const longestOutput = Json.maxStringLength - 128
 
 // The first `limit` characters of `text` (a surrogate pair is never split) and the
 // marker, as a string of its own: it does not keep a 10 MB output alive.
@@ -429,7 +433,7 @@ export const start = (
     const error = AgentError.toolArgumentsInvalid(id, name, refusal.path, refusal.message)
     return ToolExecution.failure(refusal.toolCall, error, startedAt, now())
   }
-  const limit = tool.maxOutputLength ?? tools.maxOutputLength ?? defaultMaxOutputLength
+  const limit = Math.min(tool.maxOutputLength ?? tools.maxOutputLength ?? defaultMaxOutputLength, longestOutput)
   const invalidArguments = (e: unknown) => {
     const error = e as { readonly path: string; readonly message: string }
     return AgentError.toolArgumentsInvalid(id, name, error.path, error.message)

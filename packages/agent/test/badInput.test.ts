@@ -13,6 +13,7 @@ import {
   AgentState,
   Codecs,
   HookContext,
+  Json,
   ToolCall,
   type AgentState as State,
   type JsonValue,
@@ -282,6 +283,19 @@ describe("bad input", () => {
       expect(driver.requests[1]!.messages.at(2)).toMatchObject({ content: output })
       expect(final.execution.errors).toEqual([])
       expect(final.execution.status).toBe("completed")
+    })
+
+    // A limit past the longest string a state holds let a 100 MB output into the state
+    // (which then did not load back): the cut is at Json.maxStringLength less 128.
+    it("is cut within Json.maxStringLength whatever the limit, so the state loads back", async () => {
+      const length = Json.maxStringLength + 1
+      const tool = big("dump", () => "x".repeat(length), { maxOutputLength: Number.MAX_SAFE_INTEGER })
+      const { final } = await runCalls([tool], { name: "dump" })
+      const output = (final.execution.steps.at(0)?.toolExecutions[0] as ToolExecution.Success).output as string
+      expect(output.length).toBeLessThanOrEqual(Json.maxStringLength)
+      expect(Tools.truncation(output)).toEqual({ length, limit: Json.maxStringLength - 128 })
+      expect(final.context.messages.at(2)?.content.length).toBeLessThanOrEqual(Json.maxStringLength)
+      expect(Codecs.decode(Codecs.AgentState, final)._tag).toBe("Success")
     })
 
     it("cuts the JSON text of an object output, at the limit of Tools.make", async () => {

@@ -3,7 +3,7 @@
 // refuses it refuses too (the hand-written check exists only to be cheap).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Codecs } from "@hookline/core"
+import { Codecs, InferenceResponse, Json, ToolCall } from "@hookline/core"
 import { damagedAnswer, encodedAnswer } from "./damagedAnswer.js"
 import { isFailure, response } from "../src/internal/driverAnswer.js"
 
@@ -61,6 +61,71 @@ describe("the driver boundary's check", () => {
       (checked.metadata as { m: number }).m,
     ]
     expect(zeros.map((z) => Object.is(z, 0))).toEqual(zeros.map(() => true))
+  })
+
+  // One string as long as the engine allows passed: the state the run commits would not
+  // load back (Codecs refuse past Json.maxStringLength). `repeat` makes a rope.
+  it("refuses a string past Json.maxStringLength, naming where and the limit", () => {
+    const long = "x".repeat(Json.maxStringLength + 1)
+    const answer = (patch: Record<string, unknown>) => ({
+      text: "", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop", modelId: "m", metadata: {}, ...patch,
+    })
+    const refused: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+      [{ text: long }, "at text"],
+      [{ text: "x".repeat(100_000_000) }, "at text"],
+      [{ reasoning: long }, "at reasoning"],
+      [{ modelId: long }, "at modelId"],
+      [{ metadata: { note: long } }, "at metadata.note"],
+      [{ metadata: { [long]: 1 } }, "at metadata"],
+      [{ toolCalls: [{ id: long, name: "n", arguments: {} }], finishReason: "tool-calls" }, "at toolCalls[0].id"],
+      [{ toolCalls: [{ id: "c", name: long, arguments: {} }], finishReason: "tool-calls" }, "at toolCalls[0].name"],
+    ]
+    for (const [patch, where] of refused) {
+      const checked = response(answer(patch))
+      if (!isFailure(checked)) throw new Error(`accepted ${Object.keys(patch).join()}`)
+      expect(checked.message).toContain(where)
+      expect(checked.message).toContain("maxStringLength")
+      expect(checked.message.length).toBeLessThan(1_000)
+    }
+    // Core's own constructors seal only what is within the bound: a response made with
+    // a long text is checked, and refused, at the boundary.
+    expect(isFailure(response(InferenceResponse.make({ text: long })))).toBe(true)
+    const call = ToolCall.make({ id: "c", name: "n", arguments: { q: long } })
+    expect(isFailure(response(InferenceResponse.make({ toolCalls: [call] })))).toBe(false)
+    // A long string in a call's arguments is the model's mistake: the call keeps an
+    // excerpt, and the tool phase answers it (ToolArgumentsInvalid).
+    const args = response(answer({ toolCalls: [{ id: "c", name: "n", arguments: { q: long } }], finishReason: "tool-calls" }))
+    if (isFailure(args)) throw new Error(args.message)
+    expect(JSON.stringify(args.toolCalls[0]?.arguments).length).toBeLessThan(1_000)
+    expect(JSON.stringify(response(InferenceResponse.make({ toolCalls: [call] })) as never).length).toBeLessThan(2_000)
+  })
+
+  // The fuzzer of the class: every string of a generated answer, in turn, past the bound.
+  it("refuses a string past Json.maxStringLength wherever an answer holds one, or refuses the call's arguments", () => {
+    const long = "x".repeat(Json.maxStringLength + 1)
+    const stringsOf = (value: unknown, keys: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> =>
+      typeof value === "string"
+        ? [keys]
+        : typeof value === "object" && value !== null
+        ? Object.entries(value).flatMap(([k, v]) => stringsOf(v, [...keys, Array.isArray(value) ? Number(k) : k]))
+        : []
+    fc.assert(fc.property(encodedAnswer, (given) => {
+      for (const keys of stringsOf(given)) {
+        const u = JSON.parse(JSON.stringify(given)) as Record<string, unknown>
+        let parent = u as Record<string | number, unknown>
+        for (const key of keys.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
+        parent[keys.at(-1) as string | number] = long
+        const checked = response(u)
+        if (keys[0] === "toolCalls" && keys[2] === "arguments") {
+          // The model's mistake: the call keeps an excerpt, the tool phase answers it.
+          if (isFailure(checked)) throw new Error(checked.message)
+          expect(JSON.stringify(checked.toolCalls[keys[1] as number]?.arguments).length).toBeLessThan(1_000)
+        } else {
+          expect(isFailure(checked)).toBe(true)
+          if (isFailure(checked)) expect(checked.message.length).toBeLessThan(1_000)
+        }
+      }
+    }), { numRuns: 50 })
   })
 
   it("keeps the usage details a driver reports and names a bad one", () => {

@@ -5,7 +5,7 @@
 // a store or the result: they get frozen copies, never the caller's objects.
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentError, AgentState, Hook, HookTriggers, Message, type HookContext } from "@hookline/core"
+import { AgentError, AgentState, Hook, HookTriggers, Json, Message, type HookContext } from "@hookline/core"
 import { AgentBuilder, AgentLoop, Driver, UseDriver, UseHook, UseLoader } from "@hookline/agent"
 import { ScriptedDriver } from "@hookline/testing"
 import { unfrozenPath } from "./support.js"
@@ -42,6 +42,9 @@ const malformed: ReadonlyArray<readonly [string, () => unknown, string]> = [
   ["a status that is not one", () => ({ ...valid(), execution: { ...valid().execution, status: "sleeping" } }), "input.execution.status"],
   ["metadata nested 100,000 levels", () => ({ ...valid(), metadata: { deep: deep(100_000) } }), "input.metadata.deep"],
   ["metadata of 200,000 items", () => ({ ...valid(), metadata: { many: Array.from({ length: 200_000 }, () => 0) } }), "input.metadata.many"],
+  // `repeat` makes a rope: the check reads the length, never the 100 MB.
+  ["a 100 MB message text", () => AgentState.make({ messages: [Message.user("x".repeat(100_000_000))] }), "input.context.messages[0].content"],
+  ["a metadata string past Json.maxStringLength", () => ({ ...valid(), metadata: { note: "x".repeat(Json.maxStringLength + 1) } }), "input.metadata.note"],
 ]
 
 const decodeFailed = async (promise: Promise<unknown>): Promise<AgentError.DecodeFailed> => {
@@ -126,6 +129,19 @@ describe("the state a caller hands a run", () => {
     const done = AgentState.withStatus(valid(), "completed", 5)
     const good = AgentBuilder.make(UseDriver(driver), UseLoader(() => Effect.succeed(done)))
     expect(await good.resume("run-1")).toBe(done)
+  })
+
+  it("refuses a loaded state holding a string past Json.maxStringLength, naming it and the limit", async () => {
+    const driver = ScriptedDriver.make([ScriptedDriver.text("hi")])
+    const long = AgentState.make({ id: "run-1", messages: [Message.user("hi"), Message.user("x".repeat(100_000_000))] })
+    const agent = AgentBuilder.make(UseDriver(driver), UseLoader(() => Effect.succeed(long)))
+    for (const started of [agent.resume("run-1"), agent.continue("run-1", "next")]) {
+      const error = await decodeFailed(started)
+      expect(error.path).toBe("loaded.context.messages[1].content")
+      expect(error.message).toContain("maxStringLength")
+      expect(error.message.length).toBeLessThan(1_000)
+    }
+    expect(driver.requests).toEqual([])
   })
 
   it("keeps a valid state that is frozen all through as it is, and copies one that is not", async () => {

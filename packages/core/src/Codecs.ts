@@ -12,6 +12,7 @@ import { Result } from "effect"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
 import type * as AgentState_ from "./AgentState.js"
+import * as Built from "./codecs/built.js"
 import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./codecs/decode.js"
@@ -31,6 +32,24 @@ export { JsonObject, JsonValue, Metadata } from "./codecs/json.js"
 export { ExecutionStatus, FinishReason, HookPoint, HookTrigger, StopReason } from "./codecs/literals.js"
 export { Message, ToolCall } from "./codecs/messages.js"
 export { AgentContext, AgentState, Execution, HookContext, InferenceAttempt, PendingCall, PendingDecision, Step, StopSignal, ToolAttempt, ToolExecution } from "./codecs/state.js"
+
+/**
+ * @internal whether core's codecs built `u` (decoded under the default bounds: a state
+ * `AgentState` decoded, a message `Message` decoded, ...), or `rememberBuilt` took it: a
+ * state so known passes the agent's entry as it is.
+ */
+export const isBuilt = (u: unknown): boolean => Built.isBuilt(u)
+
+/**
+ * @internal `state`, remembered as checked (`isBuilt`) when it is made only of parts
+ * core's codecs built (`Message`, `Step`, `StopSignal`, `AgentError`, `PendingCall`,
+ * `Metadata`, `Usage`, `ResponseFormat` remember what they decode), in core's own frozen
+ * records, within `AgentState`'s bounds; anything else is given back as it is, not
+ * remembered. A store folding its checkpoints (each part decoded with these codecs)
+ * hands its state through this, so the agent's entry does not decode it again. It
+ * cannot mark a forged state: it checks, and only a decode adds parts.
+ */
+export const rememberBuilt = <A>(state: A): A => Built.rememberBuilt(state)
 
 /**
  * The encoded (JSON-safe) form of a codec's values.
@@ -61,6 +80,11 @@ export interface DecodeOptions {
   readonly maxItems?: number | undefined
   /** The longest JSON text `fromJson` parses, in UTF-8 bytes. Default 64 MiB. */
   readonly maxBytes?: number | undefined
+  /**
+   * The longest string (UTF-16 code units) a value may hold: a message's text, an id, a
+   * name, a JSON value's strings and keys. Default 32 Mi (`Json.maxStringLength`).
+   */
+  readonly maxStringLength?: number | undefined
 }
 
 const limitsFrom = (options: DecodeOptions | undefined): Limits =>
@@ -69,6 +93,7 @@ const limitsFrom = (options: DecodeOptions | undefined): Limits =>
     : {
       maxItems: options.maxItems ?? defaultLimits.maxItems,
       maxBytes: options.maxBytes ?? defaultLimits.maxBytes,
+      maxStringLength: options.maxStringLength ?? defaultLimits.maxStringLength,
     }
 
 /**
@@ -76,7 +101,8 @@ const limitsFrom = (options: DecodeOptions | undefined): Limits =>
  * throws: whatever the input (a proxy, a throwing getter, a cycle, JSON nested
  * deeper than 512 levels), the answer is a value or a `DecodeFailed`. Decoding stops at
  * the first bad value, and an array or object with more than `maxItems` items fails
- * before any is read (`DecodeFailed` naming the limit).
+ * before any is read, a string longer than `maxStringLength` as soon as it is met
+ * (`DecodeFailed` naming the path and the limit).
  *
  * @since 0.1.0
  * @category codecs

@@ -9,7 +9,7 @@ import { emptyMetadata } from "./Json.js"
 import { type ToolCall, make as makeToolCall } from "./ToolCall.js"
 import * as Usage from "./Usage.js"
 import { deepFreeze } from "./internal/immer.js"
-import { isSealed, seal, sealJson } from "./internal/sealed.js"
+import { isBoundedString, isSealed, seal, sealJson } from "./internal/sealed.js"
 
 /**
  * Why the model stopped generating (the Vercel AI SDK's names).
@@ -107,9 +107,9 @@ const sealed = (input: Parameters<typeof make>[0]): InferenceResponse | undefine
   try {
     const text = input.text ?? ""
     const modelId = input.modelId ?? "unknown"
-    if (typeof text !== "string" || typeof modelId !== "string") return undefined
+    if (!isBoundedString(text) || !isBoundedString(modelId)) return undefined
     const reasoning = input.reasoning
-    if (reasoning !== undefined && typeof reasoning !== "string") return undefined
+    if (reasoning !== undefined && !isBoundedString(reasoning)) return undefined
     const given = input.toolCalls
     let toolCalls = noToolCalls
     if (given !== undefined && given.length > 0) {

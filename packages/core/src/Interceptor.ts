@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { HooklineError, hookFailed, messageOf, type HookFailed } from "./AgentError.js"
 import { HookPoint } from "./codecs/literals.js"
 import type { HookContext } from "./HookContext.js"
 import { contextAtFailure, settle, type DispatchEnv } from "./stack/dispatch.js"
 import { isLostWraps, LoopWraps } from "./stack/loopWraps.js"
-import type { HookStack } from "./HookStack.js"
+import { isHookStack, type HookStack } from "./HookStack.js"
 import { disarm } from "./internal/thenable.js"
 import { truncate } from "./Truncation.js"
 
@@ -72,7 +72,12 @@ export const around = <R, R2 = never>(
  * or a return that is not an Effect (a Promise is disarmed), is its failure
  * (`failureOf`), not the run's defect.
  */
-export const runUnderLoop = <R>(interceptor: Interceptor<R>, ctx: HookContext): Effect.Effect<HookContext, HookFailed, R> => {
+export const runUnderLoop = <R>(interceptor: Interceptor<R>, ctx: HookContext): Effect.Effect<HookContext, HookFailed, R> =>
+  Effect.provideService(called(interceptor, ctx), LoopWraps, interceptor.wrapsFrom ?? null)
+
+// `intercept` called as user code: a throw, or a return that is not an Effect (a Promise
+// is disarmed), is its failure.
+const called = <R>(interceptor: Interceptor<R>, ctx: HookContext): Effect.Effect<HookContext, HookFailed, R> => {
   let effect: unknown
   try {
     effect = interceptor.intercept(ctx)
@@ -83,7 +88,7 @@ export const runUnderLoop = <R>(interceptor: Interceptor<R>, ctx: HookContext): 
     disarm(effect)
     return Effect.fail(hookFailed(name, ctx.trigger, "intercept returned something that is not an Effect"))
   }
-  return Effect.provideService(effect as Effect.Effect<HookContext, HookFailed, R>, LoopWraps, interceptor.wrapsFrom ?? null)
+  return effect as Effect.Effect<HookContext, HookFailed, R>
 }
 
 /** What a custom interceptor's failures are named (`HookFailed.hook`). */
@@ -185,7 +190,12 @@ export const PassThroughInterceptor: Interceptor<never> = Object.freeze({
 
 /**
  * Runs an interceptor's synchronous path when it has one for this context, its Effect
- * path otherwise.
+ * path otherwise, and answers as the loop does. A `HookStack` answers for its hooks. A
+ * custom interceptor is user code: whatever it throws, its Effect fails or dies with, or
+ * an `intercept` that returns no Effect, is its failure, `HookFailed{ hook:
+ * "interceptor" }` (a `HookFailed` it raises is kept); what it returns gets the check a
+ * hook's return gets (a valid context of the same trigger and run, frozen through). An
+ * interruption stays one.
  *
  * @since 0.1.0
  * @category running
@@ -195,16 +205,45 @@ export const run = <R>(
   ctx: HookContext,
   env?: DispatchEnv,
 ): Effect.Effect<HookContext, HookFailed, R> => {
-  if (interceptor.interceptSync === undefined) return interceptor.intercept(ctx)
-  const sync = interceptor.interceptSync
+  if (isHookStack(interceptor)) {
+    // A stack checked every hook's return, and throws only its hooks' HookFailed.
+    if (interceptor.interceptSync === undefined) return interceptor.intercept(ctx)
+    const sync = interceptor.interceptSync
+    return Effect.suspend(() => {
+      let out: HookContext | undefined
+      try {
+        out = sync(ctx, env)
+      } catch (error) {
+        if (error instanceof HooklineError && error.error._tag === "HookFailed") return Effect.fail(error.error)
+        throw error
+      }
+      return out === undefined ? interceptor.intercept(ctx) : Effect.succeed(out)
+    })
+  }
   return Effect.suspend(() => {
-    let out: HookContext | undefined
-    try {
-      out = sync(ctx, env)
-    } catch (error) {
-      if (error instanceof HooklineError && error.error._tag === "HookFailed") return Effect.fail(error.error)
-      throw error
+    const sync = interceptor.interceptSync
+    if (sync !== undefined) {
+      let out: HookContext | undefined
+      try {
+        out = sync(ctx, env)
+      } catch (cause) {
+        return isDefect(cause) ? Effect.die(cause) : Effect.fail(failureOf(ctx, cause))
+      }
+      if (out !== undefined) return answer(ctx, out)
     }
-    return out === undefined ? interceptor.intercept(ctx) : Effect.succeed(out)
+    return Effect.matchCauseEffect(called(interceptor, ctx), {
+      onFailure: (cause) => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+        const squashed = Cause.squash(cause)
+        return isDefect(squashed) ? Effect.failCause(cause) : Effect.fail(failureOf(ctx, squashed))
+      },
+      onSuccess: (out) => answer(ctx, out),
+    })
   })
+}
+
+// A custom interceptor's return, checked as the loop checks it.
+const answer = (input: HookContext, output: unknown): Effect.Effect<HookContext, HookFailed> => {
+  const checked = checkReturn(input, output)
+  return isFailure(checked) ? Effect.fail(checked) : Effect.succeed(checked)
 }

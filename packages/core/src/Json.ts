@@ -26,6 +26,18 @@ export const maxDepth: number = limits.maxDepth
  */
 export const maxValues: number = limits.maxValues
 
+/**
+ * The longest string (UTF-16 code units) an untrusted value may hold where it enters: a
+ * state's texts, ids and names (`Codecs`, `Codecs.defaultLimits.maxStringLength`), a
+ * driver's answer, a tool's output, a JSON value's strings and keys. 32 Mi characters,
+ * about eight million tokens: past any model's context, and past every string a
+ * checkpoint's fast check vouches for (its text at most a third of 64 MiB).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxStringLength: number = limits.maxStringLength
+
 export type { JsonObject, JsonValue, Metadata } from "./internal/jsonValue.js"
 
 /**

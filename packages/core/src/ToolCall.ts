@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from "./Json.js"
 import { deepFreeze } from "./internal/immer.js"
-import { seal, sealJson } from "./internal/sealed.js"
+import { isBoundedString, seal, sealJson } from "./internal/sealed.js"
 
 /**
  * `arguments` is the decoded JSON the model sent; a driver that receives text that is
@@ -29,6 +29,6 @@ export const make = (call: { readonly id: string; readonly name: string; readonl
   const args = call.arguments === undefined ? {} : call.arguments
   // Valid parts: a sealed call holding a frozen copy of the arguments, which the agent
   // trusts without checking again. Anything else is frozen as given, and checked there.
-  const copy = typeof id === "string" && typeof name === "string" ? sealJson(args) : undefined
+  const copy = isBoundedString(id) && isBoundedString(name) ? sealJson(args) : undefined
   return copy === undefined ? deepFreeze({ id, name, arguments: args }) : seal(Object.freeze({ id, name, arguments: copy }))
 }

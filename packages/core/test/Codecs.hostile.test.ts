@@ -163,6 +163,28 @@ describe("Codecs (hostile input)", () => {
       expect(error.message).toContain(`got "xxxx`)
     })
 
+    // The class of input the entry missed: one string past the bound anywhere in a
+    // state (a rope: `repeat` allocates no 16 MB).
+    it("refuses a string past maxStringLength at every string of a state, naming its path", () => {
+      const long = "x".repeat(Json.maxStringLength + 1)
+      const stringsOf = (value: unknown): Array<ReadonlyArray<string>> =>
+        nodesOf(value).filter((keys) => typeof keys.reduce<any>((node, key) => node[key], value) === "string")
+      fc.assert(
+        fc.property(Arb.agentState({ maxMessages: 3, maxSteps: 2 }), (generated) => {
+          const text = Codecs.toJson(Codecs.AgentState, generated)
+          for (const keys of stringsOf(JSON.parse(text))) {
+            const input = JSON.parse(text)
+            setAt(input, keys, long)
+            const error = failureOf(Codecs.decode(Codecs.AgentState, input))
+            expect(error.path).toBe(formatPath(keys))
+            expect(error.message.length).toBeLessThan(1_000)
+            expect(Codecs.AgentState.is(input)).toBe(false)
+          }
+        }),
+        { numRuns: 25 },
+      )
+    })
+
     it("names a 10 MB text that is not JSON with the parser's message, bounded", () => {
       const error = failureOf(Codecs.fromJson(Codecs.AgentState, `{"id": ${huge}`))
       expect(error.path).toBe("")

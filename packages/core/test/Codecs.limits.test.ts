@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentError, AgentState, Codecs, Message } from "@hookline/core"
+import { AgentError, AgentState, Codecs, Json, Message, ToolCall } from "@hookline/core"
 
 const failureOf = <A>(result: Result.Result<A, AgentError.DecodeFailed>): AgentError.DecodeFailed => {
   if (Result.isSuccess(result)) throw new Error("expected a DecodeFailed")
@@ -64,6 +64,49 @@ describe("Codecs (size limits and failing fast)", () => {
       expect(Result.isSuccess(Codecs.fromJson(Codecs.AgentState, text, { maxBytes: text.length + 100 }))).toBe(true)
       expect(failureOf(Codecs.fromJson(Codecs.AgentState, "x".repeat(101), { maxBytes: 100 })).message).toContain("maxBytes")
       expect(Codecs.defaultLimits.maxBytes).toBe(64 * 1024 * 1024)
+    })
+  })
+
+  // One string may be as long as the engine allows (~1 GB): a caller's or a loaded
+  // state with a 100 MB text passed the check. `repeat` makes a rope: no 100 MB here.
+  describe("maxStringLength", () => {
+    const long = (n = Codecs.defaultLimits.maxStringLength + 1) => "x".repeat(n)
+    const withContent = (content: string) => Codecs.encode(Codecs.AgentState, AgentState.make({ id: "s", messages: [Message.user(content)] }))
+
+    it("defaults to Json.maxStringLength, 32 Mi characters", () => {
+      expect(Codecs.defaultLimits.maxStringLength).toBe(32 * 1024 * 1024)
+      expect(Json.maxStringLength).toBe(Codecs.defaultLimits.maxStringLength)
+    })
+
+    const places: ReadonlyArray<readonly [string, (s: string) => unknown, string]> = [
+      ["a message's text", (s) => withContent(s), "context.messages[0].content"],
+      ["a 100 MB message text", () => withContent(long(100_000_000)), "context.messages[0].content"],
+      ["the state's id", (s) => ({ ...(withContent("hi") as object), id: s }), "id"],
+      ["the system prompt", (s) => ({ ...(withContent("hi") as object), context: { ...(withContent("hi") as any).context, systemPrompt: s } }), "context.systemPrompt"],
+      ["a string in metadata", (s) => ({ ...(withContent("hi") as object), metadata: { note: [s] } }), "metadata.note[0]"],
+      ["a key in metadata", (s) => ({ ...(withContent("hi") as object), metadata: { [s]: 1 } }), "metadata"],
+      ["a tool call's arguments", (s) => Codecs.encode(Codecs.AgentState, AgentState.make({ id: "s", messages: [Message.assistant("", [ToolCall.make({ id: "c", name: "n", arguments: { q: "q" } })])] })), "context.messages[0].toolCalls[0].arguments.q"],
+    ]
+
+    it.each(places)("refuses %s past the limit, naming the path and the limit", (what, make, path) => {
+      const input = what === "a tool call's arguments"
+        ? JSON.parse(JSON.stringify(make(""))) as any
+        : make(long())
+      if (what === "a tool call's arguments") input.context.messages[0].toolCalls[0].arguments.q = long()
+      const error = failureOf(Codecs.decode(Codecs.AgentState, input))
+      expect(error.path.startsWith(path)).toBe(true)
+      expect(error.message).toContain("the maxStringLength limit")
+      expect(error.message.length).toBeLessThan(1_000)
+      expect(Codecs.AgentState.is(input)).toBe(false)
+    })
+
+    it("takes a string at the limit, and a setting", () => {
+      expect(Result.isSuccess(Codecs.decode(Codecs.AgentState, withContent(long(Codecs.defaultLimits.maxStringLength))))).toBe(true)
+      const error = failureOf(Codecs.decode(Codecs.AgentState, withContent("abcdef"), { maxStringLength: 5 }))
+      expect(error.path).toBe("context.messages[0].content")
+      expect(error.message).toContain("expected a string of at most 5 characters (the maxStringLength limit), got 6")
+      expect(Result.isSuccess(Codecs.decode(Codecs.AgentState, withContent("abcde"), { maxStringLength: 5 }))).toBe(true)
+      expect(failureOf(Codecs.decode(Codecs.Metadata, { abcdef: 1 }, { maxStringLength: 5 })).path).toBe("abcdef")
     })
   })
 

@@ -60,5 +60,47 @@ describe("Interceptor", () => {
       const error = await Effect.runPromise(Effect.flip(Interceptor.run(stack, ctx)))
       expect(error).toMatchObject({ _tag: "HookFailed", hook: "bad", trigger: "BeforeStep" })
     })
+
+    // A custom interceptor is user code: `run` answers as the loop does (run/dispatch.ts),
+    // whatever it throws, dies with or returns is `HookFailed{ hook: "interceptor" }`.
+    describe("answers a custom interceptor's failure as the loop does", () => {
+      const failing: ReadonlyArray<readonly [string, Interceptor]> = [
+        ["interceptSync throws an Error", { intercept: Effect.succeed, interceptSync: () => {
+          throw new Error("sync boom")
+        } }],
+        ["interceptSync throws a string", { intercept: Effect.succeed, interceptSync: () => {
+          throw "sync string"
+        } }],
+        ["intercept throws", { intercept: () => {
+          throw new Error("intercept boom")
+        } }],
+        ["intercept dies", { intercept: () => Effect.die(new Error("died")) }],
+        ["intercept fails with an Error", { intercept: () => Effect.fail(new Error("failed") as never) }],
+        ["intercept returns no Effect", { intercept: () => Promise.resolve(ctx) as never }],
+        ["intercept returns something that is not a context", { intercept: () => Effect.succeed({ trigger: "BeforeStep" } as never) }],
+        ["interceptSync returns another run's context", { intercept: Effect.succeed, interceptSync: (c) => HookContext.withState(c, AgentState.make({ id: "other" })) }],
+      ]
+      it.each(failing)("%s", async (_, interceptor) => {
+        const exit = await Effect.runPromiseExit(Interceptor.run(interceptor, ctx))
+        expect(exit._tag).toBe("Failure")
+        const error = await Effect.runPromise(Effect.flip(Interceptor.run(interceptor, ctx)))
+        expect(error).toMatchObject({ _tag: "HookFailed", hook: "interceptor", trigger: "BeforeStep" })
+        expect(Object.isFrozen(error)).toBe(true)
+      })
+
+      it("keeps a HookFailed the interceptor raises, and an interruption", async () => {
+        const raised = { intercept: () => Effect.fail({ _tag: "HookFailed", hook: "mine", trigger: "BeforeStep", message: "m" } as const) }
+        expect(await Effect.runPromise(Effect.flip(Interceptor.run(raised, ctx)))).toMatchObject({ hook: "mine", message: "m" })
+        const interrupted = await Effect.runPromiseExit(Interceptor.run({ intercept: () => Effect.interrupt }, ctx))
+        expect(interrupted._tag).toBe("Failure")
+      })
+
+      it("lets a valid return through, frozen", async () => {
+        const custom: Interceptor = { intercept: (c) => Effect.succeed({ ...c, metadata: { n: [1] } } as HookContext) }
+        const out = await Effect.runPromise(Interceptor.run(custom, ctx))
+        expect(out.metadata).toEqual({ n: [1] })
+        expect(Object.isFrozen(out.metadata["n"])).toBe(true)
+      })
+    })
   })
 })

@@ -498,5 +498,5 @@ export const restore = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
       ...(acc.suspendedStep === undefined ? {} : { suspendedStep: acc.suspendedStep }),
     },
   )
-  return Result.succeed({ state, envelope: acc.envelope })
+  return Result.succeed({ state: Codecs.rememberBuilt(state), envelope: acc.envelope })
 }

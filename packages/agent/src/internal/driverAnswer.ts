@@ -23,7 +23,10 @@ import * as Arguments from "./toolArguments.js"
 
 // Deeper JSON is refused, and a metadata object or a call's arguments holding more
 // values: core's bounds, which `Codecs.JsonValue` uses too.
-const { maxDepth, maxValues } = Json
+const { maxDepth, maxValues, maxStringLength } = Json
+
+// One string past the bound: the state the run commits would not load back.
+const tooLong = (length: number): string => `longer than ${maxStringLength} characters (the maxStringLength limit): ${length}`
 
 /** The most tool calls one answer may hold. */
 export const maxToolCalls = 10_000
@@ -92,6 +95,7 @@ class Check {
     if (--this.budget < 0) return this.fail(`too large: more than ${this.limit} JSON values`, true)
     switch (typeof u) {
       case "string":
+        return u.length > maxStringLength ? this.fail(tooLong(u.length), true) : u
       case "boolean":
         return u
       case "number":
@@ -131,6 +135,8 @@ class Check {
     }
     const out: Record<string, JsonValue> = {}
     for (const key of Object.keys(u)) {
+      // Named at its object: the path shows keys, it does not carry 16 MB of one.
+      if (key.length > maxStringLength) return this.fail(`a key ${tooLong(key.length)}`, true)
       path.push(key)
       const item = this.value((u as Record<string, unknown>)[key], depth + 1)
       if (item === FAIL) return FAIL
@@ -145,6 +151,7 @@ class Check {
     this.path.push(key)
     const value = (u as Record<string, unknown>)[key]
     if (typeof value !== "string") return this.fail(`expected a string, got ${kindOf(value)}`)
+    if (value.length > maxStringLength) return this.fail(tooLong(value.length))
     this.path.pop()
     return value
   }
@@ -164,6 +171,7 @@ class Check {
     this.path.push(key)
     const value = (u as Record<string, unknown>)[key]
     if (value !== undefined && typeof value !== "string") return this.fail(`expected a string or nothing, got ${kindOf(value)}`)
+    if (value !== undefined && value.length > maxStringLength) return this.fail(tooLong(value.length))
     this.path.pop()
     return value
   }

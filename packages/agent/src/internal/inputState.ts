@@ -8,7 +8,8 @@
 // the result never hold the caller's mutable objects. A state checked here before, or
 // a run's final state (the loop made it from checked parts), is known and not checked
 // again: running one seed state many times, or resuming a run's result, costs a WeakSet
-// look-up.
+// look-up. A state core's codecs built (`Codecs.isBuilt`: decoded, or a store's fold of
+// decoded parts that core took as one, `Codecs.rememberBuilt`) is not decoded again.
 import { AgentError, AgentState, AppendLog, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
 
@@ -75,6 +76,12 @@ const at = (where: string, failure: AgentError.DecodeFailed): AgentError.DecodeF
  */
 export const check = (input: unknown, where = "input"): AgentState | Result.Failure<never, AgentError.DecodeFailed> => {
   if (typeof input === "object" && input !== null && known.has(input)) return input as AgentState
+  // Built by core's codecs (a decoded state, or a store's fold of decoded parts that core
+  // took as such): valid, bounded and frozen all through; only core can say so.
+  if (Codecs.isBuilt(input)) {
+    known.add(input as object)
+    return input as AgentState
+  }
   const decoded = Codecs.decode(Codecs.AgentState, input)
   if (Result.isFailure(decoded)) return Result.fail(at(where, decoded.failure)) as Result.Failure<never, AgentError.DecodeFailed>
   const state = frozenThrough(input as object) ? input as AgentState : decoded.success

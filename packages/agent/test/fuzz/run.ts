@@ -20,6 +20,7 @@ import {
   HookContext,
   HookStack,
   InferenceResponse,
+  Json,
   Message,
   Permission,
   Step,
@@ -1168,8 +1169,15 @@ const garbageResponse = (kind: GarbageKind): unknown => {
       return { ...base, reasoning: { text: "not a string" } }
     case "afterFinish":
       return good
+    case "longText":
+      return { ...base, text: longString() }
+    case "longModelId":
+      return { ...base, modelId: longString() }
   }
 }
+
+// One string past the bound; a rope (`repeat`), so no 32 MB is made.
+const longString = (): string => "x".repeat(Json.maxStringLength + 1)
 
 const garbageParts = (kind: GarbageKind): ReadonlyArray<unknown> => {
   switch (kind) {

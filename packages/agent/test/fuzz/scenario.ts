@@ -170,6 +170,9 @@ export type GarbageKind =
   | "otherReasoning"
   /** A good answer, then parts after the Finish (null, a second Finish): those are never read. */
   | "afterFinish"
+  /** A string past `Json.maxStringLength` (branch entrycheck): the text, the model id. */
+  | "longText"
+  | "longModelId"
 
 export const garbageKinds: ReadonlyArray<GarbageKind> = [
   "undefined",
@@ -187,6 +190,9 @@ export const garbageKinds: ReadonlyArray<GarbageKind> = [
   "otherText",
   "afterFinish",
 ]
+
+/** The garbage of one string past the bound (branch entrycheck), which `withLongStrings` deals. */
+export const longStringKinds: ReadonlyArray<GarbageKind> = ["longText", "longModelId"]
 
 /** The garbage of a model's reasoning (issue 25), which `withReasoning` deals. */
 export const reasoningGarbageKinds: ReadonlyArray<GarbageKind> = ["numberReasoning", "reasoningPart", "otherReasoning"]
@@ -631,6 +637,23 @@ export const withReasoning = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenar
         default:
           return t
       }
+    }
+    return { ...s, script: s.script.map(deal) }
+  })
+
+/**
+ * Branch entrycheck: a garbage turn may be an answer holding one string past
+ * `Json.maxStringLength` (its text, its model id), which the boundary refuses as any
+ * garbage. A layer over `scenario`, as `withReasoning`, so the golden traces' sample
+ * stays as recorded.
+ */
+export const withLongStrings = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(base, fc.array(fc.nat({ max: 5 }), { minLength: 1, maxLength: 8 })).map(([s, picks]) => {
+    let i = 0
+    const deal = (t: TurnSpec): TurnSpec => {
+      const pick = picks[i++ % picks.length] as number
+      if (t._tag === "Garbage") return pick < longStringKinds.length ? { ...t, kind: longStringKinds[pick] as GarbageKind } : t
+      return t._tag === "Delay" ? { ...t, turn: deal(t.turn) } : t
     }
     return { ...s, script: s.script.map(deal) }
   })

@@ -12,6 +12,7 @@ import * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AppendLog_ from "../AppendLog.js"
 import { deepFreeze } from "../internal/immer.js"
+import { maxStringLength } from "../internal/limits.js"
 
 /**
  * A codec from unknown input (what crosses a boundary as JSON).
@@ -53,18 +54,22 @@ export interface Limits {
   readonly maxItems: number
   /** The longest JSON text `fromJson` parses, in UTF-8 bytes. */
   readonly maxBytes: number
+  /** The longest string (UTF-16 code units) a value may hold: texts, ids, names, JSON strings and keys. */
+  readonly maxStringLength: number
 }
 
 /**
- * The defaults: 100,000 items per array or object, 64 MiB of JSON text. Far beyond a
- * real state (10,000 messages of tool output each cut at 100,000 characters would be
- * 1 GB; a long run is a few MB), small enough that hostile input fails in
- * milliseconds rather than blocking the event loop for seconds.
+ * The defaults: 100,000 items per array or object, 64 MiB of JSON text, strings of at
+ * most 32 Mi characters (`Json.maxStringLength`). Far beyond a real state (10,000
+ * messages of tool output each cut at 100,000 characters would be 1 GB; a long run is a
+ * few MB; a 32 Mi-character text is about eight million tokens, past any model's
+ * context), small enough that hostile input fails in milliseconds rather than blocking
+ * the event loop for seconds, or holding a 100 MB string.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultLimits: Limits = Object.freeze({ maxItems: 100_000, maxBytes: 64 * 1024 * 1024 })
+export const defaultLimits: Limits = Object.freeze({ maxItems: 100_000, maxBytes: 64 * 1024 * 1024, maxStringLength })
 
 // The limits travel in the io-ts context's root entry (a decode is synchronous, so no
 // state outside the call is needed); a plain `codec.decode` gets the defaults.
@@ -90,6 +95,31 @@ const validateItems = <A>(u: unknown, c: t.Context, item: t.Decoder<unknown, A>)
   }
   return t.success(out)
 }
+
+/**
+ * @internal the bound of a string under the decode's limits: `undefined` when `u` is
+ * within it, else the failure's message (naming the limit and the length).
+ */
+export const stringProblem = (u: string, c: t.Context): string | undefined => {
+  const { maxStringLength: max } = limitsOf(c)
+  return u.length > max ? `expected a string of at most ${max} characters (the maxStringLength limit), got ${u.length}` : undefined
+}
+
+/**
+ * @internal a string within the decode's `maxStringLength` (its guard, `is`, holds the
+ * default): every text, id and name of a state, so one 100 MB string fails where it
+ * enters, naming its path and the limit.
+ */
+export const string: Codec<string> = new t.Type<string, string, unknown>(
+  "string",
+  (u): u is string => typeof u === "string" && u.length <= maxStringLength,
+  (u, c) => {
+    if (typeof u !== "string") return t.failure(u, c)
+    const problem = stringProblem(u, c)
+    return problem === undefined ? t.success(u) : t.failure(u, c, problem)
+  },
+  identity,
+)
 
 /** @internal a number JSON can carry: NaN and the infinities are rejected; -0 reads as 0. */
 export const finite: Codec<number> = new t.Type<number, number, unknown>(

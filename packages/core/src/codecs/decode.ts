@@ -11,9 +11,16 @@ const isBranch = (type: t.Decoder<unknown, unknown>): boolean => {
   return tag === "UnionType" || tag === "IntersectionType"
 }
 
+// A key is shown whole in a path up to this length, then cut (`…`): a key may be as
+// long as `maxStringLength`, and a path names it, it does not carry it.
+const maxKeyShown = 64
+
+const shown = (key: string): string => (key.length > maxKeyShown ? `${key.slice(0, maxKeyShown)}…` : key)
+
 /**
  * `context.messages[3].role` for one io-ts validation error, and the name of the type
- * expected there (for a union, the whole union, not its first member).
+ * expected there (for a union, the whole union, not its first member). A key longer
+ * than 64 characters is cut in the path.
  */
 export const pathOf = (error: t.ValidationError): { readonly path: string; readonly expected: string } => {
   let path = ""
@@ -23,7 +30,8 @@ export const pathOf = (error: t.ValidationError): { readonly path: string; reado
     const parent = entries[i - 1]!
     const entry = entries[i]!
     if (isBranch(parent.type)) continue
-    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : path === "" ? entry.key : `.${entry.key}`
+    const key = shown(entry.key)
+    path += /^\d+$/.test(key) ? `[${key}]` : path === "" ? key : `.${key}`
     expected = entry.type.name
   }
   return { path, expected }

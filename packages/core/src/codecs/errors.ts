@@ -6,75 +6,76 @@
  */
 import * as t from "io-ts"
 import * as AgentError_ from "../AgentError.js"
-import { finite, optional, struct, tagged } from "./combinators.js"
+import { finite, optional, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
 import { HookPoint, HookTrigger } from "./literals.js"
 
 const hookFailed = struct(
   "HookFailed",
-  { _tag: t.literal("HookFailed"), hook: t.string, trigger: HookPoint, message: t.string },
+  { _tag: t.literal("HookFailed"), hook: string, trigger: HookPoint, message: string },
   ({ hook, trigger, message }): AgentError_.HookFailed => Object.freeze({ _tag: "HookFailed", hook, trigger, message }),
 )
 
 const hookIsEffectful = struct(
   "HookIsEffectful",
-  { _tag: t.literal("HookIsEffectful"), hook: t.string, trigger: HookTrigger, message: t.string },
+  { _tag: t.literal("HookIsEffectful"), hook: string, trigger: HookTrigger, message: string },
   ({ hook, trigger, message }): AgentError_.HookIsEffectful => Object.freeze({ _tag: "HookIsEffectful", hook, trigger, message }),
 )
 
 const inferenceFailed = struct(
   "InferenceFailed",
-  { _tag: t.literal("InferenceFailed"), message: t.string, status: optional(finite), retryable: t.boolean, retryAfterMs: optional(finite) },
+  { _tag: t.literal("InferenceFailed"), message: string, status: optional(finite), retryable: t.boolean, retryAfterMs: optional(finite) },
   ({ message, status, retryable, retryAfterMs }) => AgentError_.inferenceFailed(message, { status, retryable, retryAfterMs }),
 )
 
 const toolFailed = struct(
   "ToolFailed",
-  { _tag: t.literal("ToolFailed"), toolCallId: t.string, toolName: t.string, message: t.string },
+  { _tag: t.literal("ToolFailed"), toolCallId: string, toolName: string, message: string },
   ({ toolCallId, toolName, message }): AgentError_.ToolFailed => Object.freeze({ _tag: "ToolFailed", toolCallId, toolName, message }),
 )
 
 const toolTimedOut = struct(
   "ToolTimedOut",
-  { _tag: t.literal("ToolTimedOut"), toolCallId: t.string, toolName: t.string, timeoutMs: finite, message: t.string },
+  { _tag: t.literal("ToolTimedOut"), toolCallId: string, toolName: string, timeoutMs: finite, message: string },
   ({ toolCallId, toolName, timeoutMs, message }): AgentError_.ToolTimedOut =>
     Object.freeze({ _tag: "ToolTimedOut", toolCallId, toolName, timeoutMs, message }),
 )
 
 const toolBlocked = struct(
   "ToolBlocked",
-  { _tag: t.literal("ToolBlocked"), toolCallId: t.string, toolName: t.string, reason: t.string, message: t.string },
+  { _tag: t.literal("ToolBlocked"), toolCallId: string, toolName: string, reason: string, message: string },
   ({ toolCallId, toolName, reason, message }): AgentError_.ToolBlocked =>
     Object.freeze({ _tag: "ToolBlocked", toolCallId, toolName, reason, message }),
 )
 
 const toolArgumentsInvalid = struct(
   "ToolArgumentsInvalid",
-  { _tag: t.literal("ToolArgumentsInvalid"), toolCallId: t.string, toolName: t.string, path: t.string, message: t.string },
+  { _tag: t.literal("ToolArgumentsInvalid"), toolCallId: string, toolName: string, path: string, message: string },
   ({ toolCallId, toolName, path, message }): AgentError_.ToolArgumentsInvalid =>
     Object.freeze({ _tag: "ToolArgumentsInvalid", toolCallId, toolName, path, message }),
 )
 
 const unknownTool = struct(
   "UnknownTool",
-  { _tag: t.literal("UnknownTool"), toolCallId: t.string, toolName: t.string, message: t.string },
+  { _tag: t.literal("UnknownTool"), toolCallId: string, toolName: string, message: string },
   ({ toolCallId, toolName, message }): AgentError_.UnknownTool => Object.freeze({ _tag: "UnknownTool", toolCallId, toolName, message }),
 )
 
 const invalidConfiguration = struct(
   "InvalidConfiguration",
-  { _tag: t.literal("InvalidConfiguration"), path: t.string, message: t.string },
+  { _tag: t.literal("InvalidConfiguration"), path: string, message: string },
   ({ path, message }): AgentError_.InvalidConfiguration => Object.freeze({ _tag: "InvalidConfiguration", path, message }),
 )
 
 const decodeFailed = struct(
   "DecodeFailed",
-  { _tag: t.literal("DecodeFailed"), path: t.string, message: t.string },
+  { _tag: t.literal("DecodeFailed"), path: string, message: string },
   ({ path, message }): AgentError_.DecodeFailed => Object.freeze({ _tag: "DecodeFailed", path, message }),
 )
 
 const aborted = struct(
   "Aborted",
-  { _tag: t.literal("Aborted"), message: t.string },
+  { _tag: t.literal("Aborted"), message: string },
   ({ message }) => AgentError_.aborted(message),
 )
 
@@ -86,13 +87,8 @@ const aborted = struct(
  */
 export const InferenceFailed = inferenceFailed
 
-/**
- * Any `AgentError`, dispatched on `_tag`.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const AgentError = tagged("AgentError", "_tag", {
+/** @internal `AgentError` without remembering what it builds: the codecs built on it. */
+export const plainAgentError = tagged("AgentError", "_tag", {
   HookFailed: hookFailed,
   HookIsEffectful: hookIsEffectful,
   InferenceFailed: inferenceFailed,
@@ -105,6 +101,14 @@ export const AgentError = tagged("AgentError", "_tag", {
   DecodeFailed: decodeFailed,
   Aborted: aborted,
 })
+
+/**
+ * Any `AgentError`, dispatched on `_tag`.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const AgentError = remembering(plainAgentError)
 
 /**
  * The errors a tool call can end with (`ToolExecution.ToolError`).

@@ -9,10 +9,11 @@ import * as InferenceRequest_ from "../InferenceRequest.js"
 import * as InferenceResponse_ from "../InferenceResponse.js"
 import * as Usage_ from "../Usage.js"
 import { deepFreeze } from "../internal/immer.js"
-import { appendLog, array, finite, optional, struct, tagged } from "./combinators.js"
-import { JsonObject, Metadata } from "./json.js"
+import { appendLog, array, finite, optional, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
+import { JsonObject, plainMetadata } from "./json.js"
 import { FinishReason } from "./literals.js"
-import { Message, ToolCall } from "./messages.js"
+import { plainMessage, ToolCall } from "./messages.js"
 
 // Records without a constructor (response formats, model options) are written by
 // users with only the keys they mean: decoding keeps only the keys present, so that
@@ -23,6 +24,14 @@ const present = <A extends object>(fields: A, keys: ReadonlyArray<keyof A>): A =
   return deepFreeze(out as A)
 }
 
+/** @internal `Usage` without remembering what it builds: the codecs built on it. */
+export const plainUsage = struct(
+  "Usage",
+  { inputTokens: finite, outputTokens: finite, cachedInputTokens: optional(finite), reasoningTokens: optional(finite) },
+  ({ inputTokens, outputTokens, cachedInputTokens, reasoningTokens }) =>
+    Usage_.make(inputTokens, outputTokens, { cachedInputTokens, reasoningTokens }),
+)
+
 /**
  * Token usage; zero usage decodes to `Usage.empty`. The details (cached input,
  * reasoning tokens) are optional: states written before them decode unchanged.
@@ -30,12 +39,7 @@ const present = <A extends object>(fields: A, keys: ReadonlyArray<keyof A>): A =
  * @since 0.1.0
  * @category codecs
  */
-export const Usage = struct(
-  "Usage",
-  { inputTokens: finite, outputTokens: finite, cachedInputTokens: optional(finite), reasoningTokens: optional(finite) },
-  ({ inputTokens, outputTokens, cachedInputTokens, reasoningTokens }) =>
-    Usage_.make(inputTokens, outputTokens, { cachedInputTokens, reasoningTokens }),
-)
+export const Usage = remembering(plainUsage)
 
 /**
  * A tool as the model sees it.
@@ -45,7 +49,7 @@ export const Usage = struct(
  */
 export const ToolDefinition = struct(
   "ToolDefinition",
-  { name: t.string, description: t.string, parameters: JsonObject },
+  { name: string, description: string, parameters: JsonObject },
   ({ name, description, parameters }): InferenceRequest_.ToolDefinition => Object.freeze({ name, description, parameters }),
 )
 
@@ -61,8 +65,8 @@ const textFormat = struct(
 const jsonFormatProps = {
   type: t.literal("json"),
   schema: optional(JsonObject),
-  name: optional(t.string),
-  description: optional(t.string),
+  name: optional(string),
+  description: optional(string),
 }
 
 const jsonFormat = struct(
@@ -71,13 +75,16 @@ const jsonFormat = struct(
   (fields): JsonFormat => present(fields, ["type", "schema", "name", "description"]),
 )
 
+/** @internal `ResponseFormat` without remembering what it builds: the codecs built on it. */
+export const plainResponseFormat = tagged("ResponseFormat", "type", { text: textFormat, json: jsonFormat })
+
 /**
  * A response format, dispatched on `type`; absent keys stay absent.
  *
  * @since 0.1.0
  * @category codecs
  */
-export const ResponseFormat = tagged("ResponseFormat", "type", { text: textFormat, json: jsonFormat })
+export const ResponseFormat = remembering(plainResponseFormat)
 
 const modelOptionsProps = {
   temperature: optional(finite),
@@ -85,7 +92,7 @@ const modelOptionsProps = {
   topK: optional(finite),
   maxOutputTokens: optional(finite),
   seed: optional(finite),
-  stopSequences: optional(array(t.string)),
+  stopSequences: optional(array(string)),
   providerOptions: optional(JsonObject),
 }
 
@@ -111,10 +118,10 @@ export const ModelOptions = struct(
 export const InferenceRequest = struct(
   "InferenceRequest",
   {
-    systemPrompt: t.string,
-    messages: appendLog(Message),
+    systemPrompt: string,
+    messages: appendLog(plainMessage),
     tools: array(ToolDefinition),
-    responseFormat: optional(ResponseFormat),
+    responseFormat: optional(plainResponseFormat),
     options: ModelOptions,
   },
   (fields) => InferenceRequest_.make(fields),
@@ -129,16 +136,16 @@ export const InferenceRequest = struct(
 export const InferenceResponse = struct(
   "InferenceResponse",
   {
-    text: t.string,
+    text: string,
     toolCalls: array(ToolCall),
-    usage: Usage,
+    usage: plainUsage,
     finishReason: FinishReason,
-    modelId: t.string,
-    metadata: Metadata,
+    modelId: string,
+    metadata: plainMetadata,
     // Optional, so a state written before the flag existed still decodes.
     replayed: optional(t.literal(true)),
     // Optional for the same reason: states stored before reasoning was kept decode unchanged.
-    reasoning: optional(t.string),
+    reasoning: optional(string),
   },
   ({ replayed, ...fields }) => {
     const made = InferenceResponse_.make(fields)

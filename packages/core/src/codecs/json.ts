@@ -8,8 +8,9 @@
 import * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 import type { JsonObject as JsonObject_, JsonValue as JsonValue_, Metadata as Metadata_ } from "../Json.js"
-import { maxDepth } from "../internal/limits.js"
-import { limitsOf, type Codec } from "./combinators.js"
+import { maxDepth, maxStringLength } from "../internal/limits.js"
+import { limitsOf, stringProblem, type Codec } from "./combinators.js"
+import { remembering } from "./built.js"
 
 const isPlainObject = (u: object): boolean => {
   const proto: unknown = Object.getPrototypeOf(u)
@@ -50,7 +51,10 @@ const walk = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Val
 
 const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t.Validation<JsonValue_> => {
   switch (typeof u) {
-    case "string":
+    case "string": {
+      const problem = stringProblem(u, c)
+      return problem === undefined ? t.success(u) : t.failure(u, c, problem)
+    }
     case "boolean":
       return t.success(u)
     case "number":
@@ -83,6 +87,9 @@ const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t
     }
     const entries: Array<[string, JsonValue_]> = []
     for (const key of Object.keys(u)) {
+      // A key is a string like any other: a 100 MB key is refused at that key.
+      const long = stringProblem(key, c)
+      if (long !== undefined) return t.failure(key, t.appendContext(c, key, JsonValue, key), `a key: ${long}`)
       const value = read(u, key, c)
       if (isLeft(value)) return value
       const r = walk(value.right, t.appendContext(c, key, JsonValue, value.right), depth + 1, open)
@@ -101,6 +108,7 @@ const walkNode = (u: unknown, c: t.Context, depth: number, open: Set<object>): t
 const isJsonNode = (u: unknown, depth: number): boolean => {
   switch (typeof u) {
     case "string":
+      return u.length <= maxStringLength
     case "boolean":
       return true
     case "number":
@@ -118,7 +126,7 @@ const isJsonNode = (u: unknown, depth: number): boolean => {
   }
   if (!isPlainObject(u)) return false
   for (const key in u) {
-    if (Object.hasOwn(u, key) && !isJsonNode((u as Record<string, unknown>)[key], depth + 1)) return false
+    if (Object.hasOwn(u, key) && (key.length > maxStringLength || !isJsonNode((u as Record<string, unknown>)[key], depth + 1))) return false
   }
   return true
 }
@@ -133,7 +141,9 @@ const isJson = (u: unknown): boolean => {
 }
 
 /**
- * Any JSON value: finite numbers, strings, booleans, null, arrays and plain objects.
+ * Any JSON value: finite numbers, strings, booleans, null, arrays and plain objects;
+ * strings and keys of at most `maxStringLength` characters (the decode's limit; the
+ * guard, `is`, holds the default, `Json.maxStringLength`).
  * Functions, `undefined` (also as an array item or a property value), holes, class
  * instances, cycles and non-finite numbers are rejected.
  *
@@ -166,10 +176,13 @@ const jsonObject = (name: string): Codec<JsonObject_> =>
  */
 export const JsonObject: Codec<JsonObject_> = jsonObject("JsonObject")
 
+/** @internal `Metadata` without remembering what it builds: the codecs built on it. */
+export const plainMetadata: Codec<Metadata_> = jsonObject("Metadata")
+
 /**
  * Metadata: a JSON object.
  *
  * @since 0.1.0
  * @category codecs
  */
-export const Metadata: Codec<Metadata_> = jsonObject("Metadata")
+export const Metadata: Codec<Metadata_> = remembering(plainMetadata)

@@ -6,7 +6,8 @@
 import * as t from "io-ts"
 import * as Message_ from "../Message.js"
 import * as ToolCall_ from "../ToolCall.js"
-import { array, struct, tagged } from "./combinators.js"
+import { array, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
 import { JsonValue } from "./json.js"
 
 /**
@@ -17,7 +18,7 @@ import { JsonValue } from "./json.js"
  */
 export const ToolCall = struct(
   "ToolCall",
-  { id: t.string, name: t.string, arguments: JsonValue },
+  { id: string, name: string, arguments: JsonValue },
   // `ToolCall.make` turns `null` arguments into `{}`: keep what was encoded.
   ({ id, name, arguments: args }): ToolCall_.ToolCall =>
     args === null ? Object.freeze({ id, name, arguments: null }) : ToolCall_.make({ id, name, arguments: args }),
@@ -25,27 +26,30 @@ export const ToolCall = struct(
 
 const system = struct(
   "SystemMessage",
-  { role: t.literal("system"), content: t.string },
+  { role: t.literal("system"), content: string },
   ({ content }) => Message_.system(content),
 )
 
 const user = struct(
   "UserMessage",
-  { role: t.literal("user"), content: t.string },
+  { role: t.literal("user"), content: string },
   ({ content }) => Message_.user(content),
 )
 
 const assistant = struct(
   "AssistantMessage",
-  { role: t.literal("assistant"), content: t.string, toolCalls: array(ToolCall) },
+  { role: t.literal("assistant"), content: string, toolCalls: array(ToolCall) },
   ({ content, toolCalls }) => Message_.assistant(content, toolCalls),
 )
 
 const tool = struct(
   "ToolMessage",
-  { role: t.literal("tool"), toolCallId: t.string, toolName: t.string, content: t.string, isError: t.boolean },
+  { role: t.literal("tool"), toolCallId: string, toolName: string, content: string, isError: t.boolean },
   ({ toolCallId, toolName, content, isError }) => Message_.tool({ toolCallId, toolName, content, isError }),
 )
+
+/** @internal `Message` without remembering what it builds: the codecs built on it. */
+export const plainMessage = tagged("Message", "role", { system, user, assistant, tool })
 
 /**
  * A message of any role, dispatched on `role`.
@@ -53,4 +57,4 @@ const tool = struct(
  * @since 0.1.0
  * @category codecs
  */
-export const Message = tagged("Message", "role", { system, user, assistant, tool })
+export const Message = remembering(plainMessage)

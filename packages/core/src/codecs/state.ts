@@ -13,28 +13,23 @@ import * as StopReason_ from "../StopReason.js"
 import * as StopSignal_ from "../StopSignal.js"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as ToolExecution_ from "../ToolExecution.js"
-import { appendLog, array, finite, literals, optional, struct, tagged } from "./combinators.js"
-import { AgentError, InferenceFailed, ToolError } from "./errors.js"
-import { InferenceRequest, InferenceResponse, ResponseFormat, Usage } from "./inference.js"
+import { appendLog, array, finite, literals, optional, string, struct, tagged } from "./combinators.js"
+import { remembering } from "./built.js"
+import { InferenceFailed, plainAgentError, ToolError } from "./errors.js"
+import { InferenceRequest, InferenceResponse, plainResponseFormat, plainUsage } from "./inference.js"
 import { emptyMetadata } from "../Json.js"
-import { JsonValue, Metadata } from "./json.js"
+import { JsonValue, plainMetadata } from "./json.js"
 import { ExecutionStatus, FinishReason, HookTrigger, StopReason } from "./literals.js"
-import { Message, ToolCall } from "./messages.js"
+import { plainMessage, ToolCall } from "./messages.js"
 
 const signalFields = struct(
   "StopSignal",
-  { reason: t.string, message: t.string, source: t.string, priority: optional(finite), kind: optional(literals<StopReason_.Kind>(["hard", "soft"])) },
+  { reason: string, message: string, source: string, priority: optional(finite), kind: optional(literals<StopReason_.Kind>(["hard", "soft"])) },
   (fields) => fields,
 )
 
-/**
- * A stop signal: a built-in reason (no priority, no kind: they are fixed), or a custom
- * reason with its declared priority and kind (`StopReason.custom`).
- *
- * @since 0.1.0
- * @category codecs
- */
-export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof signalFields>, unknown>(
+/** @internal `StopSignal` without remembering what it builds: the codecs built on it. */
+export const plainStopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof signalFields>, unknown>(
   "StopSignal",
   (u): u is StopSignal_.StopSignal =>
     signalFields.is(u) && (StopReason.is(u.reason)
@@ -64,6 +59,15 @@ export const StopSignal = new t.Type<StopSignal_.StopSignal, t.OutputOf<typeof s
   (signal) => signalFields.encode({ ...signal, priority: signal.priority, kind: signal.kind }),
 )
 
+/**
+ * A stop signal: a built-in reason (no priority, no kind: they are fixed), or a custom
+ * reason with its declared priority and kind (`StopReason.custom`).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const StopSignal = remembering(plainStopSignal)
+
 // Optional, so a state written before the flag existed still decodes.
 const replayedFlag = optional(t.literal(true))
 
@@ -71,7 +75,7 @@ const replayedIf = <E extends ToolExecution_.ToolExecution>(execution: E, replay
   replayed === true ? ToolExecution_.asReplayed(execution) : execution
 
 // The fields after the outcome, shared by a success and a failure.
-const ranFields = { startedAt: finite, completedAt: finite, usage: optional(Usage), replayed: replayedFlag }
+const ranFields = { startedAt: finite, completedAt: finite, usage: optional(plainUsage), replayed: replayedFlag }
 
 const success = struct(
   "Success",
@@ -89,7 +93,7 @@ const failure = struct(
 
 const blocked = struct(
   "Blocked",
-  { status: t.literal("blocked"), toolCall: ToolCall, reason: t.string, startedAt: finite, completedAt: finite, replayed: replayedFlag },
+  { status: t.literal("blocked"), toolCall: ToolCall, reason: string, startedAt: finite, completedAt: finite, replayed: replayedFlag },
   ({ toolCall, reason, startedAt, completedAt, replayed }): ToolExecution_.Blocked => {
     const made = ToolExecution_.blocked(toolCall, reason, startedAt)
     // `blocked` takes one time; keep a different completion time as encoded.
@@ -113,7 +117,7 @@ export const ToolExecution = tagged("ToolExecution", "status", { success, failur
  */
 export const InferenceAttempt = struct(
   "InferenceAttempt",
-  { modelId: optional(t.string), startedAt: finite, durationMs: finite, usage: Usage, error: optional(InferenceFailed) },
+  { modelId: optional(string), startedAt: finite, durationMs: finite, usage: plainUsage, error: optional(InferenceFailed) },
   (fields) => Step_.inferenceAttempt(fields),
 )
 
@@ -125,7 +129,7 @@ export const InferenceAttempt = struct(
  */
 export const ToolAttempt = struct(
   "ToolAttempt",
-  { toolCallId: t.string, toolName: t.string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
+  { toolCallId: string, toolName: string, startedAt: finite, durationMs: finite, error: optional(ToolError) },
   (fields) => Step_.toolAttempt(fields),
 )
 
@@ -138,17 +142,17 @@ export const ToolAttempt = struct(
 export const PendingDecision = tagged("PendingDecision", "_tag", {
   Approve: struct(
     "Approve",
-    { _tag: t.literal("Approve"), by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Approve"), by: optional(string), reason: optional(string) },
     ({ by, reason }) => Object.freeze({ _tag: "Approve" as const, ...decidedBy(by, reason) }),
   ),
   Edit: struct(
     "Edit",
-    { _tag: t.literal("Edit"), arguments: JsonValue, by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Edit"), arguments: JsonValue, by: optional(string), reason: optional(string) },
     ({ arguments: args, by, reason }) => Object.freeze({ _tag: "Edit" as const, arguments: args, ...decidedBy(by, reason) }),
   ),
   Reject: struct(
     "Reject",
-    { _tag: t.literal("Reject"), message: t.string, by: optional(t.string), reason: optional(t.string) },
+    { _tag: t.literal("Reject"), message: string, by: optional(string), reason: optional(string) },
     ({ message, by, reason }) => Object.freeze({ _tag: "Reject" as const, message, ...decidedBy(by, reason) }),
   ),
 })
@@ -159,26 +163,21 @@ const decidedBy = (by: string | undefined, reason: string | undefined) => ({
   ...(reason === undefined ? {} : { reason }),
 })
 
-/**
- * A step of the loop.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const Step = struct(
+/** @internal `Step` without remembering what it builds: the codecs built on it. */
+export const plainStep = struct(
   "Step",
   {
     index: finite,
     response: optional(InferenceResponse),
     toolExecutions: array(ToolExecution),
-    usage: Usage,
+    usage: plainUsage,
     finishReason: optional(FinishReason),
     startedAt: finite,
     completedAt: optional(finite),
     attempts: optional(array(InferenceAttempt)),
     toolAttempts: optional(array(ToolAttempt)),
     // Bounded as any stored JSON object is (the checkpoint's item and byte limits).
-    decisions: optional(t.record(t.string, PendingDecision)),
+    decisions: optional(t.record(string, PendingDecision)),
   },
   (fields): Step_.Step => {
     const made = Step_.make(fields)
@@ -188,6 +187,14 @@ export const Step = struct(
 )
 
 /**
+ * A step of the loop.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const Step = remembering(plainStep)
+
+/**
  * The conversation part of a state; its messages decode into an `AppendLog`.
  *
  * @since 0.1.0
@@ -195,20 +202,15 @@ export const Step = struct(
  */
 export const AgentContext = struct(
   "AgentContext",
-  { systemPrompt: t.string, responseFormat: optional(ResponseFormat), messages: appendLog(Message), metadata: Metadata },
+  { systemPrompt: string, responseFormat: optional(plainResponseFormat), messages: appendLog(plainMessage), metadata: plainMetadata },
   ({ systemPrompt, responseFormat, messages, metadata }): AgentState_.AgentContext =>
     Object.freeze({ systemPrompt, responseFormat, messages, metadata }),
 )
 
-/**
- * A call waiting for a decision.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const PendingCall = struct(
+/** @internal `PendingCall` without remembering what it builds: the codecs built on it. */
+export const plainPendingCall = struct(
   "PendingCall",
-  { toolCall: ToolCall, reason: t.string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
+  { toolCall: ToolCall, reason: string, payload: optional(JsonValue), decision: optional(PendingDecision), expiresAt: optional(finite) },
   ({ toolCall, reason, payload, decision, expiresAt }): AgentState_.PendingCall =>
     Object.freeze({
       toolCall,
@@ -218,6 +220,14 @@ export const PendingCall = struct(
       ...(expiresAt === undefined ? {} : { expiresAt }),
     }),
 )
+
+/**
+ * A call waiting for a decision.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const PendingCall = remembering(plainPendingCall)
 
 /**
  * The execution record of a state; its steps decode into an `AppendLog`.
@@ -231,16 +241,16 @@ export const Execution = struct(
     status: ExecutionStatus,
     startedAt: optional(finite),
     completedAt: optional(finite),
-    steps: appendLog(Step),
-    stopSignals: array(StopSignal),
+    steps: appendLog(plainStep),
+    stopSignals: array(plainStopSignal),
     continuationRequested: t.boolean,
-    usage: Usage,
-    errors: array(AgentError),
+    usage: plainUsage,
+    errors: array(plainAgentError),
     // Optional: states encoded before these fields existed still decode.
-    stopReason: optional(t.string),
-    metadata: optional(Metadata),
-    pendingCalls: optional(array(PendingCall)),
-    suspendedStep: optional(Step),
+    stopReason: optional(string),
+    metadata: optional(plainMetadata),
+    pendingCalls: optional(array(plainPendingCall)),
+    suspendedStep: optional(plainStep),
     runningSince: optional(finite),
   },
   (fields): AgentState_.Execution =>
@@ -261,15 +271,10 @@ export const Execution = struct(
     }),
 )
 
-/**
- * A whole agent state: a checkpoint, a trace entry.
- *
- * @since 0.1.0
- * @category codecs
- */
-export const AgentState = struct(
+/** @internal `AgentState` without remembering what it builds: the codecs built on it. */
+export const plainAgentState = struct(
   "AgentState",
-  { id: t.string, parentId: optional(t.string), context: AgentContext, execution: Execution, metadata: Metadata },
+  { id: string, parentId: optional(string), context: AgentContext, execution: Execution, metadata: plainMetadata },
   ({ id, parentId, context, execution, metadata }) =>
     pipe(
       AgentState_.make({ id, parentId, metadata }),
@@ -277,6 +282,14 @@ export const AgentState = struct(
       AgentState_.withExecution(execution),
     ),
 )
+
+/**
+ * A whole agent state: a checkpoint, a trace entry.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const AgentState = remembering(plainAgentState)
 
 /**
  * A hook context with its state and the optional data of its trigger.
@@ -288,14 +301,14 @@ export const HookContext = struct(
   "HookContext",
   {
     trigger: HookTrigger,
-    state: AgentState,
+    state: plainAgentState,
     request: optional(InferenceRequest),
     response: optional(InferenceResponse),
     toolCall: optional(ToolCall),
     toolExecution: optional(ToolExecution),
     toolExecutionBlocked: t.boolean,
-    errors: array(AgentError),
-    metadata: Metadata,
+    errors: array(plainAgentError),
+    metadata: plainMetadata,
     createdAt: finite,
     updatedAt: finite,
   },

@@ -5,7 +5,7 @@
 // skips the check and the copy for them. Anything else, a hand-built, mutated or
 // proxied answer included, is checked there as before.
 import type { JsonValue } from "./jsonValue.js"
-import { maxDepth, maxValues } from "./limits.js"
+import { maxDepth, maxStringLength, maxValues } from "./limits.js"
 
 const sealed = new WeakSet<object>()
 
@@ -15,11 +15,14 @@ export const seal = <A extends object>(value: A): A => {
   return value
 }
 
+/** Whether `s` is a string a sealed value may hold (`limits.ts`). */
+export const isBoundedString = (s: unknown): s is string => typeof s === "string" && s.length <= maxStringLength
+
 /** Whether `u` was sealed by core. */
 export const isSealed = (u: unknown): boolean => typeof u === "object" && u !== null && sealed.has(u)
 
-// The bounds of the agent's boundary (limits.ts): JSON nested deeper, or holding more
-// values, is refused there, so it is never sealed here.
+// The bounds of the agent's boundary (limits.ts): JSON nested deeper, holding more
+// values, or a longer string, is refused there, so it is never sealed here.
 
 const FAIL: unique symbol = Symbol("FAIL")
 
@@ -35,6 +38,7 @@ class Copy {
     if (--this.budget < 0) return FAIL
     switch (typeof u) {
       case "string":
+        return u.length > maxStringLength ? FAIL : u
       case "boolean":
         return u
       case "number":
@@ -61,6 +65,7 @@ class Copy {
     if (!isPlain(u)) return FAIL
     const out: Record<string, JsonValue> = {}
     for (const key of Object.keys(u)) {
+      if (key.length > maxStringLength) return FAIL
       const item = this.value((u as Record<string, unknown>)[key], depth + 1)
       if (item === FAIL) return FAIL
       // `out.__proto__ = v` would set the prototype: keep it an own data key.

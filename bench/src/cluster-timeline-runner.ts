@@ -25,7 +25,14 @@ process.on("exit", () => rec.dump(out))
 
 // TIMELINE_FLUSH=1: the runner's replies and read marks wait for the WAL flush (the
 // setting `repliesWaitForFlush`, the default before it existed), for an A/B in one sitting.
-const settings: Settings.Settings = { ...Settings.defaults, repliesWaitForFlush: process.env["TIMELINE_FLUSH"] === "1" }
+// TIMELINE_SHARDS=n: shards per group (the client is given the same), for an A/B of the
+// shard count, which effect/cluster's read of new messages writes into its text.
+const shards = process.env["TIMELINE_SHARDS"]
+const settings: Settings.Settings = {
+  ...Settings.defaults,
+  repliesWaitForFlush: process.env["TIMELINE_FLUSH"] === "1",
+  ...(shards === undefined ? {} : { shardsPerGroup: Number(shards) }),
+}
 const hookline = Layer.effect(
   RunEntity.Hookline,
   Effect.gen(function*() {

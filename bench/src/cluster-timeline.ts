@@ -28,7 +28,9 @@ import { type Mark, nowMicros, recorder, stampedPool, tracedCluster } from "./cl
 const runs = Number(process.argv[2] ?? 60)
 // TIMELINE_FLUSH=1: the runner's replies and read marks wait for the WAL flush (its
 // `repliesWaitForFlush`), for an A/B against the shipped default in one sitting.
-const runnerSettings = process.env["TIMELINE_FLUSH"] === "1" ? "repliesWaitForFlush: true" : "shipped (repliesWaitForFlush: false)"
+// TIMELINE_SHARDS=n: shards per group on the runner and this client (default the shipped 300).
+const shardsPerGroup = process.env["TIMELINE_SHARDS"] === undefined ? Settings.defaults.shardsPerGroup : Number(process.env["TIMELINE_SHARDS"])
+const runnerSettings = `${process.env["TIMELINE_FLUSH"] === "1" ? "repliesWaitForFlush: true" : "shipped (repliesWaitForFlush: false)"}, shardsPerGroup ${shardsPerGroup}`
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 const entry = fileURLToPath(new URL("./cluster-timeline-runner.ts", import.meta.url))
@@ -84,7 +86,7 @@ try {
   const took: Array<number> = []
   const runner = await startRunner(database, [], { TIMELINE_OUT: out }, [], entry)
   const runtime = ManagedRuntime.make(
-    Client.layer().pipe(Layer.provide(tracedCluster(rec, database, { clientOnly: true })), Layer.provideMerge(rec.layer)),
+    Client.layer().pipe(Layer.provide(tracedCluster(rec, database, { clientOnly: true, shardsPerGroup })), Layer.provideMerge(rec.layer)),
   )
   const windows: Array<{ runId: string; t0: number; t1: number; t2: number }> = []
   try {

@@ -123,7 +123,7 @@ export const stampedPool = (pool: pg.Pool, rec: ReturnType<typeof recorder>): pg
 export const tracedCluster = (
   rec: ReturnType<typeof recorder>,
   database: string,
-  options: { readonly clientOnly: true } | { readonly runnerAddress: RunnerAddress.RunnerAddress; readonly settings?: Partial<Settings.Settings> },
+  options: { readonly clientOnly: true; readonly shardsPerGroup?: number } | { readonly runnerAddress: RunnerAddress.RunnerAddress; readonly settings?: Partial<Settings.Settings> },
 ) => {
   // A runner's storage is `Runner.storageLayer`'s (its replies and read marks on their own
   // pool unless `repliesWaitForFlush`); a client's, effect/cluster's on one pool.
@@ -148,7 +148,7 @@ export const tracedCluster = (
   )
   // The client's settings are the bench's (cluster.ts): assignments and polls every second.
   const shardingConfig = "clientOnly" in options
-    ? Settings.shardingConfig({ ...Settings.defaults, assignmentsRefresh: "1 second", messagePoll: "1 second" })
+    ? Settings.shardingConfig({ ...Settings.defaults, assignmentsRefresh: "1 second", messagePoll: "1 second", shardsPerGroup: options.shardsPerGroup ?? Settings.defaults.shardsPerGroup })
     : { ...Settings.shardingConfig({ ...Settings.defaults, ...options.settings }), runnerAddress: Option.some(options.runnerAddress) }
   return NodeClusterSocket.layer({ ...("clientOnly" in options ? { clientOnly: true } : {}), storage: "byo", shardingConfig }).pipe(
     Layer.provide(Layer.provideMerge(storage, inner)),

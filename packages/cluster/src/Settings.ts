@@ -29,7 +29,16 @@ export interface Settings {
   readonly idleEviction: Duration.Input
   /** The most runs resident on one runner (default 10,000): past it, messages wait in PostgreSQL (back-pressure). */
   readonly maxResidentEntities: number
-  /** Shards per group, the same on every runner (default 300). */
+  /**
+   * Shards per group (default 300, at most 10,000): the same on every runner and client
+   * process, and chosen before the park's first start (a run's shard is its id's hash
+   * modulo this count, so changing it strands the messages stored under the old one). A
+   * runner's read of new messages writes the ids of the shards it holds into its SQL: a
+   * runner holding 300 spends 0.24–1.7 ms more a read than one holding 30, by the size
+   * of the message table (docs/performance.md); a runner of a park of N holds about
+   * count / N. Fewer shards than runners leave runners idle, and a count not much above
+   * the runners balances them worse (docs/scaling.md).
+   */
   readonly shardsPerGroup: number
   /** How often a runner polls the message table for messages it was not sent directly (default 2 s). */
   readonly messagePoll: Duration.Input
@@ -130,6 +139,7 @@ export class InvalidSetting extends Data.TaggedError("InvalidSetting")<{
 }
 
 type DurationKey = "lockExpiration" | "lockRefresh" | "assignmentsRefresh" | "idleEviction" | "messagePoll" | "terminationTimeout"
+type CountKey = "maxResidentEntities" | "shardsPerGroup"
 
 /**
  * The settings `hookline-runner` takes as flags, by flag name.
@@ -137,7 +147,7 @@ type DurationKey = "lockExpiration" | "lockRefresh" | "assignmentsRefresh" | "id
  * @since 0.1.0
  * @category constants
  */
-export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntities" | "repliesWaitForFlush" } = Object.freeze({
+export const flags: { readonly [flag: string]: DurationKey | CountKey | "repliesWaitForFlush" } = Object.freeze({
   "lock-expiration": "lockExpiration",
   "lock-refresh": "lockRefresh",
   "assignments-refresh": "assignmentsRefresh",
@@ -145,14 +155,20 @@ export const flags: { readonly [flag: string]: DurationKey | "maxResidentEntitie
   "message-poll": "messagePoll",
   "termination-timeout": "terminationTimeout",
   "max-resident": "maxResidentEntities",
+  "shards-per-group": "shardsPerGroup",
   "replies-wait-for-flush": "repliesWaitForFlush",
 })
 
 const durationExpected = `a positive finite duration such as "10 seconds" or "500 millis", or a number of milliseconds`
 const countExpected = "a positive whole number"
+// effect/cluster builds an array of every shard on each assignment refresh: bounded.
+const maxShardsPerGroup = 10_000
+const shardsExpected = `a whole number from 1 to ${maxShardsPerGroup}`
+const countKeys: ReadonlyArray<CountKey> = ["maxResidentEntities", "shardsPerGroup"]
+const expectedOf = (key: CountKey) => (key === "shardsPerGroup" ? shardsExpected : countExpected)
 
-// The duration settings are the flags' other than the count.
-const durationKeys: ReadonlyArray<DurationKey> = Object.values(flags).filter((key): key is DurationKey => key !== "maxResidentEntities" && key !== "repliesWaitForFlush")
+// The duration settings are the flags' other than the counts and the switch.
+const durationKeys: ReadonlyArray<DurationKey> = Object.values(flags).filter((key): key is DurationKey => !countKeys.includes(key as CountKey) && key !== "repliesWaitForFlush")
 
 // `millis` is NaN for an input that denotes no duration; an input it cannot read throws.
 const isDuration = (input: unknown): boolean => {
@@ -164,7 +180,8 @@ const isDuration = (input: unknown): boolean => {
   }
 }
 
-const isCount = (n: unknown): boolean => typeof n === "number" && Number.isSafeInteger(n) && n > 0
+const isCount = (n: unknown, key: CountKey): boolean =>
+  typeof n === "number" && Number.isSafeInteger(n) && n > 0 && (key !== "shardsPerGroup" || n <= maxShardsPerGroup)
 
 /**
  * Checks settings given in code (`Runner.layer({ settings })`): each duration positive
@@ -181,9 +198,9 @@ export const check = (settings: Partial<Settings>): Result.Result<Partial<Settin
   if (settings.repliesWaitForFlush !== undefined && typeof settings.repliesWaitForFlush !== "boolean") {
     return Result.fail(new InvalidSetting({ setting: "repliesWaitForFlush", expected: "true or false", got: String(settings.repliesWaitForFlush) }))
   }
-  for (const key of ["maxResidentEntities", "shardsPerGroup"] as const) {
+  for (const key of countKeys) {
     const value = settings[key]
-    if (value !== undefined && !isCount(value)) return Result.fail(new InvalidSetting({ setting: key, expected: countExpected, got: String(value) }))
+    if (value !== undefined && !isCount(value, key)) return Result.fail(new InvalidSetting({ setting: key, expected: expectedOf(key), got: String(value) }))
   }
   return Result.succeed(settings)
 }
@@ -191,7 +208,8 @@ export const check = (settings: Partial<Settings>): Result.Result<Partial<Settin
 /**
  * The settings given as `hookline-runner` flags (`{ "lock-expiration": "3 seconds" }`),
  * each checked: a duration with a unit, or a number of milliseconds, positive and finite;
- * `max-resident` a positive whole number, `replies-wait-for-flush` true or false. Absent
+ * `max-resident` a positive whole number, `shards-per-group` one from 1 to 10,000,
+ * `replies-wait-for-flush` true or false. Absent
  * flags are left out (the defaults stand).
  *
  * @since 0.1.0
@@ -206,10 +224,10 @@ export const fromFlags = (given: { readonly [flag: string]: string | undefined }
     if (key === "repliesWaitForFlush") {
       if (trimmed !== "true" && trimmed !== "false") return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: "true or false", got: text }))
       out.repliesWaitForFlush = trimmed === "true"
-    } else if (key === "maxResidentEntities") {
+    } else if (key === "maxResidentEntities" || key === "shardsPerGroup") {
       const n = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN
-      if (!isCount(n)) return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: countExpected, got: text }))
-      out.maxResidentEntities = n
+      if (!isCount(n, key)) return Result.fail(new InvalidSetting({ setting: `--${flag}`, expected: expectedOf(key), got: text }))
+      out[key] = n
     } else {
       // A number alone is milliseconds; otherwise effect's "<number> <unit>".
       const input: Duration.Input = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : (trimmed as Duration.Input)

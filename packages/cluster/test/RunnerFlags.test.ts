@@ -21,6 +21,10 @@ describe("Settings.fromFlags", () => {
     ["max-resident", "1.5"],
     ["max-resident", "0"],
     ["max-resident", "many"],
+    ["shards-per-group", "0"],
+    ["shards-per-group", "12.5"],
+    ["shards-per-group", "few"],
+    ["shards-per-group", "10001"],
     ["replies-wait-for-flush", "yes"],
     ["replies-wait-for-flush", ""],
   ])("refuses --%s %j with a typed InvalidSetting naming the flag", (flag, value) => {
@@ -36,6 +40,14 @@ describe("Settings.fromFlags", () => {
   it("takes durations with a unit or in milliseconds, and positive whole counts", () => {
     const result = Settings.fromFlags({ "lock-expiration": "3 seconds", "lock-refresh": "1000", "max-resident": "500", "idle-eviction": undefined })
     expect(result).toEqual(Result.succeed({ lockExpiration: "3 seconds", lockRefresh: 1000, maxResidentEntities: 500 }))
+  })
+
+  it("takes --shards-per-group as a positive whole count", () => {
+    expect(Settings.fromFlags({ "shards-per-group": "100" })).toEqual(Result.succeed({ shardsPerGroup: 100 }))
+    expect(Settings.fromFlags({ "shards-per-group": "10000" })).toEqual(Result.succeed({ shardsPerGroup: 10_000 }))
+    expect(Settings.check({ shardsPerGroup: 20_000 })).toEqual(
+      Result.fail(new Settings.InvalidSetting({ setting: "shardsPerGroup", expected: "a whole number from 1 to 10000", got: "20000" })),
+    )
   })
 
   it("takes --replies-wait-for-flush true or false", () => {

@@ -2,7 +2,7 @@
 // hookline-runner --agents ./agents.mjs --db postgres://… [--host 127.0.0.1] [--port 34431]
 //   [--lock-expiration "10 seconds"] [--lock-refresh "3 seconds"] [--assignments-refresh "1 second"]
 //   [--idle-eviction "1 minute"] [--message-poll "2 seconds"] [--max-resident 10000] [--termination-timeout "15 seconds"]
-//   [--replies-wait-for-flush false]
+//   [--shards-per-group 300] [--replies-wait-for-flush false]
 // A duration is "<number> <unit>" or a number of milliseconds; a bad one exits 2 naming the flag.
 // The agents module's default export (or `agents`) is an array of ClusterAgent. SIGTERM
 // or SIGINT shuts the runner down gracefully: its shards go to the other runners and its

@@ -88,7 +88,9 @@ export const storageLayer = (database: string, settings?: Partial<Settings.Setti
   runnerStorageLayer(database, { waitForFlush: { ...Settings.defaults, ...settings }.repliesWaitForFlush })
 
 /**
- * A client-only process's cluster and client, over the cluster's database.
+ * A client-only process's cluster and client, over the cluster's database. Give it the
+ * runners' `lockExpiration` and `shardsPerGroup` (see `Settings`): with a longer expiry
+ * than theirs it keeps sending a dead runner's shards to it after they have moved.
  *
  * @since 0.1.0
  * @category layers

@@ -18,7 +18,10 @@ export interface Settings {
    * How long a dead runner's shards stay locked (default 10 s): the pause of its runs.
    * Shorter moves runs sooner, but a runner whose event loop stalls longer (GC, CPU
    * starvation) loses its shards while it may still run a tool (a zombie; the run's
-   * lease then stops its tools at its next renewal).
+   * lease then stops its tools at its next renewal). Give every runner and every client
+   * process the same value: each counts a runner alive while its heartbeat is younger than
+   * its own expiry, so a client with a longer one keeps sending a dead runner's shards to it
+   * after the runners have moved them.
    */
   readonly lockExpiration: Duration.Input
   /** How often a runner refreshes its shard locks and heartbeat (default 3 s, at most a third of the expiry). */

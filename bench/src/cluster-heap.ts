@@ -45,7 +45,7 @@ try {
   const env: Record<string, string> = { MEM_LOG: memLog }
   if (process.env["HEAP_DIR"] !== undefined) env["HEAP_DIR"] = process.env["HEAP_DIR"]
   const runner = await startRunner(server.connectionString, settings, env)
-  const client = await Runner.openClient({ database: server.connectionString, settings: { assignmentsRefresh: "1 second", messagePoll: "1 second" } })
+  const client = await Runner.openClient({ database: server.connectionString, settings: { lockExpiration: "60 seconds", lockRefresh: "5 seconds", assignmentsRefresh: "1 second", messagePoll: "1 second" } })
   try {
     // Suspended runs (the `approver` waits for an approval at its first step), 100 at a time.
     const suspend = async (prefix: string, n: number) => {

@@ -8,9 +8,10 @@
 // the result never hold the caller's mutable objects. A state checked here before, or
 // a run's final state (the loop made it from checked parts), is known and not checked
 // again: running one seed state many times, or resuming a run's result, costs a WeakSet
-// look-up. A frozen state holding a key the codec does not know is not kept: the codec's
-// copy, without it, is taken. A state core's codecs built (`Codecs.isBuilt`: decoded, or a store's fold of
-// decoded parts that core took as one, `Codecs.rememberBuilt`) is not decoded again.
+// look-up. A frozen state holding a key the codec does not know is not kept: the
+// codec's copy, without it, is taken. A state core's codecs built (`Codecs.isBuilt`:
+// decoded, or a store's fold of decoded parts that core took as one,
+// `Codecs.rememberBuilt`) is not decoded again.
 import { AgentError, AgentState, AppendLog, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
 

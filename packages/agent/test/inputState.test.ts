@@ -196,3 +196,48 @@ describe("a frozen state that can still answer differently", () => {
     expect(Object.getOwnPropertyDescriptor(seen[0]?.state, "parentId")?.get).toBeUndefined()
   })
 })
+
+// A state frozen all through was kept as it is with keys the codec does not know (and so
+// never checked): a 100 MB string, anything. The codec's copy, which drops them, is taken
+// instead (branch plaindata); a state with only known keys is still kept as it is.
+describe("a frozen state holding keys the codec does not know", () => {
+  const big = () => "x".repeat(100_000_000)
+  const deepFreeze = <A>(a: A): A => {
+    if (typeof a === "object" && a !== null && !Object.isFrozen(a)) {
+      for (const value of Object.values(a)) deepFreeze(value)
+      Object.freeze(a)
+    }
+    return a
+  }
+  const extras: ReadonlyArray<readonly [string, () => AgentState, (s: AgentState) => unknown]> = [
+    ["on the state", () => deepFreeze({ ...valid(), extra: big() }) as AgentState, (s) => s],
+    ["on its context", () => {
+      const s = valid()
+      return deepFreeze({ ...s, context: { ...s.context, extra: big() } }) as AgentState
+    }, (s) => s.context],
+    ["on its execution", () => {
+      const s = valid()
+      return deepFreeze({ ...s, execution: { ...s.execution, extra: big() } }) as AgentState
+    }, (s) => s.execution],
+    ["on a message", () => {
+      const message = deepFreeze({ ...Message.user("hi"), extra: big() })
+      return AgentState.make({ id: "run-1", messages: [message] })
+    }, (s) => s.context.messages.at(0)],
+  ]
+
+  it.each(extras)("takes the codec's copy: an unknown key %s", async (_, make, part) => {
+    const { agent, seen } = agentWith()
+    const input = make()
+    const final = await agent.run(input)
+    expect(final.execution.status).toBe("completed")
+    expect(seen[0]?.state).not.toBe(input)
+    for (const state of [seen[0]?.state as AgentState, final]) expect(Object.keys(part(state) as object)).not.toContain("extra")
+  })
+
+  it("still keeps a frozen state with only known keys as it is", async () => {
+    const { agent, seen } = agentWith()
+    const input = valid()
+    await agent.run(input)
+    expect(seen[0]?.state.context).toBe(input.context)
+  })
+})

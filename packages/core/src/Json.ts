@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as limits from "./internal/limits.js"
+import * as plainData from "./internal/plainData.js"
 import type { JsonValue, Metadata } from "./internal/jsonValue.js"
 import { isSealed as isSealedValue, seal } from "./internal/sealed.js"
 
@@ -151,12 +152,12 @@ export const isSealed = (u: unknown): boolean => isSealedValue(u)
  * frozen value as it is (the agent's entry check, the store's vouching) refuse one, and
  * keep nothing as it is where this is missing.
  */
-export const isProxy: ((u: unknown) => boolean) | undefined = (() => {
-  try {
-    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    const util = process?.getBuiltinModule?.("node:util") as { types?: { isProxy?: (u: unknown) => boolean } } | undefined
-    return util?.types?.isProxy
-  } catch {
-    return undefined
-  }
-})()
+export const isProxy: ((u: unknown) => boolean) | undefined = plainData.isProxy
+
+/**
+ * @internal What makes one object other than plain data, or `undefined`: a Proxy, a
+ * prototype but a plain object's (or `null`) or an array's, an accessor, a hidden
+ * (non-enumerable) own property. The rule core holds a hook's changed parts to, and the
+ * agent's entry a state it keeps as it is; its values are the caller's to walk.
+ */
+export const plainProblem: (node: object) => string | undefined = plainData.plainProblem

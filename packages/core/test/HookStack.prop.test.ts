@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Hook, HookContext, HookStack, type HookTrigger } from "@hookline/core"
+import { Hook, HookContext, HookStack, Json, type HookTrigger } from "@hookline/core"
 import * as Arb from "./arbitraries.js"
 
 interface Spec {
@@ -146,5 +146,104 @@ describe("HookStack", () => {
         { numRuns: 50 },
       )
     })
+  })
+})
+
+// Branch plaindata: a hook's changed parts are plain data, as the agent's entry holds a
+// caller's state (no Proxy, no accessor, no hidden property, no odd prototype), and its
+// strings are within Json.maxStringLength. Each class, at a generated place and depth,
+// frozen or not, is a HookFailed naming the hook; the input is never touched.
+describe("HookStack.run refuses a return that is not plain data where it changed", () => {
+  class Odd {
+    readonly a = 1
+  }
+  const oddValue = fc.constantFrom<readonly [string, () => object]>(
+    ["accessor", () => Object.defineProperty({}, "g", { get: () => 1, enumerable: true })],
+    // A setter-only accessor reads undefined: a JSON codec may refuse it first.
+    ["accessor|JSON value", () => Object.defineProperty({ a: 1 }, "s", { set: () => {}, enumerable: true })],
+    ["accessor", () => Object.defineProperty([0], 0, { get: () => 1, enumerable: true })],
+    ["hidden", () => Object.defineProperty({ a: 1 }, "h", { value: 2, enumerable: false })],
+    ["hidden", () => Object.defineProperty([0], "h", { value: 2, enumerable: false })],
+    ["Proxy", () => new Proxy({ a: 1 }, {})],
+    ["Proxy", () => new Proxy([1], {})],
+    ["prototype|JSON value", () => new Odd()],
+    ["prototype|JSON value", () => Object.create({ inherited: 1 }) as object],
+    ["prototype", () => Object.setPrototypeOf([1], Object.create(Array.prototype) as object) as object],
+  )
+  const place = fc.constantFrom("ctx.metadata", "state.metadata", "context.metadata", "execution.metadata", "execution.shell", "state.shell")
+  const nest = (depth: number, inner: unknown): unknown => {
+    let value = inner
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { v: value }
+    return value
+  }
+  it("fails the hook with HookFailed naming it and what was wrong", () => {
+    fc.assert(
+      fc.property(Arb.hookContext(), place, oddValue, fc.nat({ max: 4 }), fc.boolean(), (ctx, where, [what, make], depth, frozen) => {
+        const odd = make()
+        const value = nest(depth, odd)
+        const freeze = <A>(a: A): A => (frozen ? Object.freeze(a) : a)
+        const hook: Hook = (c) => {
+          const st = c.state
+          switch (where) {
+            case "ctx.metadata":
+              return freeze({ ...c, metadata: { x: value } }) as unknown as HookContext
+            case "state.metadata":
+              return { ...c, state: freeze({ ...st, metadata: { x: value } }) } as unknown as HookContext
+            case "context.metadata":
+              return { ...c, state: { ...st, context: freeze({ ...st.context, metadata: { x: value } }) } } as unknown as HookContext
+            case "execution.metadata":
+              return { ...c, state: { ...st, execution: { ...st.execution, metadata: freeze({ x: value }) } } } as unknown as HookContext
+            case "execution.shell": {
+              // The oddity on the execution itself (its class or Proxy: the shell is the value).
+              const shell = what.startsWith("accessor") || what === "hidden"
+                ? Object.defineProperty({ ...st.execution }, "odd", what.startsWith("accessor") ? { get: () => 1, enumerable: true } : { value: 1, enumerable: false })
+                : what === "Proxy"
+                ? new Proxy({ ...st.execution }, {})
+                : Object.assign(Object.create({ inherited: 1 }) as object, st.execution)
+              return { ...c, state: { ...st, execution: shell } } as unknown as HookContext
+            }
+            default: {
+              const shell = what.startsWith("accessor") || what === "hidden"
+                ? Object.defineProperty({ ...st }, "odd", what.startsWith("accessor") ? { get: () => 1, enumerable: true } : { value: 1, enumerable: false })
+                : what === "Proxy"
+                ? new Proxy({ ...st }, {})
+                : Object.assign(Object.create({ inherited: 1 }) as object, st)
+              return { ...c, state: shell } as unknown as HookContext
+            }
+          }
+        }
+        const before = JSON.stringify(ctx)
+        let caught: unknown
+        try {
+          HookStack.run(HookStack.with(HookStack.empty, hook, { triggers: ctx.trigger, name: "odd:hook" }), ctx)
+        } catch (error) {
+          caught = error
+        }
+        const failure = (caught as { error?: { _tag?: string; hook?: string; message?: string } } | undefined)?.error
+        expect(failure?._tag).toBe("HookFailed")
+        expect(failure?.hook).toBe("odd:hook")
+        // An odd prototype on a shell, or a value a JSON codec reads first, may be refused by the codec's check.
+        const codecFirst = what.includes("|") || (where.endsWith("shell") && what === "prototype")
+        expect(failure?.message).toMatch(new RegExp(codecFirst ? `${what}|expected` : what))
+        expect(JSON.stringify(ctx)).toBe(before)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("fails a systemPrompt or a parentId past Json.maxStringLength", () => {
+    const long = "x".repeat(Json.maxStringLength + 1)
+    fc.assert(
+      fc.property(Arb.hookContext(), fc.boolean(), (ctx, prompt) => {
+        const hook: Hook = (c) =>
+          prompt
+            ? { ...c, state: { ...c.state, context: { ...c.state.context, systemPrompt: long } } }
+            : { ...c, state: { ...c.state, parentId: long } }
+        expect(() => HookStack.run(HookStack.with(HookStack.empty, hook, { triggers: ctx.trigger, name: "long" }), ctx)).toThrow(
+          prompt ? /state\.context\.systemPrompt: a string of/ : /state\.parentId: a string of/,
+        )
+      }),
+      { numRuns: 50 },
+    )
   })
 })

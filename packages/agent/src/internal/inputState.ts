@@ -8,8 +8,10 @@
 // the result never hold the caller's mutable objects. A state checked here before, or
 // a run's final state (the loop made it from checked parts), is known and not checked
 // again: running one seed state many times, or resuming a run's result, costs a WeakSet
-// look-up. A state core's codecs built (`Codecs.isBuilt`: decoded, or a store's fold of
-// decoded parts that core took as one, `Codecs.rememberBuilt`) is not decoded again.
+// look-up. A frozen state holding a key the codec does not know is not kept: the
+// codec's copy, without it, is taken. A state core's codecs built (`Codecs.isBuilt`:
+// decoded, or a store's fold of decoded parts that core took as one,
+// `Codecs.rememberBuilt`) is not decoded again.
 import { AgentError, AgentState, AppendLog, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
 
@@ -32,29 +34,51 @@ const isProxy = Json.isProxy
 const logPrototype: unknown = Object.getPrototypeOf(AppendLog.empty())
 
 // Whether every object under `root` (a value the codec accepted) is frozen plain data
-// that answers every later read as it answered the codec's: no Proxy, no accessor (own
-// or inherited: only plain objects, arrays and core's own logs), every own property an
-// enumerable value (a hidden one is read by the codec, and left out of the JSON a store
-// writes). Iterative, and bounded by what the codec accepted.
-const frozenThrough = (root: object): boolean => {
+// that answers every later read as it answered the codec's, with no key the codec does
+// not know: no Proxy, no accessor (own or inherited: only plain objects, arrays and
+// core's own logs), every own property an enumerable value (a hidden one is read by the
+// codec, and left out of the JSON a store writes), the rule core holds a hook's return
+// to (`Json.plainProblem`); and every key with a value is one the codec's copy `copy`
+// has at the same place (an unknown key is never checked: a 100 MB string, anything).
+// Walked in pairs with the copy; iterative, and bounded by what the codec accepted.
+const frozenThrough = (root: object, copy: object): boolean => {
   if (isProxy === undefined) return false
-  const stack: Array<object> = [root]
+  // Pairs: a node, then its twin in the copy.
+  const stack: Array<object> = [root, copy]
   while (stack.length > 0) {
-    const node = stack.pop() as object
+    const twin = stack.pop() as Record<string, unknown>
+    const node = stack.pop() as Record<string, unknown>
     if (isProxy(node) || !Object.isFrozen(node)) return false
-    const prototype: unknown = Object.getPrototypeOf(node)
-    if (prototype === logPrototype) {
-      for (const item of node as AppendLog.AppendLog<unknown>) if (typeof item === "object" && item !== null) stack.push(item)
+    if (Object.getPrototypeOf(node) === logPrototype) {
+      const log = node as unknown as AppendLog.AppendLog<unknown>
+      const twins = twin as unknown as AppendLog.AppendLog<unknown>
+      if (!AppendLog.isAppendLog(twins) || twins.length !== log.length) return false
+      for (let i = 0; i < log.length; i++) {
+        const item = log.at(i)
+        if (typeof item !== "object" || item === null) continue
+        const other = twins.at(i)
+        if (typeof other !== "object" || other === null) return false
+        stack.push(item, other)
+      }
       continue
     }
-    const array = prototype === Array.prototype
-    if (!array && prototype !== Object.prototype && prototype !== null) return false
-    for (const key of Object.getOwnPropertyNames(node)) {
-      if (array && key === "length") continue
-      const property = Object.getOwnPropertyDescriptor(node, key) as PropertyDescriptor
-      if (!("value" in property) || property.enumerable !== true) return false
-      const item: unknown = property.value
-      if (typeof item === "object" && item !== null) stack.push(item)
+    if (Json.plainProblem(node) !== undefined) return false
+    for (const key in node) {
+      // Own and plain (checked above): a data property; an inherited key is not the state's.
+      if (!Object.hasOwn(node, key)) continue
+      const item = node[key]
+      if (item === undefined) continue
+      if (twin === node) {
+        // The codec's own answer is the node itself (a JSON value): its keys are all known.
+        if (typeof item === "object" && item !== null) stack.push(item, item)
+        continue
+      }
+      if (!Object.hasOwn(twin, key)) return false
+      if (typeof item === "object" && item !== null) {
+        const other = twin[key]
+        if (typeof other !== "object" || other === null) return false
+        stack.push(item, other)
+      }
     }
   }
   return true
@@ -84,7 +108,7 @@ export const check = (input: unknown, where = "input"): AgentState | Result.Fail
   }
   const decoded = Codecs.decode(Codecs.AgentState, input)
   if (Result.isFailure(decoded)) return Result.fail(at(where, decoded.failure)) as Result.Failure<never, AgentError.DecodeFailed>
-  const state = frozenThrough(input as object) ? input as AgentState : decoded.success
+  const state = frozenThrough(input as object, decoded.success) ? input as AgentState : decoded.success
   known.add(state)
   return state
 }

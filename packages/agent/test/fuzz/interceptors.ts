@@ -20,7 +20,9 @@ import {
   HookStack,
   HookTriggers,
   Interceptor,
+  Json,
   Message,
+  StopSignal,
   type AgentError,
   type HookTrigger,
 } from "@hookline/core"
@@ -47,6 +49,13 @@ export type ForgeKind =
   | "throwString"
   | "throwUndefined"
   | "failPlain"
+  | "getter"
+  | "indexGetter"
+  | "proxyPart"
+  | "hiddenPart"
+  | "oddArray"
+  | "longPrompt"
+  | "longParentId"
 
 /** The kinds the loop refuses, each with a fragment of the message that names it. */
 export const refused: Readonly<Partial<Record<ForgeKind, string>>> = {
@@ -67,6 +76,15 @@ export const refused: Readonly<Partial<Record<ForgeKind, string>>> = {
   throwUndefined: ": undefined",
   // The Effect fails with a string, not a HookFailed: on the Effect path only.
   failPlain: "fuzz: a failure that is not a HookFailed",
+  // Not plain data in what changed (branch plaindata): refused, as at the agent's entry.
+  getter: "at state.metadata: holds an accessor",
+  indexGetter: "at state.execution.stopSignals: holds an accessor",
+  proxyPart: "at state.metadata: holds a Proxy",
+  hiddenPart: "at state.execution: holds a hidden (non-enumerable) property",
+  oddArray: "at state.execution.stopSignals: holds an array whose prototype",
+  // Strings past Json.maxStringLength (branch plaindata).
+  longPrompt: "at state.context.systemPrompt: a string of",
+  longParentId: "at state.parentId: a string of",
 }
 
 export const forgeKinds = Object.keys({ ...refused, unfrozenValid: 1, frozenShell: 1 }) as ReadonlyArray<ForgeKind>
@@ -110,6 +128,23 @@ const forge = (kind: ForgeKind, ctx: HookContext): unknown => {
       return Object.create(ctx)
     case "unfrozenValid":
       return { ...ctx, state: { ...ctx.state, metadata: { ...ctx.state.metadata, forged: ["kept"] } } }
+    case "getter":
+      return { ...ctx, state: { ...ctx.state, metadata: Object.defineProperty({ ...ctx.state.metadata }, "forged", { get: () => ["kept"], enumerable: true }) } }
+    case "indexGetter": {
+      const signal = StopSignal.make("StopRequested", "forged", "fuzz")
+      const signals = Object.defineProperty([...ctx.state.execution.stopSignals, signal], ctx.state.execution.stopSignals.length, { get: () => signal, enumerable: true })
+      return { ...ctx, state: { ...ctx.state, execution: { ...ctx.state.execution, stopSignals: signals } } }
+    }
+    case "proxyPart":
+      return { ...ctx, state: { ...ctx.state, metadata: new Proxy(Object.freeze({ ...ctx.state.metadata, forged: 1 }), {}) } }
+    case "hiddenPart":
+      return { ...ctx, state: { ...ctx.state, execution: Object.defineProperty({ ...ctx.state.execution }, "forged", { value: "x".repeat(1000), enumerable: false }) } }
+    case "oddArray":
+      return { ...ctx, state: { ...ctx.state, execution: { ...ctx.state.execution, stopSignals: Object.setPrototypeOf([...ctx.state.execution.stopSignals], Object.create(Array.prototype) as object) as unknown } } }
+    case "longPrompt":
+      return { ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, systemPrompt: "x".repeat(Json.maxStringLength + 1) } } }
+    case "longParentId":
+      return { ...ctx, state: { ...ctx.state, parentId: "x".repeat(Json.maxStringLength + 1) } }
     case "frozenShell":
       return Object.freeze({ ...ctx, state: Object.freeze({ ...ctx.state, metadata: { ...ctx.state.metadata, forged: ["kept"] } }) })
   }

@@ -11,7 +11,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { violations, type Violation } from "./properties.js"
 import { chainOf, runScenario, trace, type Recording } from "./run.js"
-import { describe as describeScenario, scenario, type Scenario, withAtOnce, withLongStrings, withReasoning } from "./scenario.js"
+import { describe as describeScenario, scenario, type Scenario, withAtOnce, withLongStrings, withOddReturns, withReasoning } from "./scenario.js"
 import { env } from "./env.js"
 
 const runs = Number(env("FUZZ_RUNS") ?? 10_000)
@@ -52,7 +52,7 @@ describe("AgentLoop (model-based fuzzing)", () => {
     async () => {
       const started = performance.now()
       const details = await fc.check(
-        fc.asyncProperty(withAtOnce(withLongStrings(withReasoning(scenario))), async (s) => {
+        fc.asyncProperty(withAtOnce(withOddReturns(withLongStrings(withReasoning(scenario)))), async (s) => {
           const recording = await runScenario(s)
           const found = violations(recording).filter((v) => ignore === undefined || !ignore.test(`${v.property}: ${v.detail}`))
           if (found.length > 0) throw new ScenarioFailed(found, recording)

@@ -448,6 +448,24 @@ const act = (spec: HookSpec, b: Behaviour, ctx: HookContext): unknown => {
           return Object.create(ctx)
         case "splitRound":
           return HookContext.withState(ctx, AgentState.appendMessage(ctx.state, Message.user(`${name} interjects`)))
+        // Not plain data (branch plaindata): refused, so never under the hook's own name
+        // (statePersists reads a key named after the hook as a change that must persist).
+        case "getter":
+          return { ...ctx, state: { ...ctx.state, metadata: Object.defineProperty({ ...ctx.state.metadata }, "forged", { get: () => name, enumerable: true }) } }
+        case "proxyPart":
+          return { ...ctx, state: { ...ctx.state, metadata: new Proxy(Object.freeze({ ...ctx.state.metadata, forged: name }), {}) } }
+        case "hiddenPart":
+          return { ...ctx, state: { ...ctx.state, execution: Object.defineProperty({ ...ctx.state.execution }, "forged", { value: name, enumerable: false }) } }
+        case "oddArray":
+          return {
+            ...ctx,
+            state: {
+              ...ctx.state,
+              execution: { ...ctx.state.execution, stopSignals: Object.setPrototypeOf([...ctx.state.execution.stopSignals], Object.create(Array.prototype) as object) as unknown },
+            },
+          }
+        case "longPrompt":
+          return { ...ctx, state: { ...ctx.state, context: { ...ctx.state.context, systemPrompt: longString() } } }
       }
       return ctx
     case "EditArguments":

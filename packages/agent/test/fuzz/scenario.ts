@@ -54,7 +54,7 @@ export type Behaviour =
    * OnStop and AfterExecution of a suspended run). The dispatcher must refuse it
    * (HookFailed for that hook) or take it normalised, never crash later.
    */
-  | { readonly _tag: "HandBuilt"; readonly how: "arrayMessages" | "nullState" | "missingPart" | "objectCreate" | "splitRound" }
+  | { readonly _tag: "HandBuilt"; readonly how: HandBuiltHow }
   /** OnError: marks the errors handled. */
   | { readonly _tag: "Handle" }
   /** BeforeToolUse: replaces the call's arguments (valid for `add`, invalid for the others). */
@@ -91,6 +91,19 @@ export type Behaviour =
    * normalises it (an error constructor), so the state always reads back.
    */
   | { readonly _tag: "NonFinite"; readonly ctor: NonFiniteCtor; readonly value: "NaN" | "Infinity" | "-Infinity" }
+
+/**
+ * How a hand-built return is built. Past `splitRound`, not plain data in what it changed
+ * (branch plaindata, which `withOddReturns` deals): a getter in the state's metadata, a
+ * Proxy there, a hidden property on the execution, a stop-signal array of another
+ * prototype, a system prompt past `Json.maxStringLength`; each a HookFailed of the hook.
+ */
+export type HandBuiltHow =
+  | "arrayMessages" | "nullState" | "missingPart" | "objectCreate" | "splitRound"
+  | "getter" | "proxyPart" | "hiddenPart" | "oddArray" | "longPrompt"
+
+/** The hand-built returns that are not plain data (branch plaindata). */
+export const oddReturnKinds: ReadonlyArray<HandBuiltHow> = ["getter", "proxyPart", "hiddenPart", "oddArray", "longPrompt"]
 
 /** Suspension data a hook may forge (issue 22). */
 export type ForgedSuspension = "cyclicPayload" | "nanPayload" | "numberReason"
@@ -656,6 +669,23 @@ export const withLongStrings = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scen
       return t._tag === "Delay" ? { ...t, turn: deal(t.turn) } : t
     }
     return { ...s, script: s.script.map(deal) }
+  })
+
+/**
+ * Branch plaindata: a hand-built return may hold what is not plain data, or a string past
+ * the bound (`oddReturnKinds`). A layer over `scenario`, as `withLongStrings`, so the
+ * golden traces' sample stays as recorded.
+ */
+export const withOddReturns = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(base, fc.array(fc.nat({ max: 7 }), { minLength: 1, maxLength: 8 })).map(([s, picks]) => {
+    let i = 0
+    const deal = (h: HookSpec): HookSpec => {
+      const pick = picks[i++ % picks.length] as number
+      return h.behaviour._tag === "HandBuilt" && pick < oddReturnKinds.length
+        ? { ...h, behaviour: { ...h.behaviour, how: oddReturnKinds[pick] as HandBuiltHow } }
+        : h
+    }
+    return { ...s, hooks: s.hooks.map(deal) }
   })
 
 /**

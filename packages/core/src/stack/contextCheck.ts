@@ -13,6 +13,7 @@ import type { HookContext } from "../HookContext.js"
 import type { InferenceRequest } from "../InferenceRequest.js"
 import type { Message as Message_ } from "../Message.js"
 import { excerpt } from "../Json.js"
+import { maxStringLength } from "../internal/limits.js"
 import { AgentError } from "../codecs/errors.js"
 import { InferenceResponse, ModelOptions, ResponseFormat, ToolDefinition, Usage } from "../codecs/inference.js"
 import { Metadata } from "../codecs/json.js"
@@ -52,8 +53,14 @@ const checkFinite = (where: string, value: unknown, optional = false): Problem =
     ? undefined
     : `${where}: expected a finite number, got ${show(value)}`
 
+// Within `Json.maxStringLength`, as the codecs hold every string (a prompt or a parent
+// id past it would be refused only at a later run's entry, or by a store).
 const checkString = (where: string, value: unknown): Problem =>
-  typeof value === "string" ? undefined : `${where}: expected a string, got ${show(value)}`
+  typeof value !== "string"
+    ? `${where}: expected a string, got ${show(value)}`
+    : value.length > maxStringLength
+    ? `${where}: a string of ${value.length} characters, past the limit of ${maxStringLength} (Json.maxStringLength)`
+    : undefined
 
 const checkArray = (where: string, codec: Guarded, next: unknown, prev: unknown): Problem => {
   if (next === prev) return undefined

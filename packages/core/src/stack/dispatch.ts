@@ -84,9 +84,10 @@ export const settle = (input: HookContext.HookContext, output: unknown): HookCon
     : frozen
   const problem = problemOf(input, kept)
   if (problem !== undefined) return problem
-  // Frozen through where it differs from the input, a frozen shell's parts included.
-  freezeChanged(input, kept)
-  return kept
+  // Frozen through where it differs from the input, a frozen shell's parts included;
+  // plain data there (no Proxy, accessor, hidden property or odd prototype).
+  const notPlain = freezeChanged(input, kept)
+  return notPlain === undefined ? kept : `returned an invalid context at ${notPlain}`
 }
 
 // What a hook did beyond its outcome, read from the context it was given and the one

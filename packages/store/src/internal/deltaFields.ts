@@ -1,7 +1,7 @@
 // The fields of a checkpoint's delta and their codecs: `Checkpoint.DeltaCodec` is built
 // from them, and so is the delta's guard that skips what a journal entry of the same step
 // checked already (internal/deltaGuard.ts), so the two cannot drift apart.
-import { Codecs } from "@hookline/core"
+import { Codecs, Json } from "@hookline/core"
 import * as t from "io-ts"
 
 /** The index of a tail's first item: a safe integer, at least 0. */
@@ -22,6 +22,11 @@ const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null
 
 const finite = t.refinement(t.number, Number.isFinite, "finite number")
 
+// A checkpoint's own plain strings (the prompt, the parent's id, the stop reason), held to
+// the bound core's codecs hold every string to: a row past it does not load (it would be
+// refused at the next run's entry anyway), and a write past it is refused by the guard.
+const text = t.refinement(t.string, (s) => s.length <= Json.maxStringLength, `string of at most ${Json.maxStringLength} characters (Json.maxStringLength)`)
+
 type DeltaField =
   | "parentId" | "systemPrompt" | "responseFormat" | "contextMetadata" | "metadata" | "messages" | "steps"
   | "status" | "startedAt" | "runningSince" | "completedAt" | "stopSignals" | "continuationRequested"
@@ -33,8 +38,8 @@ type DeltaField =
  * `Checkpoint`'s codecs state their own types.
  */
 export const deltaFields: { readonly [K in DeltaField]: t.Mixed } = {
-  parentId: nullable(t.string),
-  systemPrompt: t.string,
+  parentId: nullable(text),
+  systemPrompt: text,
   responseFormat: nullable(Codecs.ResponseFormat),
   contextMetadata: Codecs.Metadata,
   metadata: Codecs.Metadata,
@@ -46,7 +51,7 @@ export const deltaFields: { readonly [K in DeltaField]: t.Mixed } = {
   completedAt: nullable(finite),
   stopSignals: t.readonlyArray(Codecs.StopSignal),
   continuationRequested: t.boolean,
-  stopReason: nullable(t.string),
+  stopReason: nullable(text),
   executionMetadata: Codecs.Metadata,
   usage: Codecs.Usage,
   errors: tail(Codecs.AgentError),

@@ -21,6 +21,7 @@ import { Json } from "@hookline/core"
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
 // property descriptor per key.
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__: (this: object, key: string | number) => unknown }).__lookupGetter__
+const lookupSetter = (Object.prototype as unknown as { __lookupSetter__: (this: object, key: string | number) => unknown }).__lookupSetter__
 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
@@ -147,8 +148,12 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         own++
         if (lookupGetter.call(u, key) !== undefined) return -1
         const value = (u as Record<string, unknown>)[key]
-        // Left out of the text, as JSON.stringify and the codecs leave it out.
-        if (value === undefined) continue
+        // Left out of the text, as JSON.stringify and the codecs leave it out; a
+        // setter-only accessor reads so too, and is an accessor (Json.plainProblem).
+        if (value === undefined) {
+          if (lookupSetter.call(u, key) !== undefined) return -1
+          continue
+        }
         if (++n > maxItems) return -1
         const m = node(value, depth + 1)
         if (m < 0) return -1

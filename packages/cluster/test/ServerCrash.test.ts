@@ -8,25 +8,14 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { RunnerAddress } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startPostgres, type Server } from "../../store/test/support/postgres.js"
+import { describe, expect, it } from "vitest"
+import { crashableServer } from "./support/crashableServer.js"
 import { Client, RunEntity, Runner, Settings } from "../src/index.js"
 import { flushingSqlLayer, runnerCluster } from "../src/internal/storage.js"
 import { agents, type Charge } from "./support/agents.js"
 
-let server: Server | undefined
-
-// The WAL writer flushes commits that did not wait every wal_writer_delay: at its
-// longest, the run's reply stays unflushed long enough for the crash to find it.
-beforeAll(async () => {
-  server = await startPostgres(["wal_writer_delay=10000ms"])
-}, 120_000)
-
-afterAll(async () => {
-  await server?.stop()
-}, 60_000)
-
-const connectionString = () => (server as Server).connectionString
+const server = crashableServer()
+const connectionString = () => server().connectionString
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -91,7 +80,7 @@ describe("a runner's reply lost in a PostgreSQL crash", () => {
         const before = await waitFor(() => stored(runId), (s) => s.start?.processed === true, "the Start's reply", 30_000, 5)
         expect(before.start).toEqual({ processed: true, replies: 1 })
         expect(before.head).toMatchObject({ status: "completed" })
-        await (server as Server).crash()
+        await server().crash()
         const after = await stored(runId)
         // Every checkpoint of the run waited for the flush: the run is as it ended.
         expect(after.head).toEqual(before.head)

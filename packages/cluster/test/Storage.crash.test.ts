@@ -7,23 +7,12 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Effect, Layer, type Scope } from "effect"
 import type { MessageStorage } from "effect/cluster"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startPostgres, type Server } from "../../store/test/support/postgres.js"
+import { describe, expect, it } from "vitest"
+import { crashableServer } from "./support/crashableServer.js"
 import { encodedStorage, flushingSqlLayer } from "../src/internal/storage.js"
 
-let server: Server | undefined
-
-// The WAL writer flushes unflushed commits every wal_writer_delay: at its longest, a
-// commit that did not wait stays unflushed long enough for the crash to find it.
-beforeAll(async () => {
-  server = await startPostgres(["wal_writer_delay=10000ms"])
-}, 120_000)
-
-afterAll(async () => {
-  await server?.stop()
-}, 60_000)
-
-const connectionString = () => (server as Server).connectionString
+const server = crashableServer()
+const connectionString = () => server().connectionString
 
 let nextId = 1_000
 type Saved = Parameters<MessageStorage.Encoded["saveEnvelope"]>[0]
@@ -77,7 +66,7 @@ describe("a runner's cluster storage across a PostgreSQL crash", () => {
         yield* storage.saveReply(reply(requestId))
       }))
     expect(await row(requestId)).toEqual({ processed: true, read: true, replies: 1 })
-    await (server as Server).crash()
+    await server().crash()
     // The request is there; its read mark and its reply are not: unprocessed, unread.
     expect(await row(requestId)).toEqual({ processed: false, read: false, replies: 0 })
     // A runner's next read finds it again.
@@ -94,7 +83,7 @@ describe("a runner's cluster storage across a PostgreSQL crash", () => {
         yield* storage.unprocessedMessages(["default:1"], Date.now())
         yield* storage.saveReply(reply(requestId))
       }))
-    await (server as Server).crash()
+    await server().crash()
     expect(await row(requestId)).toEqual({ processed: true, read: true, replies: 1 })
   }, 120_000)
 

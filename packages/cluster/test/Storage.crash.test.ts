@@ -8,7 +8,7 @@ import { Effect, Layer, type Scope } from "effect"
 import type { MessageStorage } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
-import { crashableServer } from "./support/crashableServer.js"
+import { crashableServer } from "../../store/test/support/crashableServer.js"
 import { encodedStorage, flushingSqlLayer } from "../src/internal/storage.js"
 
 const server = crashableServer()

@@ -6,23 +6,12 @@
 import { AgentState, Message } from "@hookline/core"
 import { Effect, Exit } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { PostgresStore, RunStore } from "../src/index.js"
-import { startPostgres, type Server } from "./support/postgres.js"
+import { crashableServer } from "./support/crashableServer.js"
 
-let server: Server | undefined
-
-// The WAL writer flushes a store's unflushed commits every wal_writer_delay: at its
-// longest, an acknowledged commit stays unflushed long enough for the crash to find it.
-beforeAll(async () => {
-  server = await startPostgres(["wal_writer_delay=10000ms"])
-}, 120_000)
-
-afterAll(async () => {
-  await server?.stop()
-}, 60_000)
-
-const connectionString = () => (server as Server).connectionString
+const server = crashableServer()
+const connectionString = () => server().connectionString
 
 // A run's path, as a tool step writes it: a journal entry, then a checkpoint; every
 // acknowledged state by its sequence number, and every acknowledged key in order.
@@ -90,7 +79,7 @@ describe("PostgresStore across a crash of the database server", () => {
   it("reads back every commit it acknowledged, by default", async () => {
     const store = await PostgresStore.open({ connectionString: connectionString() })
     const written = await writeRun(store, "server-crash-default", 30)
-    await (server as Server).crash()
+    await server().crash()
     await RunStore.close(store)
     const after = await PostgresStore.open({ connectionString: connectionString() })
     try {
@@ -114,7 +103,7 @@ describe("PostgresStore across a crash of the database server", () => {
       await admin.query("INSERT INTO flush_mark VALUES ($1)", [Date.now()])
     })
     await admin.end()
-    await (server as Server).crash()
+    await server().crash()
     await RunStore.close(store)
     const after = await PostgresStore.open({ connectionString: connectionString(), waitForFlush: false })
     try {

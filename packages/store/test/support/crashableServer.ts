@@ -2,7 +2,7 @@
 // Its WAL writer waits 10 s between flushes (`wal_writer_delay`, at its longest), so a
 // commit that did not wait for the flush is still unflushed when the crash comes.
 import { afterAll, beforeAll } from "vitest"
-import { startPostgres, type Server } from "../../../store/test/support/postgres.js"
+import { startPostgres, type Server } from "./postgres.js"
 
 export const crashableServer = (): (() => Server) => {
   let server: Server | undefined

@@ -11,7 +11,8 @@
 import * as t from "io-ts"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as AppendLog from "../AppendLog.js"
-import { emptyMetadata, isProxy } from "../Json.js"
+import { emptyMetadata } from "../Json.js"
+import { isProxy, plainProblem } from "../internal/plainData.js"
 import { empty as emptyUsage } from "../Usage.js"
 import { defaultLimits, limitsOf, type Codec } from "./combinators.js"
 import { ExecutionStatus } from "./literals.js"
@@ -50,19 +51,17 @@ const executionKeys: ReadonlySet<string> = new Set([
   "stopReason", "metadata", "pendingCalls", "suspendedStep",
 ])
 
-// A record core's constructors made: frozen, plain, no Proxy, only known keys, each an
-// enumerable data property. Its fields, read once from their descriptors, or undefined.
+// Frozen plain data by core's one rule (`plainProblem`: no Proxy, no accessor, no hidden
+// property, a plain prototype), no symbol key; where a Proxy cannot be told, nothing is.
+const isFrozenPlain = (u: object): boolean =>
+  isProxy !== undefined && Object.isFrozen(u) && plainProblem(u) === undefined && Object.getOwnPropertySymbols(u).length === 0
+
+// A record core's constructors made: frozen plain data of Object.prototype with only
+// known keys. Its fields (data properties, so each read answers as the check), or undefined.
 const shell = (u: unknown, keys: ReadonlySet<string>): Readonly<Record<string, unknown>> | undefined => {
-  if (typeof u !== "object" || u === null || isProxy === undefined || isProxy(u)) return undefined
-  if (!Object.isFrozen(u) || Object.getPrototypeOf(u) !== Object.prototype || Object.getOwnPropertySymbols(u).length > 0) return undefined
-  const fields: Record<string, unknown> = {}
-  for (const key of Object.getOwnPropertyNames(u)) {
-    if (!keys.has(key)) return undefined
-    const property = Object.getOwnPropertyDescriptor(u, key) as PropertyDescriptor
-    if (!("value" in property) || property.enumerable !== true) return undefined
-    fields[key] = property.value
-  }
-  return fields
+  if (typeof u !== "object" || u === null || Object.getPrototypeOf(u) !== Object.prototype || !isFrozenPlain(u)) return undefined
+  for (const key of Object.keys(u)) if (!keys.has(key)) return undefined
+  return u as Readonly<Record<string, unknown>>
 }
 
 const isText = (u: unknown): boolean => typeof u === "string" && u.length <= defaultLimits.maxStringLength
@@ -70,16 +69,12 @@ const isOptionalText = (u: unknown): boolean => u === undefined || isText(u)
 const isOptionalTime = (u: unknown): boolean => u === undefined || (typeof u === "number" && Number.isFinite(u))
 const isMetadata = (u: unknown): boolean => u === emptyMetadata || isBuilt(u)
 
-// A frozen plain array of built items, within the item bound, no Proxy, no accessor.
+// A frozen plain array of built items, within the item bound, with no hole and no key but
+// its indices and length.
 const isBuiltArray = (u: unknown): boolean => {
-  if (!Array.isArray(u) || isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return false
-  if (Object.getPrototypeOf(u) !== Array.prototype || u.length > defaultLimits.maxItems) return false
-  const names = Object.getOwnPropertyNames(u)
-  if (names.length !== u.length + 1 || Object.getOwnPropertySymbols(u).length > 0) return false
-  for (let i = 0; i < u.length; i++) {
-    const property = Object.getOwnPropertyDescriptor(u, i)
-    if (property === undefined || !("value" in property) || !isBuilt(property.value)) return false
-  }
+  if (!Array.isArray(u) || u.length > defaultLimits.maxItems || !isFrozenPlain(u)) return false
+  if (Object.getOwnPropertyNames(u).length !== u.length + 1) return false
+  for (let i = 0; i < u.length; i++) if (!Object.hasOwn(u, i) || !isBuilt(u[i])) return false
   return true
 }
 

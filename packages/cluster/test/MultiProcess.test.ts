@@ -7,13 +7,12 @@ import type { AgentState } from "@hookline/core"
 import { MemoryStore, PostgresStore, RunStore } from "@hookline/store"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { normalizedMessages } from "../../store/test/support/charges.js"
-import { startPostgres, type Server } from "../../store/test/support/postgres.js"
+import { freePort, startPostgres, type Server } from "../../store/test/support/postgres.js"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Fiber, Redacted } from "effect"
 import { ClusterAgent, Settings } from "../src/index.js"
@@ -33,15 +32,6 @@ const children = new Set<ChildProcess>()
 const logs: Array<string> = []
 const stderrs: Array<() => string> = []
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 interface Proc {
   readonly child: ChildProcess

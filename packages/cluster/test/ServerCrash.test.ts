@@ -7,9 +7,9 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { RunnerAddress } from "effect/cluster"
 import { SqlClient } from "effect/sql"
-import { createServer } from "node:net"
 import { describe, expect, it } from "vitest"
 import { crashableServer } from "../../store/test/support/crashableServer.js"
+import { freePort } from "../../store/test/support/postgres.js"
 import { Client, RunEntity, Runner, Settings } from "../src/index.js"
 import { flushingSqlLayer, runnerCluster } from "../src/internal/storage.js"
 import { agents, type Charge } from "./support/agents.js"
@@ -17,15 +17,6 @@ import { agents, type Charge } from "./support/agents.js"
 const server = crashableServer()
 const connectionString = () => server().connectionString
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.on("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 // What PostgreSQL holds now of a run: its Start's row (processed or not, its replies) and
 // the run's head, read on a fresh connection.

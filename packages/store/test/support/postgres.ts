@@ -20,7 +20,8 @@ export interface Server {
   readonly crash: () => Promise<void>
 }
 
-const freePort = (): Promise<number> =>
+// A port free on 127.0.0.1 now (for a server or a runner the test starts next).
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.unref()

@@ -208,6 +208,15 @@ const parsesTo = (t: string): unknown => {
   return JSON.parse(fenced === null ? t : fenced[1] as string)
 }
 
+const isJson = (t: string): boolean => {
+  try {
+    parsesTo(t)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe("PiiRedaction", () => {
   describe("make", () => {
     it("leaves no secret at any depth in tool results, model text or user messages, and changes nothing else", { timeout: 300_000 }, () => {
@@ -217,9 +226,10 @@ describe("PiiRedaction", () => {
           const out = HookStack.run(stack, ctx)
           expect(seen(out)).toEqual(seen(expected))
           for (const t of texts(out)) expect(t).not.toContain(s.text)
-          // JSON text is still JSON, of the expected shape with the marker in place.
+          // JSON text is still JSON, of the expected shape with the marker in place. (A text
+          // that only looks so, a whole output redacted to "[REDACTED:email]", is prose.)
           texts(expected).forEach((t, i) => {
-            if (/^(```json\n)?[[{]/.test(t)) expect(parsesTo(texts(out)[i] as string)).toEqual(parsesTo(t))
+            if (/^(```json\n)?[[{]/.test(t) && isJson(t)) expect(parsesTo(texts(out)[i] as string)).toEqual(parsesTo(t))
           })
           expect(out.state).toBe(ctx.state)
         }),

@@ -15,7 +15,7 @@ import { Result } from "effect"
 import * as t from "io-ts"
 import * as Envelope from "./Envelope.js"
 import { detailOf } from "./internal/decodeDetail.js"
-import { deltaFields } from "./internal/deltaFields.js"
+import { deltaFields, text } from "./internal/deltaFields.js"
 import { isPlainWithin } from "./internal/plainJson.js"
 import * as StoreError from "./StoreError.js"
 
@@ -111,7 +111,7 @@ export interface DeltaV1 extends Omit<Delta, "v" | "envelope"> {
  */
 // Annotated: the declaration build cannot name the inferred io-ts type.
 export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
-  t.type({ v: t.literal(version), id: t.string }),
+  t.type({ v: t.literal(version), id: text }),
   t.partial({ ...deltaFields, envelope: Envelope.EnvelopeCodec }),
 ]) as unknown as t.Type<Delta, unknown, unknown>
 
@@ -123,7 +123,7 @@ export const DeltaCodec: t.Type<Delta, unknown, unknown> = t.intersection([
  * @category codecs
  */
 export const DeltaV1Codec: t.Type<DeltaV1, unknown, unknown> = t.intersection([
-  t.type({ v: t.literal(1), id: t.string }),
+  t.type({ v: t.literal(1), id: text }),
   t.partial(deltaFields),
 ]) as unknown as t.Type<DeltaV1, unknown, unknown>
 
@@ -309,13 +309,14 @@ const decodeBody = (runId: string, body: string): Result.Result<Delta, Bad> => {
   }
   const v = (parsed as { v?: unknown }).v
   if (v !== version && v !== 1) {
-    return Result.fail({ path: "v", detail: `unknown format version ${JSON.stringify(v) ?? "(none)"}: this library reads versions ${versions.join(" and ")}` })
+    return Result.fail({ path: "v", detail: `unknown format version ${v === undefined ? "(none)" : Json.excerpt(v, 60)}: this library reads versions ${versions.join(" and ")}` })
   }
   const decoded = v === 1
     ? Result.map(Codecs.decode(DeltaV1Codec, parsed, limits), migrate)
     : Codecs.decode(DeltaCodec, parsed, limits)
   if (Result.isFailure(decoded)) return Result.fail({ path: decoded.failure.path, detail: detailOf(decoded.failure) })
-  if (decoded.success.id !== runId) return Result.fail({ path: "id", detail: `the checkpoint is of run ${decoded.success.id}` })
+  // Excerpted, as every value an error shows: the id is the row's, up to the string bound.
+  if (decoded.success.id !== runId) return Result.fail({ path: "id", detail: `the checkpoint is of run ${Json.excerpt(decoded.success.id, 200)}` })
   return Result.succeed(decoded.success)
 }
 
@@ -445,7 +446,7 @@ export const restore = (runId: string, rows: ReadonlyArray<Row>): Result.Result<
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Row
     if (row.seq !== i + 1) {
-      return Result.fail(StoreError.decodeFailed(runId, `checkpoints[${i}].seq`, `expected sequence number ${i + 1}, got ${row.seq}`))
+      return Result.fail(StoreError.decodeFailed(runId, `checkpoints[${i}].seq`, `expected sequence number ${i + 1}, got ${Json.excerpt(row.seq, 60)}`))
     }
     const decoded = decodeRow(runId, row, i)
     if (Result.isFailure(decoded)) return Result.fail(decoded.failure)

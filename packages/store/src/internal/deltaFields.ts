@@ -22,10 +22,21 @@ const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null
 
 const finite = t.refinement(t.number, Number.isFinite, "finite number")
 
-// A checkpoint's own plain strings (the prompt, the parent's id, the stop reason), held to
-// the bound core's codecs hold every string to: a row past it does not load (it would be
-// refused at the next run's entry anyway), and a write past it is refused by the guard.
-const text = t.refinement(t.string, (s) => s.length <= Json.maxStringLength, `string of at most ${Json.maxStringLength} characters (Json.maxStringLength)`)
+/**
+ * A checkpoint's own plain strings (the run's id, the prompt, the parent's id, the stop
+ * reason), held to the decode's `maxStringLength` as core's codecs hold every string: the
+ * store's load and write check use `Checkpoint.limits` (the default), and a caller's
+ * decode of `Checkpoint.DeltaCodec` under a tighter bound holds these fields to it too, as
+ * it holds the messages. Core's bounded string codec is not exported; `Codecs.JsonValue`
+ * reads a string under the decode's bound and fails with core's own message, so its
+ * answer for a string is that codec's. The guard (`is`) holds the default, as core's do.
+ */
+export const text: t.Type<string, string, unknown> = new t.Type<string, string, unknown>(
+  "string",
+  (u): u is string => typeof u === "string" && u.length <= Json.maxStringLength,
+  (u, c) => (typeof u === "string" ? (Codecs.JsonValue.validate(u, c) as t.Validation<string>) : t.failure(u, c)),
+  t.identity,
+)
 
 type DeltaField =
   | "parentId" | "systemPrompt" | "responseFormat" | "contextMetadata" | "metadata" | "messages" | "steps"

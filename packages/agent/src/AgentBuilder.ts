@@ -25,6 +25,7 @@ import * as t from "io-ts"
 import * as Agent from "./Agent.js"
 import * as AgentLoop from "./AgentLoop.js"
 import * as ContextConfig from "./ContextConfig.js"
+import { check as checkContextConfig } from "./internal/contextConfig.js"
 import * as RunContext from "./internal/runContext.js"
 import * as Resource from "./Resource.js"
 import type { DriverShape } from "./Driver.js"
@@ -280,7 +281,6 @@ const keysOf = <T>() =>
   keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : never),
 ): ReadonlyArray<string> => keys
 
-const contextKeys = keysOf<ContextConfig.ContextConfig>()(["systemPrompt", "responseFormat"])
 const toolsKeys = keysOf<ToolsOptions>()(["maxOutputLength"])
 const loopKeys = keysOf<LoopOptions>()(["toolConcurrency", "modelOptions", "textDeltas"])
 const modelKeys = keysOf<InferenceRequest.ModelOptions>()(
@@ -389,14 +389,10 @@ export const build = <C = unknown>(self: AgentBuilder<C>): Agent.Agent<C> => {
         if (capability.options?.maxSteps !== undefined) maxSteps = capability.options.maxSteps as number | null
         return
       case "UseContextConfig": {
-        knownKeys(at, capability.config, contextKeys)
-        const decoded = Codecs.decode(ContextConfigCodec, capability.config)
-        if (Result.isFailure(decoded)) {
-          const { path, message } = decoded.failure
-          return invalid(path === "" ? at : `${at}.${path}`, message.replace(/^cannot decode [^:]+: /, ""))
-        }
+        // Each field read once and bounded (internal/contextConfig.ts); the checked copy is kept.
+        const checked = under(at, () => checkContextConfig(capability.config))
         // "Only non-empty values" apply: an empty prompt does not erase an earlier one.
-        context = { ...context, ...definedOnly({ ...capability.config, systemPrompt: nonEmpty(capability.config.systemPrompt) }) }
+        context = { ...context, ...definedOnly({ ...checked, systemPrompt: nonEmpty(checked.systemPrompt) }) }
         contextAt ||= at
         return
       }
@@ -522,7 +518,3 @@ const LoopOptionsCodec = t.partial({
 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s)
 
-const ContextConfigCodec = t.partial({
-  systemPrompt: t.union([t.string, t.undefined]),
-  responseFormat: t.union([Codecs.ResponseFormat, t.undefined]),
-})

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { AgentState, HookContext, type Hook, type InferenceRequest } from "@hookline/core"
+import { check } from "./internal/contextConfig.js"
 
 /**
  * @since 0.1.0
@@ -34,14 +35,18 @@ export const priority = 100
 /**
  * A pure hook that sets the configured system prompt and response format on the
  * state. Only non-empty values apply: an empty prompt or an absent format leaves the
- * state's own. Applying it twice changes nothing (the same context comes back).
+ * state's own. Applying it twice changes nothing (the same context comes back). Throws
+ * `HooklineError(InvalidConfiguration)` naming the field for a config that is not one
+ * (`UseContextConfig`'s rules: a prompt is a string of at most `Json.maxStringLength`
+ * characters, a format one `Codecs.ResponseFormat` decodes, no other key).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const ApplyContextConfigHook = (config: ContextConfig): Hook => {
-  const systemPrompt = config.systemPrompt === undefined || config.systemPrompt.trim() === "" ? undefined : config.systemPrompt
-  const responseFormat = config.responseFormat
+  const checked = check(config)
+  const systemPrompt = checked.systemPrompt === undefined || checked.systemPrompt.trim() === "" ? undefined : checked.systemPrompt
+  const responseFormat = checked.responseFormat
   const apply: Hook = (ctx) => {
     let state = ctx.state
     if (systemPrompt !== undefined) state = AgentState.withSystemPrompt(state, systemPrompt)

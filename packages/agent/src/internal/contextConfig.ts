@@ -36,12 +36,13 @@ const formatOf = (u: unknown): InferenceRequest.ResponseFormat | undefined => {
 
 /** Throws `HooklineError(InvalidConfiguration)` naming the field; a getter that throws is one too. */
 export const check = (config: unknown): Checked => {
-  if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    return invalid("", `expected the context config (an object with systemPrompt, responseFormat), got ${Json.excerpt(config, 60)}`)
-  }
   let prompt: unknown
   let format: unknown
   try {
+    // Inside: `Array.isArray` throws on a revoked Proxy.
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      return invalid("", `expected the context config (an object with systemPrompt, responseFormat), got ${Json.excerpt(config, 60)}`)
+    }
     for (const key of Object.keys(config)) {
       if (!keys.includes(key)) invalid(key, `unknown option ${Json.excerpt(key, 60)}: expected one of ${keys.join(", ")}`)
     }

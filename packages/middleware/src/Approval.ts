@@ -10,9 +10,10 @@
  *
  * @since 0.1.0
  */
-import { AgentError, HookContext, HookTrigger, HookTriggers, type AgentState, type Hook, type Json, type ToolCall } from "@hookline/core"
+import { AgentError, HookContext, HookTrigger, HookTriggers, Json, type AgentState, type Hook, type ToolCall } from "@hookline/core"
 import { Tool, UseHook, type AgentBuilder } from "@hookline/agent"
 import { Duration } from "effect"
+import * as Bounded from "./internal/bounded.js"
 
 /**
  * A call as `when`, `reason` and `payload` get it: the call, and its arguments as its
@@ -82,13 +83,15 @@ const invalid = (path: string, detail: string): never => {
  * @category constructors
  */
 export const make = <C = unknown>(options: Options<C>): Hook<C> => {
-  const { tools, when, reason, payload } = options
+  const { tools, when, reason, payload, expiresIn, decode } = known(options, optionKeys)
   if (tools === undefined && when === undefined) invalid("", "expected tools or when")
-  if (tools !== undefined && (!Array.isArray(tools) || tools.some((n) => typeof n !== "string"))) invalid("tools", "expected tool names")
+  // No hole, at most maxItems, each a name (internal/bounded.ts).
+  const names = new Set(tools === undefined ? [] : Bounded.list("tools", tools, "tool names", (at, n) =>
+    typeof n === "string" ? Bounded.text(at, n) : invalid(at, `expected a tool name, got ${Json.excerpt(n, 60)}`)))
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
-  const expiry = expiryOf(options.expiresIn)
-  const names = new Set(tools ?? [])
-  const decoders = decodersOf(options.decode)
+  checkReasonAndPayload(reason, payload)
+  const expiry = expiryOf(expiresIn)
+  const decoders = decodersOf(decode)
   return (ctx) => {
     const toolCall = ctx.toolCall
     if (toolCall === undefined) return ctx
@@ -101,6 +104,22 @@ export const make = <C = unknown>(options: Options<C>): Hook<C> => {
     const why = typeof reason === "function" ? reason(call) : reason ?? "needs approval"
     return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call), expiry)
   }
+}
+
+const optionKeys: ReadonlyArray<string> = ["tools", "when", "reason", "payload", "expiresIn", "priority", "name", "decode"]
+const forToolKeys: ReadonlyArray<string> = ["when", "reason", "payload", "expiresIn", "priority", "name"]
+
+// The options as an object with only known keys: a typo (`expireIn`) would silently keep
+// the default (an approval that never expires), as the other built-ins refuse.
+const known = <A extends object>(options: A, keys: ReadonlyArray<string>): A =>
+  Bounded.options("", options, keys, "the options of an approval (an object)") as A
+
+// Checked when the hook is made, not when a call is asked about: a payload that is not a
+// function threw at every call, a reason that is not a string went into the state.
+const checkReasonAndPayload = (reason: unknown, payload: unknown): void => {
+  if (typeof reason === "string") Bounded.text("reason", reason)
+  else if (reason !== undefined && typeof reason !== "function") invalid("reason", `expected a string or a function, got ${Json.excerpt(reason, 60)}`)
+  if (payload !== undefined && typeof payload !== "function") invalid("payload", `expected a function, got ${Json.excerpt(payload, 60)}`)
 }
 
 // A finite duration >= 0, checked when the hook is made.
@@ -141,13 +160,9 @@ export const UseApproval: {
 
 const decodersOf = (tools: Options["decode"]): ReadonlyMap<string, Tool.Tool<unknown, unknown>> => {
   if (tools === undefined) return new Map()
-  if (!Array.isArray(tools)) return invalid("decode", "expected the agent's tools (Tool.make)")
-  const byName = new Map<string, Tool.Tool<unknown, unknown>>()
-  tools.forEach((tool: unknown, i) => {
-    if (!Tool.isTool(tool)) invalid(`decode[${i}]`, "expected a tool (Tool.make)")
-    byName.set((tool as Tool.Tool).name, tool as Tool.Tool)
-  })
-  return byName
+  const checked = Bounded.list("decode", tools, "the agent's tools (Tool.make)", (at, tool) =>
+    Tool.isTool(tool) ? tool as Tool.Tool : invalid(at, "expected a tool (Tool.make)"))
+  return new Map(checked.map((tool) => [tool.name, tool]))
 }
 
 /** The arguments a tool would get, or why there are none. */
@@ -215,12 +230,10 @@ export interface ForToolOptions<A, C = unknown> {
  */
 export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): Hook<C> => {
   if (!Tool.isTool(tool)) invalid("tool", "expected a tool (Tool.make)")
-  if (typeof options !== "object" || options === null) invalid("", "expected the options of an approval")
-  const { when, reason, payload } = options
+  const { when, reason, payload, expiresIn } = known(options, forToolKeys)
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
-  if (reason !== undefined && typeof reason !== "function" && typeof reason !== "string") invalid("reason", "expected a string or a function")
-  if (payload !== undefined && typeof payload !== "function") invalid("payload", "expected a function")
-  const expiry = expiryOf(options.expiresIn)
+  checkReasonAndPayload(reason, payload)
+  const expiry = expiryOf(expiresIn)
   return (ctx) => {
     const call = ctx.toolCall
     if (call === undefined || call.name !== tool.name) return ctx

@@ -127,7 +127,7 @@ const check = (options: unknown) => {
   if (typeof given === "function") {
     lookup = checkedFunction(given as (modelId: string) => Price | undefined)
   } else {
-    const table = O.record("options.prices", given, Object.keys((given ?? {}) as object))
+    const table = O.table("options.prices", given)
     lookup = lookupOf(new Map(Object.entries(table).map(([model, price]) => [model, checkPrice(`options.prices.${model}`, price)])))
   }
   return {

@@ -7,6 +7,7 @@
 import { UseWrap, type AgentBuilder, type Driver } from "@hookline/agent"
 import { WrapHook, type AgentError } from "@hookline/core"
 import { Effect } from "effect"
+import * as Bounded from "./internal/bounded.js"
 import * as O from "./internal/options.js"
 
 /**
@@ -37,16 +38,15 @@ const isDriver = (u: unknown): u is Driver =>
  */
 export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): WrapHook.InferenceWrap => {
   const at = "fallbackModels"
-  if (!Array.isArray(models) || models.length === 0) O.invalid(`${at}.models`, "expected a non-empty array of drivers")
-  models.forEach((m, i) => {
-    if (!isDriver(m)) O.invalid(`${at}.models[${i}]`, "expected a driver (generate and stream), e.g. AiSdkDriver.make(model)")
-  })
+  // Read once, no hole (a hole was skipped, then tried as the agent's own model), bounded.
+  const list = Bounded.list(`${at}.models`, models, "a non-empty array of drivers", (path, m) =>
+    isDriver(m) ? m : O.invalid(path, "expected a driver (generate and stream), e.g. AiSdkDriver.make(model)"))
+  if (list.length === 0) O.invalid(`${at}.models`, "expected a non-empty array of drivers")
   const o = O.record(at, options, keys)
   const when = o["when"]
   if (when !== undefined && typeof when !== "function") O.invalid(`${at}.when`, "expected a function from the error to a boolean")
   O.placement(at, o, "", 0)
   const accepts = (when as FallbackOptions["when"]) ?? (() => true)
-  const list = Object.freeze([...models])
   return WrapHook.inference<never>((ctx, next) => {
     const from = (i: number, call: ReturnType<typeof next>): ReturnType<typeof next> =>
       Effect.catch(call, (error) => (i < list.length && accepts(error) ? from(i + 1, next(ctx, { model: list[i] })) : Effect.fail(error)))

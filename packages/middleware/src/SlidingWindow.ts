@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import { AgentError, HookContext, HookTrigger, HookTriggers, InferenceRequest, type Hook, type Message } from "@hookline/core"
+import { AgentError, HookContext, HookTrigger, HookTriggers, InferenceRequest, Json, type Hook, type Message } from "@hookline/core"
 import { UseHook, type AgentBuilder } from "@hookline/agent"
 import { isLeft } from "fp-ts/lib/Either.js"
 import * as t from "io-ts"
+import * as Bounded from "./internal/bounded.js"
 
 /**
  * @since 0.1.0
@@ -56,19 +57,19 @@ const invalid = (path: string, detail: string): never => {
 
 // Checked where the options enter: a typo (`maxMessage`) or a bad limit is an error
 // naming the key, never a window that silently keeps everything.
+// Each option is read once into a copy, and the copy is what is decoded and kept; a bad
+// value is shown as an excerpt (a bigint or a cycle made JSON.stringify throw).
 const validate = (options: unknown): Options => {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) return invalid("", "expected an options object { maxMessages }")
-  const known = Object.keys(OptionsCodec.props)
-  const unknown = Object.keys(options).find((key) => !known.includes(key))
-  if (unknown !== undefined) invalid(unknown, `unknown option "${unknown.slice(0, 60)}": expected one of ${known.join(", ")}`)
-  const decoded = OptionsCodec.decode(options)
+  const o = Bounded.options("", options, Object.keys(OptionsCodec.props), "an options object { maxMessages }")
+  const copy = { maxMessages: o["maxMessages"], priority: o["priority"], name: o["name"] }
+  const decoded = OptionsCodec.decode(copy)
   if (isLeft(decoded)) {
     const error = decoded.left[0]
     const key = error?.context[1]?.key ?? ""
     const type = error?.context[error.context.length - 1]?.type.name ?? "a valid value"
-    return invalid(key, `expected ${type}, got ${JSON.stringify(error?.value) ?? String(error?.value)}`)
+    return invalid(key, `expected ${type}, got ${Json.excerpt(error?.value, 60)}`)
   }
-  return options as Options
+  return Object.freeze(decoded.right)
 }
 
 /**

@@ -60,13 +60,14 @@ const countsOf = (u: unknown): Counts => {
 const check = (options: unknown) => {
   const o = O.record("options", options, ["total", "perTool", "onLimit"])
   const total = o["total"] === undefined ? undefined : O.count("options.total", o["total"])
-  const perTool: Record<string, number> = {}
+  // A Map: a tool may be named `__proto__`, which a plain object's assignment drops.
+  const perTool = new Map<string, number>()
   if (o["perTool"] !== undefined) {
-    for (const [tool, max] of Object.entries(O.record("options.perTool", o["perTool"], Object.keys(o["perTool"] as object)))) {
-      perTool[tool] = O.count(`options.perTool.${tool}`, max)
+    for (const [tool, max] of Object.entries(O.table("options.perTool", o["perTool"]))) {
+      perTool.set(tool, O.count(`options.perTool.${tool}`, max))
     }
   }
-  if (total === undefined && Object.keys(perTool).length === 0) O.invalid("options", "expected total, perTool or both")
+  if (total === undefined && perTool.size === 0) O.invalid("options", "expected total, perTool or both")
   const onLimit = o["onLimit"] === undefined ? "block" : O.oneOf("options.onLimit", o["onLimit"], ["block", "stop"] as const)
   return { total, perTool, onLimit }
 }
@@ -89,7 +90,7 @@ export const make = (options: Options): Hook => {
     const tool = ctx.toolCall.name
     const stored: unknown = Object.hasOwn(counts.byTool, tool) ? counts.byTool[tool] : 0
     const used = typeof stored === "number" && Number.isSafeInteger(stored) ? stored : 0
-    const max = Object.hasOwn(perTool, tool) ? perTool[tool] : undefined
+    const max = perTool.get(tool)
     const reason = total !== undefined && counts.total >= total
       ? `Tool call limit reached: ${counts.total}/${total} calls in this run`
       : max !== undefined && used >= max

@@ -2,6 +2,7 @@
 // `HooklineError(InvalidConfiguration)` naming the path (`retry.maxAttempts`), and a
 // key the built-in does not know is refused (a typo would silently keep the default).
 import { AgentError, Json } from "@hookline/core"
+import * as Bounded from "./bounded.js"
 
 export const invalid = (path: string, detail: string): never => {
   throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
@@ -9,14 +10,9 @@ export const invalid = (path: string, detail: string): never => {
 
 const got = (u: unknown) => Json.excerpt(u, 60)
 
-export const record = (at: string, u: unknown, keys: ReadonlyArray<string>): Readonly<Record<string, unknown>> => {
-  if (u === undefined) return {}
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return invalid(at, `expected an options object, got ${got(u)}`)
-  for (const key of Object.keys(u)) {
-    if (!keys.includes(key)) invalid(`${at}.${key}`, `unknown option ${JSON.stringify(key)}: expected one of ${keys.join(", ")}`)
-  }
-  return u as Readonly<Record<string, unknown>>
-}
+// Known keys only, each value read once into a copy (internal/bounded.ts).
+export const record = (at: string, u: unknown, keys: ReadonlyArray<string>): Readonly<Record<string, unknown>> =>
+  u === undefined ? {} : Bounded.options(at, u, keys, "an options object")
 
 export const integer = (at: string, u: unknown, fallback: number, min: number): number => {
   if (u === undefined) return fallback
@@ -38,21 +34,17 @@ export const boolean = (at: string, u: unknown, fallback: boolean): boolean => {
   return u as boolean
 }
 
+// Lists: at most maxItems items, no hole, each read once (internal/bounded.ts).
 export const strings = (at: string, u: unknown): ReadonlyArray<string> => {
-  if (!Array.isArray(u) || u.length === 0) return invalid(at, `expected a non-empty array of names, got ${got(u)}`)
-  u.forEach((s, i) => {
-    if (typeof s !== "string" || s.trim() === "") invalid(`${at}[${i}]`, `expected a name, got ${got(s)}`)
-  })
-  return Object.freeze([...u])
+  const names = Bounded.list(at, u, "a non-empty array of names", (path, s) =>
+    typeof s === "string" && s.trim() !== "" ? Bounded.text(path, s) : invalid(path, `expected a name, got ${got(s)}`))
+  return names.length === 0 ? invalid(at, "expected a non-empty array of names, got []") : names
 }
 
 export const integers = (at: string, u: unknown, fallback: ReadonlyArray<number>): ReadonlyArray<number> => {
   if (u === undefined) return fallback
-  if (!Array.isArray(u)) return invalid(at, `expected an array of HTTP status codes, got ${got(u)}`)
-  u.forEach((n, i) => {
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 100 || n > 599) invalid(`${at}[${i}]`, `expected an HTTP status code, got ${got(n)}`)
-  })
-  return Object.freeze([...u])
+  return Bounded.list(at, u, "an array of HTTP status codes", (path, n) =>
+    typeof n === "number" && Number.isSafeInteger(n) && n >= 100 && n <= 599 ? n : invalid(path, `expected an HTTP status code, got ${got(n)}`))
 }
 
 /** The options every built-in takes for its place in the stack. */

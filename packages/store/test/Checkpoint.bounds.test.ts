@@ -5,6 +5,7 @@
 // the messages. A refused row's error excerpts what the row held, whatever its size.
 import { AgentState, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Checkpoint } from "../src/index.js"
 
@@ -81,4 +82,34 @@ describe("the store's write and load bounds agree on strings", () => {
     expect(Checkpoint.encodeChecked("run-1", 1, Checkpoint.diff(undefined, state("p".repeat(Json.maxStringLength + 1)))!))
       .toMatchObject({ _tag: "Failure", failure: { _tag: "CheckpointRefused", path: "systemPrompt" } })
   }, 60_000)
+})
+
+describe("a delta's strings under any maxStringLength (property)", () => {
+  // The class the defect was in: a checkpoint's own strings and a message's text, around
+  // a decode's bound. Refused exactly when one is past it, naming one that is.
+  const texts = fc.record({
+    id: fc.string({ minLength: 1, maxLength: 24 }),
+    systemPrompt: fc.option(fc.string({ maxLength: 24 }), { nil: undefined }),
+    parentId: fc.option(fc.string({ maxLength: 24 }), { nil: undefined }),
+    stopReason: fc.option(fc.string({ maxLength: 24 }), { nil: undefined }),
+    content: fc.option(fc.string({ maxLength: 24 }), { nil: undefined }),
+  })
+  it("refuses a delta exactly when one of its strings is past the bound", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 24 }), texts, (max, { content, ...fields }) => {
+        const delta = {
+          v: 2,
+          ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+          ...(content === undefined ? {} : { messages: { from: 0, items: [Message.user(content)] } }),
+        }
+        const decoded = Codecs.decode(Checkpoint.DeltaCodec, delta, { maxStringLength: max })
+        const past = Object.entries({ ...fields, "messages.items[0].content": content })
+          .filter(([, v]) => v !== undefined && v.length > max)
+          .map(([k]) => k)
+        if (past.length === 0) expect(decoded._tag).toBe("Success")
+        else expect(Result.isFailure(decoded) && past.includes(decoded.failure.path)).toBe(true)
+      }),
+      { numRuns: 300 },
+    )
+  })
 })

@@ -123,10 +123,37 @@ const checkReasonAndPayload = (reason: unknown, payload: unknown): void => {
 }
 
 // A finite duration >= 0, checked when the hook is made.
+// Effect reads any object as a duration object and skips the keys it does not know: a
+// misspelt unit ({ hour: 2 }), a RegExp or a Date was 0 ms (an approval that expired at
+// once), a string unit was coerced. A plain object of known units, each a finite number
+// >= 0, a Duration, a number, a string, or a [seconds, nanos] pair are read.
+const units: ReadonlyArray<string> = ["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"]
+const objectProblem = (input: object): string | undefined => {
+  if (Duration.isDuration(input) || Array.isArray(input)) return undefined
+  const proto: unknown = Object.getPrototypeOf(input)
+  if (proto !== Object.prototype && proto !== null) return "a duration object holds units ({ hours: 2 }), not a class instance"
+  for (const key of Object.keys(input)) {
+    if (!units.includes(key)) return `unknown unit ${Json.excerpt(key, 60)}: expected ${units.join(", ")}`
+    const n: unknown = (input as Record<string, unknown>)[key]
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return `${key}: expected a finite number >= 0, got ${Json.excerpt(n, 60)}`
+  }
+  return undefined
+}
+
 const durationOf = (input: Duration.Input): Duration.Duration => {
-  const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
-  const ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
-  return Number.isFinite(ms) && ms >= 0 ? Duration.millis(ms) : invalid("expiresIn", `expected a finite duration >= 0 ("2 hours", a number of ms), got ${String(input)}`)
+  let ms = NaN
+  try {
+    const problem = typeof input === "object" && input !== null ? objectProblem(input) : undefined
+    if (problem !== undefined) return invalid("expiresIn", problem)
+    const parsed = typeof input === "number" && !(input >= 0) ? undefined : Duration.fromInput(input)
+    ms = parsed === undefined || parsed._tag === "None" ? NaN : Duration.toMillis(parsed.value)
+  } catch (cause) {
+    // A value whose reading throws (a Proxy's trap) is not a duration.
+    if (cause instanceof AgentError.HooklineError) throw cause
+  }
+  return Number.isFinite(ms) && ms >= 0
+    ? Duration.millis(ms)
+    : invalid("expiresIn", `expected a finite duration >= 0 ("2 hours", a number of ms), got ${Json.excerpt(input, 60)}`)
 }
 
 /**

@@ -104,10 +104,19 @@ const withSummary = (request: Request.InferenceRequest, summary: string, rest: R
     messages: rest,
   })
 
+// A driver's `generate`, read where a Proxy's trap may throw: then it is not a driver.
+const generates = (driver: Driver | undefined): boolean => {
+  try {
+    return typeof driver?.generate === "function"
+  } catch {
+    return false
+  }
+}
+
 const check = (options: unknown) => {
   const o = O.record("options", options, ["driver", "maxTokens", "keep", "prompt"])
   const driver = o["driver"] as Driver | undefined
-  if (typeof driver?.generate !== "function") O.invalid("options.driver", "expected a driver (Driver.make, or the agent's own)")
+  if (!generates(driver)) O.invalid("options.driver", "expected a driver (Driver.make, or the agent's own)")
   return {
     driver: driver as Driver,
     maxTokens: O.count("options.maxTokens", o["maxTokens"], 1),

@@ -6,6 +6,7 @@
 import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { AgentError, Codecs, Json } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
+import { Duration } from "effect"
 import * as t from "io-ts"
 import { describe, expect, it } from "vitest"
 import {
@@ -89,6 +90,22 @@ describe("Approval's options", () => {
   ])("refuses a %s, naming it", (_, options, path) => {
     expect(invalidAt(() => Approval.make(options as never)).path).toBe(path)
     expect(invalidAt(() => UseApproval(options as never)).path).toBe(path)
+  })
+
+  it.each([
+    ["a misspelt unit ({ hour: 2 })", { hour: 2 }],
+    ["a RegExp", /2 hours/g],
+    ["a Date", new Date(0)],
+    ["a unit that is not a number ({ hours: \"2\" })", { hours: "2" }],
+    ["a negative unit", { hours: -1 }],
+  ])("refuses an expiresIn of %s (Effect read an unknown key or a non-plain object as 0 ms, the approval expiring at once, and coerced a string)", (_, expiresIn) => {
+    expect(invalidAt(() => Approval.make({ tools: ["x"], expiresIn: expiresIn as never })).path).toBe("expiresIn")
+  })
+
+  it("still takes a duration object, a Duration, a string and a number", () => {
+    for (const expiresIn of [{ hours: 2, minutes: 30 }, {}, Duration.hours(2), "2 hours", 5_000]) {
+      expect(() => Approval.make({ tools: ["x"], expiresIn: expiresIn as never })).not.toThrow()
+    }
   })
 
   it("refuses options that are not an object (it threw a TypeError)", () => {

@@ -37,6 +37,10 @@ type Kind =
   | { readonly _tag: "enum" }
   | { readonly _tag: "table" }
   | { readonly _tag: "drivers" }
+  | { readonly _tag: "driver" }
+  | { readonly _tag: "reason" }
+  | { readonly _tag: "duration" }
+  | { readonly _tag: "tools" }
 
 const count = (min = 0): Kind => ({ _tag: "count", min })
 const number = (min: number, max?: number): Kind => ({ _tag: "number", min, ...(max === undefined ? {} : { max }) })
@@ -48,6 +52,10 @@ const fn: Kind = { _tag: "function" }
 const oneOf: Kind = { _tag: "enum" }
 const table: Kind = { _tag: "table" }
 const drivers: Kind = { _tag: "drivers" }
+const oneDriver: Kind = { _tag: "driver" }
+const reason: Kind = { _tag: "reason" }
+const duration: Kind = { _tag: "duration" }
+const tools: Kind = { _tag: "tools" }
 
 interface Maker {
   readonly name: string
@@ -128,7 +136,7 @@ const makers: ReadonlyArray<Maker> = [
     make: (o) => Summarization.make(o as never),
     base: { driver, maxTokens: 100 },
     prefix: "options.",
-    fields: { maxTokens: count(1), keep: count(), prompt: text },
+    fields: { driver: oneDriver, maxTokens: count(1), keep: count(), prompt: text },
   },
   {
     name: "UseSlidingWindow",
@@ -142,7 +150,7 @@ const makers: ReadonlyArray<Maker> = [
     make: (o) => Approval.make(o as never),
     base: { tools: ["refund"] },
     prefix: "",
-    fields: { tools: names, when: fn, payload: fn },
+    fields: { tools: names, when: fn, payload: fn, reason, expiresIn: duration, decode: tools },
   },
   { name: "Output.make", make: (o) => Output.make(t.type({ a: t.string }), o), base: {}, prefix: "options.", fields: { retries: count() } },
   { name: "ApplyContextConfigHook", make: (o) => ApplyContextConfigHook(o), base: {}, prefix: "", fields: { systemPrompt: text } },
@@ -229,6 +237,23 @@ const badFor = (kind: Kind): fc.Arbitrary<Thunk> => {
       return fc.oneof(
         of(fc.constantFrom<unknown>(null, 5, "t", [], true)),
         made(() => ({ m: Number.NaN }), () => ({ m: -1 }), () => ({ m: Infinity }), () => JSON.parse('{"__proto__": -1}') as unknown, throwing),
+      )
+    case "driver":
+      return fc.oneof(of(fc.constantFrom<unknown>(null, {}, 5, "d", [], { generate: 5 })), made(throwing, revoked))
+    case "reason":
+      return fc.oneof(of(fc.constantFrom<unknown>(5, null, {}, [], /r/g, true, Number.NaN)), made(() => longText, throwing, revoked))
+    case "duration":
+      return fc.oneof(
+        // Not {}: a duration object of no units (0 ms).
+        of(fc.constantFrom<unknown>(Number.NaN, -1, Infinity, -Infinity, "soon", "", null, [], /d/g, true, { hour: 2 }, { hours: "2" })),
+        made(() => new Date(0)),
+        of(fc.double({ max: 0, noNaN: true }).filter((n) => n < 0)),
+        made(throwing, revoked, () => Symbol("d")),
+      )
+    case "tools":
+      return fc.oneof(
+        of(fc.constantFrom<unknown>(5, null, {}, "t")),
+        made(() => [5], () => [{}], () => holey(5), sparse, revoked, () => [throwing()], () => [revoked()]),
       )
     case "drivers":
       return fc.oneof(

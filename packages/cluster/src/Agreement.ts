@@ -86,6 +86,27 @@ const readLive = (sql: SqlClient.SqlClient) =>
   })
 
 /**
+ * The unprocessed messages stored on shards above `shardsPerGroup` (how many, and the
+ * least such shard): a process with a larger count sent them, and no runner with this
+ * count reads them. Messages a larger count put on shards within this one are not told
+ * apart.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const beyondShards = (shardsPerGroup: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const present = yield* sql<{ readonly messages: boolean }>`SELECT to_regclass('cluster_messages') IS NOT NULL AS messages`
+    if (present[0]?.messages !== true) return { count: 0, first: undefined }
+    const rows = yield* sql<{ readonly n: unknown; readonly first: unknown }>`
+      SELECT count(*)::int AS n, min(substring(shard_id from '([0-9]+)$')::int) AS first FROM cluster_messages
+      WHERE NOT processed AND substring(shard_id from '([0-9]+)$')::int > ${shardsPerGroup}`
+    const count = Number(rows[0]?.n ?? 0)
+    return { count: Number.isSafeInteger(count) ? count : 0, first: rows[0]?.first === null ? undefined : Number(rows[0]?.first) }
+  })
+
+/**
  * A runner's start: in one transaction under an advisory lock (so two runners starting
  * at once see each other), reads the live records, refuses with `SettingsMismatch` when
  * one disagrees, and records its own. The warnings (a different lock expiry) are logged.
@@ -110,6 +131,15 @@ export const join = (ours: Settings.Shared) =>
       return agreed.success
     }))
     for (const warning of warnings) yield* Effect.logWarning(warning)
+    // A warning, not a refusal: one stray message must not keep a park from starting.
+    const beyond = yield* beyondShards(ours.shardsPerGroup)
+    if (beyond.count > 0) {
+      yield* Effect.logWarning(
+        `${beyond.count} unprocessed message(s) are stored on shards above this runner's shardsPerGroup ${ours.shardsPerGroup} ` +
+          `(the first on shard ${beyond.first}): a process with a larger count sent them, and no runner with ${ours.shardsPerGroup} reads them; ` +
+          `run the park with the count they were sent with until they are processed, or delete them (docs/scaling.md, "The settings a park shares")`,
+      )
+    }
   })
 
 /**

@@ -13,6 +13,7 @@ import { Effect, Layer, ManagedRuntime, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, startPostgres, type Server } from "../../store/test/support/postgres.js"
+import * as Agreement from "../src/Agreement.js"
 import { Runner, Settings } from "../src/index.js"
 import { flushingSqlLayer } from "../src/internal/storage.js"
 import { agents } from "./support/agents.js"
@@ -139,6 +140,22 @@ describe("the settings a park shares", () => {
       expect(opened).toMatchObject({ setting: 'hookline_cluster_settings.shards_per_group of "10.0.0.9:1"', got: "-4" })
     } finally {
       await query(`DELETE FROM hookline_cluster_settings WHERE address = '10.0.0.9:1'`)
+    }
+  }, 60_000)
+})
+
+describe("Agreement.beyondShards", () => {
+  it("counts the unprocessed messages stored on shards above a count (a runner logs them as it starts)", async () => {
+    // A Start as a process with 600 shards stores it (effect/cluster's columns), and one processed.
+    await query(`INSERT INTO cluster_messages (id, message_id, shard_id, entity_type, entity_id, kind, tag, request_id, processed)
+      VALUES (900000000000001, 'stray-1', 'default:450', 'HooklineRun', 'stray-1', 0, 'Start', 900000000000001, false),
+             (900000000000002, 'stray-2', 'default:451', 'HooklineRun', 'stray-2', 0, 'Start', 900000000000002, true)`)
+    try {
+      const read = (count: number) => Effect.runPromise(Agreement.beyondShards(count).pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))))
+      expect(await read(300)).toEqual({ count: 1, first: 450 })
+      expect(await read(450)).toEqual({ count: 0, first: undefined })
+    } finally {
+      await query(`DELETE FROM cluster_messages WHERE message_id IN ('stray-1', 'stray-2')`)
     }
   }, 60_000)
 })

@@ -146,7 +146,11 @@ export const clientLayer = (options: { readonly database: string; readonly setti
  */
 export const openClient = async (options: Parameters<typeof clientLayer>[0]) => {
   const runtime = ManagedRuntime.make(clientLayer(options))
-  const client = await runtime.runPromise(Effect.map(Client.HooklineClient, (c) => c))
+  // A client that is not ready (Settings.SettingsMismatch) leaves nothing open behind it.
+  const client = await runtime.runPromise(Effect.map(Client.HooklineClient, (c) => c)).catch(async (error: unknown) => {
+    await runtime.dispose()
+    throw error
+  })
   return {
     start: (agent: string, input: string, startOptions?: Client.StartOptions) => runtime.runPromise(client.start(agent, input, startOptions)),
     result: (runId: string, resultOptions?: Client.ResultOptions) => runtime.runPromise(client.result(runId, resultOptions)),

@@ -5,11 +5,12 @@
  * `events` streams a run's committed progress (`RunEvent`).
  * A client is ready only after it read the shard assignments (one volatile call has
  * answered): a persisted message sent before that waits for its runner's storage poll.
- * Its process reads the assignments as the runners do, with its own settings: give it the
- * runners' `lockExpiration` (`Runner.clientLayer({ settings })`). A runner counts as alive
- * while its heartbeat is younger than the reader's expiry, so a client with a longer one
- * sends a dead runner's shards to it (each call waits) until its own expiry has passed,
- * after the runners have moved them.
+ * Its process reads the assignments as the runners do, with its own settings:
+ * `Runner.clientLayer` takes the runners' `shardsPerGroup` and `lockExpiration` from their
+ * records; a cluster built by hand must be given them. A runner counts as alive while its
+ * heartbeat is younger than the reader's expiry, so a client with a longer one sends a
+ * dead runner's shards to it (each call waits) until its own expiry has passed, after the
+ * runners have moved them.
  *
  * @since 0.1.0
  */
@@ -164,6 +165,7 @@ export interface Options {
    * within the lock expiry, 10 s by default, and an assignment refresh; the client's
    * process must have the runners' expiry, else the longer of the two). `result` asks
    * again after a `CallTimedOut` (a run in flight longer than this), until its own timeout.
+   * `Runner.clientLayer` also waits this long, once, for a runner's record of its settings.
    */
   readonly callTimeout?: Duration.Input | undefined
   /** How long `result` waits for a run to end or suspend, unless told (default 5 minutes). */
@@ -178,6 +180,14 @@ export interface Options {
   /** The most events one ask of `events` brings, 1 to 256 (default 64): what a subscriber holds at once. */
   readonly eventsBatch?: number | undefined
 }
+
+/**
+ * The default `callTimeout`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultCallTimeout: Duration.Input = "15 seconds"
 
 const runErrors = new Set(["UnknownAgent", "ToolSetMismatch", "RunNotFound", "RunRejected"])
 const isRunError = (e: { readonly _tag: string }): e is RunError => runErrors.has(e._tag)
@@ -206,7 +216,7 @@ export const make = (options: Options = {}): Effect.Effect<ClientShape, never, S
   Effect.gen(function*() {
     const clientFor = yield* HooklineRun.client
     const poll = options.pollInterval ?? "200 millis"
-    const timeout = millisOf(options.callTimeout ?? "15 seconds")
+    const timeout = millisOf(options.callTimeout ?? defaultCallTimeout)
     const resultTimeout = options.resultTimeout ?? "5 minutes"
     const notFoundAfter = millisOf(options.notFoundAfter ?? "30 seconds")
     const resultWait = Math.trunc(Math.max(0, Math.min(millisOf(options.resultWait ?? "5 seconds"), timeout / 2, notFoundAfter, Protocol.maxResultWait)))

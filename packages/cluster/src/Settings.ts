@@ -18,10 +18,11 @@ export interface Settings {
    * How long a dead runner's shards stay locked (default 10 s): the pause of its runs.
    * Shorter moves runs sooner, but a runner whose event loop stalls longer (GC, CPU
    * starvation) loses its shards while it may still run a tool (a zombie; the run's
-   * lease then stops its tools at its next renewal). Give every runner and every client
-   * process the same value: each counts a runner alive while its heartbeat is younger than
-   * its own expiry, so a client with a longer one keeps sending a dead runner's shards to it
-   * after the runners have moved them.
+   * lease then stops its tools at its next renewal). Give every runner the same value:
+   * each counts a runner alive while its heartbeat is younger than its own expiry, so a
+   * process with a longer one keeps sending a dead runner's shards to it after the others
+   * have moved them (a runner with another expiry than the live runners' logs a warning).
+   * A client-only process (`Runner.clientLayer`) takes the runners' value from their records.
    */
   readonly lockExpiration: Duration.Input
   /** How often a runner refreshes its shard locks and heartbeat (default 3 s, at most a third of the expiry). */
@@ -36,6 +37,9 @@ export interface Settings {
    * Shards per group (default 300, at most 10,000): the same on every runner and client
    * process, and chosen before the park's first start (a run's shard is its id's hash
    * modulo this count, so changing it strands the messages stored under the old one). A
+   * runner with another count than the live runners' refuses to start, a client that names
+   * another fails its readiness (`SettingsMismatch`); a client that names none takes the
+   * runners'. A
    * runner's read of new messages writes the ids of the shards it holds into its SQL: a
    * runner holding 300 spends 0.24–1.7 ms more a read than one holding 30, by the size
    * of the message table (docs/performance.md); a runner of a park of N holds about
@@ -239,4 +243,113 @@ export const fromFlags = (given: { readonly [flag: string]: string | undefined }
     }
   }
   return Result.succeed(out)
+}
+
+/**
+ * What a runner records of its settings where every process of the park reads them (a
+ * table of ours beside effect/cluster's): the settings that must agree across the park
+ * (`shardsPerGroup`, the shard groups) and the lock expiry a client takes from it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Shared {
+  /** The runner's address, `host:port`, as effect/cluster records it. */
+  readonly address: string
+  readonly shardsPerGroup: number
+  /** effect/cluster's shard groups, sorted (hookline's entity uses `"default"` only). */
+  readonly shardGroups: ReadonlyArray<string>
+  readonly lockExpirationMillis: number
+}
+
+/**
+ * A setting every process of a park must share, given otherwise than the live runners
+ * have it: `process` says whose value `ours` is ("this runner", "this client", or a live
+ * runner's when two live runners disagree), `theirs` is the live runner `runner`'s.
+ * A runner with it did not start; a client with it is not ready.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SettingsMismatch extends Data.TaggedError("SettingsMismatch")<{
+  readonly setting: "shardsPerGroup" | "shardGroups"
+  readonly process: string
+  readonly ours: number | string
+  readonly theirs: number | string
+  readonly runner: string
+}> {
+  override get message(): string {
+    return `${this.setting}: ${this.process} has ${this.ours}, the live runner ${this.runner} has ${this.theirs}; ` +
+      `every runner and client process of a park must use the same (a run's shard is its id's hash modulo shardsPerGroup; docs/scaling.md, "Settings")`
+  }
+}
+
+const groupsText = (groups: ReadonlyArray<string>) => groups.join(",")
+
+// The first setting that must agree and does not, between `ours` and a live runner's.
+const mismatch = (process: string, ours: Pick<Shared, "shardsPerGroup" | "shardGroups">, theirs: Shared): SettingsMismatch | undefined =>
+  ours.shardsPerGroup !== theirs.shardsPerGroup
+    ? new SettingsMismatch({ setting: "shardsPerGroup", process, ours: ours.shardsPerGroup, theirs: theirs.shardsPerGroup, runner: theirs.address })
+    : groupsText(ours.shardGroups) !== groupsText(theirs.shardGroups)
+    ? new SettingsMismatch({ setting: "shardGroups", process, ours: groupsText(ours.shardGroups), theirs: groupsText(theirs.shardGroups), runner: theirs.address })
+    : undefined
+
+const expiryWarning = (process: string, ours: number, theirs: Shared) =>
+  `lockExpiration: ${process} has ${ours} ms, the live runner ${theirs.address} has ${theirs.lockExpirationMillis} ms; ` +
+  `give every runner and client process the same (each counts a runner alive while its heartbeat is younger than its own expiry)`
+
+/**
+ * A runner's start against the live runners' records (its own address left out: a
+ * runner restarted at its address replaces its own record): the first shared setting
+ * that differs fails it; a different lock expiry is a warning (a rolling change of the
+ * expiry passes through it), returned for the log.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const agreeRunner = (ours: Shared, live: ReadonlyArray<Shared>): Result.Result<ReadonlyArray<string>, SettingsMismatch> => {
+  const warnings: Array<string> = []
+  for (const theirs of live) {
+    if (theirs.address === ours.address) continue
+    const failed = mismatch("this runner", ours, theirs)
+    if (failed !== undefined) return Result.fail(failed)
+    if (theirs.lockExpirationMillis !== ours.lockExpirationMillis) warnings.push(expiryWarning("this runner", ours.lockExpirationMillis, theirs))
+  }
+  return Result.succeed(warnings)
+}
+
+/**
+ * A client process's settings from the live runners' records: the runners'
+ * `shardsPerGroup` and `lockExpiration` are taken (the client's own `lockExpiration`,
+ * when given and different, is named in a warning); a `shardsPerGroup` the client names
+ * that differs, runners that disagree among themselves, or shard groups other than the
+ * client's fail it. With no live record (no runner up yet, or runners that record
+ * nothing) the client keeps its own settings, with a warning.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const agreeClient = (
+  given: Partial<Settings>,
+  shardGroups: ReadonlyArray<string>,
+  live: ReadonlyArray<Shared>,
+): Result.Result<{ readonly settings: Settings; readonly warnings: ReadonlyArray<string> }, SettingsMismatch> => {
+  const own: Settings = { ...defaults, ...given }
+  const first = live[0]
+  if (first === undefined) {
+    return Result.succeed({ settings: own, warnings: ["no live runner has recorded its settings: this client uses its own shardsPerGroup and lockExpiration, unchecked"] })
+  }
+  for (const other of live.slice(1)) {
+    const failed = mismatch(`the live runner ${first.address}`, first, other)
+    if (failed !== undefined) return Result.fail(failed)
+  }
+  const failed = mismatch("this client", { shardsPerGroup: given.shardsPerGroup ?? first.shardsPerGroup, shardGroups }, first)
+  if (failed !== undefined) return Result.fail(failed)
+  const warnings: Array<string> = []
+  const expiries = new Set(live.map((r) => r.lockExpirationMillis))
+  if (expiries.size > 1) warnings.push(`lockExpiration: the live runners have ${[...expiries].join(", ")} ms; this client takes ${first.address}'s, ${first.lockExpirationMillis} ms`)
+  if (given.lockExpiration !== undefined && millis(given.lockExpiration) !== first.lockExpirationMillis) {
+    warnings.push(`${expiryWarning("this client", millis(given.lockExpiration), first)}; this client takes the runners'`)
+  }
+  return Result.succeed({ settings: { ...own, shardsPerGroup: first.shardsPerGroup, lockExpiration: first.lockExpirationMillis }, warnings })
 }

@@ -33,8 +33,8 @@ const lookupSetter = (Object.prototype as unknown as { __lookupSetter__: (this: 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
 // later need not be the text of now. So a Proxy is never vouched for (`Json.isProxy`,
-// about 8 ns a call); where it is missing, nothing is vouched for and every write takes
-// the plain path.
+// about 8 ns a call); where it is missing, nothing is vouched for but what core sealed (a
+// real object it made), and every other write takes the plain path.
 const isProxy = Json.isProxy
 
 // Core's mark of what it built itself (a WeakSet only core fills; about 10 ns a miss).

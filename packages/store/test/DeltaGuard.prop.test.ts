@@ -2,13 +2,13 @@
 // (internal/deltaGuard.ts) answers exactly as `Checkpoint.DeltaCodec.is`, over generated
 // steps and deltas, hostile ones included; and it spells out every field core's
 // `Codecs.Step` guard reads.
-import { AgentState, AppendLog, Codecs, ToolCall, ToolExecution } from "@hookline/core"
+import { AgentState, AppendLog, Codecs, Message, ToolCall, ToolExecution } from "@hookline/core"
 import { Arbitraries } from "@hookline/testing"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Checkpoint } from "../src/index.js"
 import * as ByReference from "../src/internal/byReference.js"
-import { isDelta, isStep, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
+import { assistantKeys, isDelta, isStep, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
 
 const none: Checked = () => false
 
@@ -135,6 +135,55 @@ describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
     )
     expect(accepted).toBeGreaterThan(0)
   }, 120_000)
+
+  it("reads every field of an assistant message that core's Message guard reads", () => {
+    const read = new Set<string>()
+    for (const response of fc.sample(Arbitraries.inferenceResponse(), 50)) {
+      const spy = new Proxy(Message.assistant("x", response.toolCalls), {
+        get: (target, key, receiver) => {
+          if (typeof key === "string") read.add(key)
+          return Reflect.get(target, key, receiver)
+        },
+      })
+      expect(Codecs.Message.is(spy)).toBe(true)
+    }
+    expect([...read].sort()).toEqual([...assistantKeys].sort())
+  })
+
+  it("answers as Checkpoint.DeltaCodec.is for a delta whose assistant message holds its step's answer's calls, whatever the message holds", () => {
+    let shortCut = 0
+    let refused = 0
+    const deltas = fc
+      .tuple(Arbitraries.step(), Arbitraries.inferenceResponse(), hostile, fc.nat(assistantKeys.length), fc.boolean(), fc.string({ maxLength: 8 }))
+      .map(([base, response, value, at, frozen, content]) => {
+        const step = Object.freeze({ ...base, response })
+        const fields = { role: "assistant", content, toolCalls: response.toolCalls }
+        const key = assistantKeys[at]
+        const message = key === undefined ? fields : { ...fields, [key]: value }
+        return {
+          delta: Object.freeze({
+            v: Checkpoint.version,
+            id: "run",
+            messages: Object.freeze({ from: 0, items: Object.freeze([frozen ? Object.freeze(message) : message]) }),
+            steps: Object.freeze({ from: 0, items: Object.freeze([step]) }),
+          }),
+          step,
+          shares: key !== "toolCalls",
+        }
+      })
+    fc.assert(
+      fc.property(deltas, ({ delta, step, shares }) => {
+        const full = safely(() => Checkpoint.DeltaCodec.is(delta))
+        if (full && shares) shortCut++
+        if (!full) refused++
+        expect(safely(() => isDelta(delta, none))).toBe(full)
+        expect(safely(() => isDelta(delta, journaled([step])))).toBe(full)
+      }),
+      { numRuns: 400 },
+    )
+    expect(shortCut).toBeGreaterThan(0)
+    expect(refused).toBeGreaterThan(0)
+  }, 60_000)
 
   it("skips nothing the journal did not check: a value refused or never measured is checked in full", () => {
     const measured = ByReference.measure()

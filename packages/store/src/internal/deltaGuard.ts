@@ -7,11 +7,14 @@
 // named codec's guard accepted and that cannot change since.
 //
 // io-ts's `type`/`partial` guards read each key of theirs independently, so the delta's
-// guard is the same guard without `steps`, and the steps' tail checked apart. The step's
-// guard is core's `Codecs.Step` guard (a `struct`: each field's guard on `u[key]`),
-// spelled out here field by field; a test reads the keys core's guard reads and holds
-// this list to them, so a field added in core fails it until it is added here.
-import { Codecs } from "@hookline/core"
+// guard is the same guard without `steps` and `messages`, and their tails checked apart.
+// The step's guard is core's `Codecs.Step` guard (a `struct`: each field's guard on
+// `u[key]`), spelled out here field by field; a test reads the keys core's guard reads and
+// holds this list to them, so a field added in core fails it until it is added here. So is
+// an assistant message's (`Codecs.Message` dispatches on `role`), whose `toolCalls` is
+// taken as checked when it is the very array of an answer `checked` vouches for in the
+// delta's steps (the loop's assistant message holds its answer's calls).
+import { Codecs, Json } from "@hookline/core"
 import * as t from "io-ts"
 import * as Checkpoint from "../Checkpoint.js"
 import * as Envelope from "../Envelope.js"
@@ -20,13 +23,28 @@ import { deltaFields, index } from "./deltaFields.js"
 /** Whether `u` is a value `codec`'s guard accepted already (and that cannot have changed since). */
 export type Checked = (u: unknown, codec: t.Decoder<unknown, unknown>) => boolean
 
-const { steps: _steps, ...withoutSteps } = deltaFields
-// What `DeltaCodec` checks (a version 2 delta), the steps aside.
+const { steps: _steps, messages: _messages, ...withoutTails } = deltaFields
+// What `DeltaCodec` checks (a version 2 delta), the steps and messages aside.
 const head = t.type({ v: t.literal(Checkpoint.version), id: t.string })
-const rest = t.partial({ ...withoutSteps, envelope: Envelope.EnvelopeCodec })
-// `tail(Codecs.Step)`'s guard without its items' own: `t.readonlyArray`'s guard is
-// `Array.isArray(u) && u.every(item.is)`.
-const stepsTail = t.type({ from: index, items: t.UnknownArray })
+const rest = t.partial({ ...withoutTails, envelope: Envelope.EnvelopeCodec })
+// `tail(Codecs.Step)`'s and `tail(Codecs.Message)`'s guard without their items' own:
+// `t.readonlyArray`'s guard is `Array.isArray(u) && u.every(item.is)`.
+const itemsTail = t.type({ from: index, items: t.UnknownArray })
+
+// The tool calls of the answers `checked` vouched for, noted while the delta's steps are
+// checked (a step's own answer; a few at most, as `checked` keeps a few roots).
+const knownAtMost = 8
+const knownCalls: Array<unknown> = Array.from({ length: knownAtMost }, () => undefined)
+let knownCount = 0
+// Only while `isDelta` runs (nothing is held past it).
+let noting = false
+const noteCalls = (response: unknown): void => {
+  if (noting && knownCount < knownAtMost) knownCalls[knownCount++] = (response as { readonly toolCalls?: unknown }).toolCalls
+}
+const forgetCalls = (): void => {
+  for (let i = 0; i < knownCount; i++) knownCalls[i] = undefined
+  knownCount = 0
+}
 
 const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
@@ -62,7 +80,11 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   if (typeof u !== "object" || u === null) return false
   const step = u as Record<string, unknown>
   const response = step["response"]
-  if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
+  if (response !== undefined) {
+    // A vouched answer is frozen plain data: its `toolCalls` read now is the array checked.
+    if (checked(response, Codecs.InferenceResponse)) noteCalls(response)
+    else if (!Codecs.InferenceResponse.is(response)) return false
+  }
   const executions = step["toolExecutions"]
   if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
   for (let i = 0; i < stepRest.length; i++) {
@@ -72,9 +94,38 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   return true
 }
 
+// Core's `string` guard: every text of a message is bounded.
+const isText = (u: unknown): boolean => typeof u === "string" && u.length <= Json.maxStringLength
+const isToolCalls = t.readonlyArray(Codecs.ToolCall).is
+
+/** The fields of an assistant message this guard reads, in core's order (a test holds them to those core's guard reads). */
+export const assistantKeys: ReadonlyArray<string> = Object.freeze(["role", "content", "toolCalls"])
+
+// `Codecs.Message.is(u)`: dispatched on `role` (read once there, once by the member's
+// guard, as core reads it); an assistant message's tool calls that are a vouched answer's
+// own array are not checked again (that answer's guard checked them with the same codec).
+const isMessage = (u: unknown): boolean => {
+  if (knownCount === 0 || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
+  const message = u as Record<string, unknown>
+  if (message["role"] !== "assistant" || !isText(message["content"])) return false
+  const calls = message["toolCalls"]
+  for (let i = 0; i < knownCount; i++) if (knownCalls[i] === calls) return true
+  return isToolCalls(calls)
+}
+const isMessageItem = (u: unknown, _checked: Checked): boolean => isMessage(u)
+
 /** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
 export const isDelta = (delta: unknown, checked: Checked): boolean => {
-  if (!head.is(delta) || !rest.is(delta)) return false
-  const steps = (delta as { readonly steps?: unknown }).steps
-  return steps === undefined || (stepsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))
+  forgetCalls()
+  noting = true
+  try {
+    if (!head.is(delta) || !rest.is(delta)) return false
+    const steps = (delta as { readonly steps?: unknown }).steps
+    if (steps !== undefined && !(itemsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))) return false
+    const messages = (delta as { readonly messages?: unknown }).messages
+    return messages === undefined || (itemsTail.is(messages) && everyItem(messages.items as ReadonlyArray<unknown>, isMessageItem, checked))
+  } finally {
+    noting = false
+    forgetCalls()
+  }
 }

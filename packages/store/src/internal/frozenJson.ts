@@ -16,6 +16,13 @@
 // frozen, has an accessor or a hidden (non-enumerable) property, or an array whose
 // prototype is not Array.prototype, is not vouched for; the caller then encodes the value
 // at once, the plain way.
+//
+// A container core sealed (`Json.isSealed`: built by core's constructors, such as a
+// model answer from `InferenceResponse.make`, from parts it copied; a real object,
+// frozen, data properties only, of a plain prototype, every part sealed too) is not
+// asked those questions again, nor is anything under it: only its bounds are counted.
+// Core alone fills that set and never puts a caller's object in it (it copies), so no
+// value can claim the short cut (test/FrozenJson.sealed.test.ts).
 import { Json } from "@hookline/core"
 
 // Annex B, on every engine: an own or inherited getter of `key`, without allocating a
@@ -26,9 +33,12 @@ const lookupSetter = (Object.prototype as unknown as { __lookupSetter__: (this: 
 // A Proxy over a frozen target passes every check below, yet its `get` may answer anything
 // for a key the target lacks, and the codecs read their fields by name: its text written
 // later need not be the text of now. So a Proxy is never vouched for (`Json.isProxy`,
-// about 8 ns a call); where it is missing, nothing is vouched for and every write takes
-// the plain path.
+// about 8 ns a call); where it is missing, nothing is vouched for but what core sealed (a
+// real object it made), and every other write takes the plain path.
 const isProxy = Json.isProxy
+
+// Core's mark of what it built itself (a WeakSet only core fills; about 10 ns a miss).
+const isSealed = Json.isSealed
 
 // A measure packs the bytes bound and the height (containers nested, at most maxDepth,
 // which is far below `scale`) in one number: no object per measured value.
@@ -88,8 +98,9 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
   let own1: object | undefined
   let own2: object | undefined
   let own3: object | undefined
-  // The packed measure of `u` at `depth` containers from the root, or -1.
-  const node = (u: unknown, depth: number): number => {
+  // The packed measure of `u` at `depth` containers from the root, or -1; `sealed`: `u`
+  // is under a container core sealed, so it is one too (or a scalar).
+  const node = (u: unknown, depth: number, sealed: boolean): number => {
     switch (typeof u) {
       case "string":
         // At most 6 bytes per UTF-16 unit (an escape such as \u001f), and the quotes.
@@ -121,18 +132,20 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
     // A cycle meets the depth bound.
     if (depth >= maxDepth) return -1
     if (u === own0 || u === own1 || u === own2 || u === own3) return ownNode(u as Record<string, unknown>, depth)
-    if (isProxy === undefined || isProxy(u) || !Object.isFrozen(u)) return -1
+    // Sealed: frozen plain data by construction; its bounds are still counted below.
+    if (!sealed) sealed = isSealed(u)
+    if (!sealed && (isProxy === undefined || isProxy(u) || !Object.isFrozen(u))) return -1
     let bytes = 2
     let height = 0
     if (Array.isArray(u)) {
       // JSON.stringify reads an array's `toJSON`, and a hole, through its prototype.
-      if (Object.getPrototypeOf(u) !== Array.prototype) return -1
+      if (!sealed && Object.getPrototypeOf(u) !== Array.prototype) return -1
       const n = u.length
       if (n > maxItems) return -1
       for (let i = 0; i < n; i++) {
         // An accessor at an index may answer otherwise later (a hole reads undefined: refused below).
-        if (lookupGetter.call(u, i) !== undefined) return -1
-        const m = node(u[i], depth + 1)
+        if (!sealed && lookupGetter.call(u, i) !== undefined) return -1
+        const m = node(u[i], depth + 1, sealed)
         if (m < 0) return -1
         bytes += Math.floor(m / scale) + 1
         if (bytes > maxBytes) return -1
@@ -140,22 +153,23 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
         if (h > height) height = h
       }
     } else {
-      if (!plainObject(u) || typeof (u as { toJSON?: unknown }).toJSON === "function") return -1
+      // A `toJSON` is asked of a sealed object too: its prototype, Object.prototype, may have one since.
+      if ((!sealed && !plainObject(u)) || typeof (u as { toJSON?: unknown }).toJSON === "function") return -1
       let n = 0
       let own = 0
       for (const key in u) {
         if (!Object.hasOwn(u, key)) continue
         own++
-        if (lookupGetter.call(u, key) !== undefined) return -1
+        if (!sealed && lookupGetter.call(u, key) !== undefined) return -1
         const value = (u as Record<string, unknown>)[key]
         // Left out of the text, as JSON.stringify and the codecs leave it out; a
         // setter-only accessor reads so too, and is an accessor (Json.plainProblem).
         if (value === undefined) {
-          if (lookupSetter.call(u, key) !== undefined) return -1
+          if (!sealed && lookupSetter.call(u, key) !== undefined) return -1
           continue
         }
         if (++n > maxItems) return -1
-        const m = node(value, depth + 1)
+        const m = node(value, depth + 1, sealed)
         if (m < 0) return -1
         bytes += key.length * 6 + 3 + Math.floor(m / scale) + 1
         if (bytes > maxBytes) return -1
@@ -164,7 +178,7 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       }
       // A hidden (non-enumerable) property: the codecs read their fields by name and
       // encode it, this walk did not see it (its bounds, whether it is frozen).
-      if (Object.getOwnPropertyNames(u).length !== own) return -1
+      if (!sealed && Object.getOwnPropertyNames(u).length !== own) return -1
     }
     const m = bytes * scale + height + 1
     if (keeping && innerCount < innerAtMost) {
@@ -185,7 +199,7 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
       const value = u[key]
       if (value === undefined) continue
       if (++n > maxItems) return -1
-      const m = node(value, depth + 1)
+      const m = node(value, depth + 1, false)
       if (m < 0) return -1
       bytes += key.length * 6 + 3 + Math.floor(m / scale) + 1
       if (bytes > maxBytes) return -1
@@ -197,7 +211,7 @@ export const make = (maxItems: number, maxDepth: number, maxBytes: number): Meas
 
   const packedOf = (u: unknown): number => {
     try {
-      return node(u, 0)
+      return node(u, 0, false)
     } catch {
       // A throwing proxy trap: not vouched for.
       return -1

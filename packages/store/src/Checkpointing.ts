@@ -12,7 +12,9 @@
  *   unfinished step replays with the same tool call ids and no journaled tool runs twice.
  *   What it gives back is marked (`InferenceResponse.isReplayed`,
  *   `ToolExecution.isReplayed`), so hooks tell it from a call that ran.
- * - AfterStep, AfterExecution: a checkpoint.
+ * - AfterStep, AfterExecution: a checkpoint. On a store that waits, a step the loop goes
+ *   on from is sent at its AfterStep and awaited by the run's next store call, so the next
+ *   model call runs while it commits (no tool starts before it is acknowledged).
  *
  * A crash after a tool's side effect and before its journal write is the one window
  * left: that call runs again on resume, with the same `idempotencyKey` in its context
@@ -187,6 +189,17 @@ interface Tracked {
   // written (stores with an ending only): the run's end writes it with its own, in one
   // statement; any other write of the run writes it first.
   held: Held | undefined
+  // The checkpoint of a step the loop goes on from, sent at its AfterStep and not awaited
+  // there: the run's next store call waits for it first (`settlePending`).
+  pending: Pending | undefined
+}
+
+interface Pending {
+  readonly fiber: Fiber.Fiber<void, SaveFailure>
+  // What the run is as stored once it committed.
+  readonly saved: RunStore.Saved
+  // How many of the run's deferred journal entries (the first ones) it holds.
+  readonly covers: number
 }
 
 interface Held {
@@ -281,6 +294,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // once the store acknowledged it), after a held step's checkpoint: no tool starts and
   // nothing is journaled before it.
   const flush = (runId: string, entry: Tracked): Effect.Effect<void, SaveFailure> => {
+    if (entry.pending !== undefined) return Effect.andThen(settlePending(entry), () => flush(runId, entry))
     if (entry.held !== undefined) return Effect.andThen(writeHeld(entry), () => flush(runId, entry))
     if (entry.deferred.length === 0) return Exit.void
     if (atOnce !== undefined) {
@@ -313,6 +327,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // though no tool of it was refused: else it would end completed with a state the store
   // never held (lease fuzzer, seed 43613431).
   const checkpoint = (ctx: HookContext, entry: Tracked): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.pending !== undefined) return Effect.andThen(settlePending(entry), () => checkpoint(ctx, entry))
     if (entry.held !== undefined) return Effect.andThen(writeHeld(entry), () => checkpoint(ctx, entry))
     if (entry.lost) return Exit.succeed(lostStop(ctx))
     return atOnce !== undefined && entry.saved !== undefined ? checkpointNow(ctx, entry, entry.saved, atOnce) : checkpointEffect(ctx, entry)
@@ -422,6 +437,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
         replayed: new Set(),
         deferred: [],
         held: undefined,
+        pending: undefined,
       }
       runs.set(key, entry)
       // Detached: the hook's fiber ends with the hook; AfterExecution (which fires on
@@ -440,6 +456,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // statement releases the lease on a conflict too; on a failure, the release is tried
   // again apart (`finish`).
   const checkpointAndRelease = (ctx: HookContext, entry: Tracked, ends: Ending.Ending, released: () => void): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.pending !== undefined) return Effect.andThen(settlePending(entry), () => checkpointAndRelease(ctx, entry, ends, released))
     if (entry.lost || entry.saved === undefined) return checkpoint(ctx, entry)
     measured.forget()
     // With a held step: one checkpoint from the last one written, holding both; if it is
@@ -472,8 +489,10 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       })
       // Entries of a step that ended without its checkpoint (a failure, a suspension, an
       // abort) are written first: the state may not hold them. (With none, a held step's
-      // checkpoint is not written apart: the last one holds it.)
-      const written = entry.deferred.length === 0 ? Effect.suspend(last) : Effect.andThen(flush(ctx.state.id, entry), last)
+      // checkpoint is not written apart: the last one holds it.) A step's checkpoint still
+      // in flight is awaited before that: it holds the entries deferred before it.
+      const write = () => entry.deferred.length === 0 ? last() : Effect.andThen(flush(ctx.state.id, entry), last)
+      const written = entry.pending === undefined ? Effect.suspend(write) : Effect.andThen(settlePending(entry), write)
       return Effect.ensuring(
         Effect.catchIf(written, (error): error is StoreError.CheckpointConflict => error._tag === "CheckpointConflict", (error) => Effect.succeed(conflictStop(ctx, error))),
         Effect.suspend(() => {
@@ -528,6 +547,9 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   const guardTool = Hook.effect((ctx: HookContext) => {
     if (ctx.toolCall === undefined || ctx.toolExecution !== undefined || ctx.toolExecutionBlocked) return Effect.succeed(ctx)
     const entry = runs.get(keyNow(ctx.state))
+    // No tool starts before the previous step's checkpoint is acknowledged (with
+    // `every: "tool"` the answer's journal entry waited for it already).
+    if (entry?.pending !== undefined) return Effect.andThen(settlePending(entry), () => Effect.map(confirm(ctx.state.id, entry), () => guarded(ctx, entry)))
     const confirmed = confirm(ctx.state.id, entry)
     return Exit.isExit(confirmed) ? Exit.succeed(guarded(ctx, entry)) : Effect.map(confirmed, () => guarded(ctx, entry))
   })
@@ -561,7 +583,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     (ctx, entry) => {
       if (!entry.replaying || ctx.response !== undefined) return Effect.succeed(ctx)
       const key = inferenceKey(ctx.state)
-      return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
+      return Effect.flatMap(afterPending(entry, store.journalGet(ctx.state.id, key)), (body) => {
         if (body === undefined) {
           // Nothing past this point was journaled: the rest of the run is new.
           entry.replaying = false
@@ -599,7 +621,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
       if (!replay) return thenAnswer(flush(ctx.state.id, entry), ctx)
       const key = toolKey(ctx.state, call.id)
-      return Effect.flatMap(store.journalGet(ctx.state.id, key), (body) => {
+      return Effect.flatMap(afterPending(entry, store.journalGet(ctx.state.id, key)), (body) => {
         if (body !== undefined) entry.replayed.add(key)
         const replayed = body === undefined ? Effect.succeed(ctx) : Effect.map(
           JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body),
@@ -660,20 +682,79 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
   // On a store with an ending, such a step's checkpoint is checked now (a refusal fails
   // this hook, as writing it would) and held for the run's end, which writes it with its
   // own in one statement; an OnStop continuation writes it before anything else.
-  const checkpointStep = Hook.effect(withRecord(
-    (ctx, entry) => {
-      if (ending === undefined || entry.lost || entry.saved === undefined || entry.held !== undefined || !quietEnd(ctx.state)) {
-        return checkpoint(ctx, entry)
-      }
-      measured.forget()
-      const planned = RunStore.nextSave(ctx.state, entry.saved, undefined, envelopeOf(ctx.state))
-      if (Result.isFailure(planned)) return Effect.fail(planned.failure)
-      if (planned.success !== undefined) entry.held = planned.success
-      // The step's answer is in the held checkpoint, as in a written one.
+  // A step the loop goes on from (no stop signal) on a store that waits (not one that
+  // answers at once): its checkpoint is sent now and awaited by the run's next store call.
+  const checkpointStep = Hook.effect(withRecord((ctx, entry) => stepCheckpoint(ctx, entry)))
+  const stepCheckpoint = (ctx: HookContext, entry: Tracked): Effect.Effect<HookContext, SaveFailure> => {
+    if (entry.pending !== undefined) return Effect.andThen(settlePending(entry), () => stepCheckpoint(ctx, entry))
+    if (atOnce === undefined && !entry.lost && entry.saved !== undefined && entry.held === undefined && ctx.state.execution.stopSignals.length === 0) {
+      return send(ctx, entry, entry.saved)
+    }
+    if (ending === undefined || entry.lost || entry.saved === undefined || entry.held !== undefined || !quietEnd(ctx.state)) {
+      return checkpoint(ctx, entry)
+    }
+    measured.forget()
+    const planned = RunStore.nextSave(ctx.state, entry.saved, undefined, envelopeOf(ctx.state))
+    if (Result.isFailure(planned)) return Effect.fail(planned.failure)
+    if (planned.success !== undefined) entry.held = planned.success
+    // The step's answer is in the held checkpoint, as in a written one.
+    entry.deferred.length = 0
+    return Exit.succeed(ctx)
+  }
+
+  // -- A step's checkpoint in flight ---------------------------------------------------
+  // Sent at the step's AfterStep as before (what is durable when is unchanged), so the
+  // loop's work up to the run's next store call (the next model call included) runs while
+  // the store commits it; that call waits for its outcome first. A failure or a conflict
+  // surfaces there, failing that hook as it failed AfterStep's before.
+
+  // Checks and sends the step's checkpoint, keeping the fiber that waits for it.
+  const send = (ctx: HookContext, entry: Tracked, previous: RunStore.Saved): Effect.Effect<HookContext, SaveFailure> => {
+    measured.forget()
+    const planned = RunStore.nextSave(ctx.state, previous, undefined, envelopeOf(ctx.state))
+    if (Result.isFailure(planned)) return Effect.fail(planned.failure)
+    const ready = planned.success
+    if (ready === undefined) {
       entry.deferred.length = 0
       return Exit.succeed(ctx)
+    }
+    const covers = entry.deferred.length
+    // Detached: the run's interruption does not cut the wait short (AfterExecution awaits
+    // it). A commit that did not answer at once is given one turn of the event loop before
+    // the hook answers: a driver may put the statement on the wire only on a later tick
+    // (pg's pool hands a query an idle connection with `process.nextTick`), and the loop's
+    // work up to the next model call would otherwise run before it leaves (a trace of pg's
+    // `Client.query` showed the model called first).
+    return Effect.flatMap(Effect.forkDetach(notingConflict(entry, store.commit(ready.commit)), { startImmediately: true }), (fiber) => {
+      entry.pending = { fiber, saved: ready.saved, covers }
+      return fiber.pollUnsafe() === undefined ? Effect.as(Effect.yieldNow, ctx) : Exit.succeed(ctx)
     })
-  )
+  }
+
+  // The outcome of the run's checkpoint in flight, taken once: acknowledged, it is what
+  // the run has stored, and the entries it holds are dropped; else its failure, and the
+  // entries made since it was sent (the next answer's) are not written: that model call
+  // came only because the step did not wait, as nothing came after a failed step before.
+  const settlePending = (entry: Tracked): Effect.Effect<void, SaveFailure> => {
+    const pending = entry.pending
+    if (pending === undefined) return Exit.void
+    const done = pending.fiber.pollUnsafe()
+    return done === undefined ? Effect.flatMap(Fiber.await(pending.fiber), (exit) => settled(entry, pending, exit)) : settled(entry, pending, done)
+  }
+  const settled = (entry: Tracked, pending: Pending, exit: Exit.Exit<void, SaveFailure>): Effect.Effect<void, SaveFailure> => {
+    if (entry.pending !== pending) return Exit.void
+    entry.pending = undefined
+    if (Exit.isFailure(exit)) {
+      entry.deferred.length = Math.min(entry.deferred.length, pending.covers)
+      return exit
+    }
+    entry.saved = pending.saved
+    entry.deferred.splice(0, pending.covers)
+    return Exit.void
+  }
+  // `read`, once the checkpoint in flight settled: a run's store calls go one at a time.
+  const afterPending = <A, E>(entry: Tracked, read: Effect.Effect<A, E>): Effect.Effect<A, E | SaveFailure> =>
+    entry.pending === undefined ? read : Effect.andThen(settlePending(entry), read)
 
   const hook = (h: Hook.AnyHook<unknown>, triggers: HookTriggers.HookTriggers, name: string, priority = lastPriority) =>
     UseHook(h, { triggers, priority, name })

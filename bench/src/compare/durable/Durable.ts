@@ -72,6 +72,24 @@ export const durableRowsFromEnv = (env: NodeJS.ProcessEnv = process.env): Readon
   return chosen
 }
 
+/**
+ * `BENCH_DURABLE_MODEL_MS=5`: hookline's and LangGraph's fake models wait that long (a
+ * timer) once called, as a real model's round trip would, so the table shows a step
+ * beside a model that takes time (a store's wait may overlap it); 0 by default (the model
+ * answers at once: the store's and the framework's own cost). OpenAI Agents' (memory
+ * only) answers at once either way.
+ */
+export const modelWaitMs = (env: NodeJS.ProcessEnv = process.env): number => {
+  const raw = env["BENCH_DURABLE_MODEL_MS"]
+  const ms = raw === undefined || raw.trim() === "" ? 0 : Number(raw)
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`BENCH_DURABLE_MODEL_MS: expected milliseconds >= 0, got ${JSON.stringify(raw)}`)
+  return ms
+}
+
+/** The fake model's wait (`BENCH_DURABLE_MODEL_MS`), or undefined when it answers at once. */
+export const modelWait = (ms: number = modelWaitMs()): (() => Promise<void>) | undefined =>
+  ms === 0 ? undefined : () => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 /** The jobs of a mode, in table order (only the rows `BENCH_DURABLE` names, when set). */
 export const durableJobs = (mode: Mode, rows: ReadonlyArray<string> | undefined = durableRowsFromEnv()): ReadonlyArray<DurableJob> =>
   durableSystems.flatMap(({ module, stores }) =>

@@ -16,7 +16,7 @@ import { counted, type Tally } from "../../../store.js"
 import * as UserPath from "../../../UserPath.js"
 import { outcome } from "../../systems/hookline.js"
 import { versionOf } from "../../Version.js"
-import { finalLength, modelCalled, toolCalled, type DurableSystem, type OpenedStore } from "../Durable.js"
+import { finalLength, modelCalled, modelWait, toolCalled, type DurableSystem, type OpenedStore } from "../Durable.js"
 
 const openStore = async (store: string, connectionString: string | undefined): Promise<{ readonly inner: RunStore.RunStore; readonly saver: string; readonly cleanup: () => void }> => {
   switch (store) {
@@ -64,6 +64,7 @@ const open: DurableSystem["open"] = async (store, settings): Promise<OpenedStore
         observer: () => (ctx) => ctx,
         onModel: modelCalled,
         onTool: toolCalled,
+        tick: modelWait(),
         capabilities: [UseCheckpoints(target)],
       })
       // The state a run starts from, made before it (AgentState.make freezes every message).

@@ -17,7 +17,7 @@ import pg from "pg"
 import { z } from "zod"
 import { seedOf, StepModel } from "../../systems/langchain.js"
 import { versionOf } from "../../Version.js"
-import { finalLength, modelCalled, toolCalled, type DurableSystem, type OpenedStore } from "../Durable.js"
+import { finalLength, modelCalled, modelWait, toolCalled, type DurableSystem, type OpenedStore } from "../Durable.js"
 
 for (const name of ["LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING", "LANGSMITH_TRACING", "LANGSMITH_TRACING_V2"]) delete process.env[name]
 
@@ -87,7 +87,12 @@ const open: DurableSystem["open"] = async (store, settings): Promise<OpenedStore
         },
         { name: "echo", description: "Echoes i", schema: z.object({ i: z.number() }) },
       )
-      const agent = createAgent({ model: new StepModel(seed.length, steps, false, modelCalled), tools: [echo], checkpointer: saver })
+      const wait = modelWait()
+      const onCall = wait === undefined ? modelCalled : async () => {
+        modelCalled()
+        await wait()
+      }
+      const agent = createAgent({ model: new StepModel(seed.length, steps, false, onCall), tools: [echo], checkpointer: saver })
       const recursionLimit = 2 * (steps + 1) * 2 + 100
       const config = (id: string) => ({ configurable: { thread_id: id } })
       return {

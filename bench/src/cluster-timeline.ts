@@ -158,7 +158,7 @@ try {
       "runner: Notify until its read of new messages begins": ms(saved.end, read.start),
       "runner: read of new messages (unprocessedMessages)": ms(read.start, read.end),
       "runner: read's end until the Start handler begins": ms(read.end, handler.start),
-      "runner: Start handler until the run's lease (head, cancel marker)": ms(handler.start, lease.start),
+      "runner: Start handler until the run's lease (its read of the run, or the waiting Result's)": ms(handler.start, lease.start),
       "runner: the run (lease taken until released)": ms(lease.start, released.end),
       "runner: run's end until its Result answers": ms(released.end, result.end),
       "client: the Result's answer on its way back": ms(result.end, w.t2),

@@ -111,11 +111,6 @@ const rejected = (runId: string) => (error: { readonly _tag: string; readonly me
 
 const load = (store: RunStore.RunStore, runId: string) => Effect.catch(RunStore.loadEffect(store, runId), rejected(runId))
 
-// A run not stored is one read of its head, not two (a run stored since is met by the
-// write that finds it: RunExists, retried).
-const stored = (store: RunStore.RunStore, runId: string) =>
-  Effect.flatMap(Effect.catch(store.head(runId), rejected(runId)), (head) => (head === 0 ? Effect.succeed(undefined) : load(store, runId)))
-
 // How long a Start or Resume received may wait for a free turn before it counts as
 // interrupted unbegun (a free turn is taken at once).
 const unstartedAfter = 5_000
@@ -170,6 +165,13 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
   let last: RunSummary | undefined
   let cancelAsked = false
   let changed = Deferred.makeUnsafe<void>()
+  // A Result that finds no Start here reads whether the run is stored and whether it was
+  // cancelled (one statement); a Start that arrives while that Result waits (the usual
+  // order: `result` goes straight to the runner, which reads the Start back from the
+  // table first) takes that read, done or in flight, instead of making its own. Nothing
+  // of the run changed here since the read began: a Resume or Cancel arriving drops it, a
+  // Start or Resume ending too, and so does the end of that Result's wait.
+  let ahead: Deferred.Deferred<RunStore.HeadAndJournal> | undefined
   const signal = () => {
     const done = changed
     changed = Deferred.makeUnsafe<void>()
@@ -180,12 +182,14 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
   const serial = <E>(effect: Effect.Effect<RunSummary, E>): Effect.Effect<RunSummary, E> => {
     queued++
     last = undefined
+    ahead = undefined
     signal()
     return Effect.suspend(() => {
       begun++
       return effect.pipe(
         Effect.tap((summary) => Effect.sync(() => (last = summary))),
         Effect.ensuring(Effect.sync(() => {
+          ahead = undefined
           begun--
           queued = Math.max(0, queued - 1)
           signal()
@@ -238,10 +242,19 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
 
   const options = (signal: AbortSignal) => ({ signal, interruption: "handOver" as const })
 
+  // The Start's first read: the waiting Result's (above) where it has one that succeeded,
+  // else its own.
+  const firstRead = (read: Deferred.Deferred<RunStore.HeadAndJournal> | undefined) =>
+    read === undefined
+      ? headAndMarker(store, runId)
+      : Effect.flatMap(Effect.exit(Deferred.await(read)), (exit) => (Exit.isSuccess(exit) ? Effect.succeed(exit.value) : headAndMarker(store, runId)))
+
   return HooklineRun.of({
-    Start: ({ payload }) =>
-      serial(Effect.gen(function*() {
-        const { head, body: marker } = yield* headAndMarker(store, runId)
+    Start: ({ payload }) => {
+      // Taken at its arrival: whatever comes after it drops the Result's read.
+      const read = ahead
+      return serial(Effect.gen(function*() {
+        const { head, body: marker } = yield* firstRead(read)
         // A run not stored is one read (a run stored since is met by the write that finds
         // it: RunExists, retried).
         const saved = head === 0 ? undefined : yield* load(store, runId)
@@ -271,9 +284,14 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
         if (Cancellation.isFinished(saved.state)) return summary(saved.state, saved.envelope)
         yield* Effect.orDie(RunStore.breakLeaseEffect(store, runId))
         return yield* running((signal) => Effect.catch(registered.agent.resumeEffect(runId, options(signal)), rejected(runId)), undefined, registered.name)
-      })),
-    Resume: ({ payload }) =>
-      serial(Effect.gen(function*() {
+      }))
+    },
+    Resume: ({ payload }) => {
+      // An ended run this entity answered does not change (as for Status): a Resume of it
+      // answers that, reading nothing. A Cancel here since reads the store, as before.
+      const known = queued === 0 && !cancelAsked && ended(last) ? last : undefined
+      if (known !== undefined) return serial(Effect.succeed(known))
+      return serial(Effect.gen(function*() {
         const saved = yield* load(store, runId)
         if (saved === undefined) return yield* new RunNotFound({ runId })
         const registered = yield* agentFor(agents, runId, "", saved.envelope)
@@ -288,7 +306,8 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
           undefined,
           registered.name,
         )
-      })),
+      }))
+    },
     Status: () =>
       Rpc.fork(Effect.gen(function*() {
         // An ended run does not change: what this entity answered stands.
@@ -312,17 +331,30 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
             continue
           }
           if (ended(last)) return last
-          const saved = yield* stored(store, runId)
-          if (saved !== undefined) {
-            // A run no runner here can go on with says so, rather than waiting forever.
-            yield* agentFor(agents, runId, "", saved.envelope)
-            const answer = summary(saved.state, saved.envelope)
-            if (isSettled(answer.status) || now >= deadline) return answer
-          } else if (now >= deadline) {
-            return yield* new RunNotFound({ runId })
-          }
-          // Not stored yet, or queued, or handed over: wait for a Start or Resume here.
-          yield* Effect.timeoutOption(Deferred.await(next), deadline - now)
+          // Kept for a Start that arrives meanwhile (`ahead`, above), until this ask's wait ends.
+          const read = Deferred.makeUnsafe<RunStore.HeadAndJournal>()
+          ahead = read
+          const drop = Effect.sync(() => (ahead = ahead === read ? undefined : ahead))
+          const answer: RunSummary | undefined = yield* Effect.ensuring(
+            Effect.gen(function*() {
+              const { head } = yield* Effect.onExit(headAndMarker(store, runId), (exit) => Deferred.done(read, exit))
+              // A run not stored is one read (a run stored since is met by the write that finds it).
+              const saved = head === 0 ? undefined : yield* load(store, runId)
+              if (saved !== undefined) {
+                // A run no runner here can go on with says so, rather than waiting forever.
+                yield* agentFor(agents, runId, "", saved.envelope)
+                const answer = summary(saved.state, saved.envelope)
+                if (isSettled(answer.status) || now >= deadline) return answer
+              } else if (now >= deadline) {
+                return yield* new RunNotFound({ runId })
+              }
+              // Not stored yet, or queued, or handed over: wait for a Start or Resume here.
+              yield* Effect.timeoutOption(Deferred.await(next), deadline - now)
+              return undefined
+            }),
+            drop,
+          )
+          if (answer !== undefined) return answer
         }
       })),
     Events: ({ payload }) =>
@@ -343,6 +375,7 @@ const handlers = (drain: Drain) => Effect.gen(function*() {
         // Known here before it is stored: the Start or Resume it races checks the store.
         cancelAsked = true
         last = undefined
+        ahead = undefined
         // Stored first: a Start, Resume or redelivery after this honours it.
         yield* Effect.orDie(store.journalPut(runId, Cancellation.markerKey, "{}"))
         const controller = inFlight

@@ -7,7 +7,7 @@ import * as StoreTesting from "@hookline/store/testing"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { ClusterSchema, TestRunner } from "effect/cluster"
 import { describe, expect, it } from "vitest"
-import { Client, ClusterAgent, Protocol, RunEntity } from "../src/index.js"
+import { Cancellation, Client, ClusterAgent, Protocol, RunEntity } from "../src/index.js"
 import { agents } from "./support/agents.js"
 
 type Reads = { head: number; rows: number; journalGet: number; headAndJournal: number }
@@ -46,7 +46,7 @@ const setupWith = (toolMillis: number, clientOptions: Client.Options, charges: A
   )
   const run = <A, E>(f: (client: Client.ClientShape) => Effect.Effect<A, E>) =>
     Effect.runPromise(Effect.scoped(Effect.flatMap(Client.HooklineClient, f)).pipe(Effect.provide(layer)))
-  return { reads, count, run }
+  return { store, reads, count, run }
 }
 
 describe("a run's cost on its runner", () => {
@@ -66,12 +66,13 @@ describe("a run's cost on its runner", () => {
     expect(first).toMatchObject({ runId: "cost-1", status: "completed", text: "charged 6 times", steps: 4 })
     expect(again).toEqual(first)
     expect(status).toEqual(first)
-    // The Start: the run's head (not stored) and the cancel marker in one read; the
-    // result: at most the head once, if it came before the Start. No checkpoint is read back.
+    // The run's head (not stored) and the cancel marker in one read, for the Start and its
+    // result together: the Start's own, or the result's if it came first (the Start takes
+    // it). No checkpoint is read back.
     expect(finished.started.rows).toBe(0)
     expect(finished.started.headAndJournal).toBe(1)
     expect(finished.started.journalGet).toBe(0)
-    expect(finished.started.head).toBeLessThanOrEqual(1)
+    expect(finished.started.head).toBe(0)
     // A finished run's result and status are answered from what the runner holds.
     expect(finished.after).toEqual(finished.started)
   })
@@ -100,9 +101,88 @@ describe("a run's cost on its runner", () => {
     expect(resumed).toEqual(first)
     expect(charges).toHaveLength(6)
     // The Start: the head and the cancel marker in one read, the marker not read again;
-    // the Resume: its own read of the marker.
+    // the Resume of the run the Start answered finished: nothing.
     expect(reads.headAndJournal).toBe(1)
-    expect(reads.journalGet).toBe(1)
+    expect(reads.journalGet).toBe(0)
+  })
+
+  it("answers a Resume of a run it answered finished without reading the store, and reads it again after a Cancel here", async () => {
+    const charges: Array<unknown> = []
+    const { reads, count, run } = setupWith(0, { pollInterval: "10 millis" }, charges)
+    const [first, resumed, afterResume, cancelled, resumedAfterCancel] = await run((client) =>
+      Effect.gen(function*() {
+        yield* client.start("charger", "charge me", { runId: "cost-8" })
+        const first = yield* client.result("cost-8")
+        count(true)
+        const resumed = yield* client.resume("cost-8", [])
+        const afterResume = { ...reads }
+        const cancelled = yield* client.cancel("cost-8")
+        const resumedAfterCancel = yield* client.resume("cost-8", [Decision.approve("none")])
+        count(false)
+        return [first, resumed, afterResume, cancelled, resumedAfterCancel] as const
+      }))
+    expect(first).toMatchObject({ status: "completed", steps: 4 })
+    expect(resumed).toEqual(first)
+    expect(afterResume).toEqual({ head: 0, rows: 0, journalGet: 0, headAndJournal: 0 })
+    // A cancel of a finished run leaves it as it is; the Resume after it reads the store.
+    expect(cancelled).toEqual(first)
+    expect(resumedAfterCancel).toEqual(first)
+    expect(reads.journalGet).toBeGreaterThan(0)
+    expect(charges).toHaveLength(6)
+  })
+
+  it("lets a Start that its result overtook take the result's read of the run, and honours a cancel marker in it", async () => {
+    const charges: Array<unknown> = []
+    const { store, reads, count, run } = setupWith(0, { pollInterval: "1 hour", resultWait: "10 seconds" }, charges)
+    const [plain, marked] = await run((client) =>
+      Effect.gen(function*() {
+        const one = (runId: string) =>
+          Effect.gen(function*() {
+            const before = reads.headAndJournal
+            const headsBefore = reads.head
+            // The result is on the runner and has read the run (not stored) before the Start is sent.
+            const result = yield* Effect.forkChild(client.result(runId))
+            while (reads.headAndJournal === before && reads.head === headsBefore) yield* Effect.sleep("1 millis")
+            yield* client.start("charger", "charge me", { runId })
+            const summary = yield* Fiber.join(result)
+            return { summary, reads: reads.headAndJournal - before }
+          })
+        count(true)
+        const plain = yield* one("cost-9")
+        // A cancel stored by another runner (not this entity): the result's read has its
+        // marker, and the Start stores the run stopped, running nothing.
+        yield* Effect.orDie(store.journalPut("cost-10", Cancellation.markerKey, "{}"))
+        const marked = yield* one("cost-10")
+        count(false)
+        return [plain, marked] as const
+      }))
+    expect(plain.summary).toMatchObject({ status: "completed", steps: 4 })
+    expect(plain.reads).toBe(1)
+    expect(marked.summary).toMatchObject({ status: "stopped", stopReason: "UserRequested" })
+    expect(marked.reads).toBe(1)
+    expect(charges).toHaveLength(6)
+  })
+
+  it("honours a cancel marker stored after the result's read of the run, with a Resume between them, in the Start that follows", async () => {
+    const charges: Array<unknown> = []
+    const { store, reads, count, run } = setupWith(0, { pollInterval: "1 hour", resultWait: "10 seconds" }, charges)
+    const [summary, missing] = await run((client) =>
+      Effect.gen(function*() {
+        count(true)
+        const result = yield* Effect.forkChild(client.result("cost-11"))
+        while (reads.headAndJournal + reads.head === 0) yield* Effect.sleep("1 millis")
+        // Stored after the result's read (as by another runner), then a Resume here: the
+        // result's read is dropped, and the Start that follows reads the marker itself.
+        yield* Effect.orDie(store.journalPut("cost-11", Cancellation.markerKey, "{}"))
+        const missing = yield* Effect.flip(client.resume("cost-11", []))
+        yield* client.start("charger", "charge me", { runId: "cost-11" })
+        const summary = yield* Fiber.join(result)
+        count(false)
+        return [summary, missing] as const
+      }))
+    expect(missing._tag).toBe("RunNotFound")
+    expect(summary).toMatchObject({ status: "stopped", stopReason: "UserRequested" })
+    expect(charges).toHaveLength(0)
   })
 
   it("answers result when the run ends, from one ask that waits on the runner, not from a poll", async () => {

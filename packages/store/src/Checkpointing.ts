@@ -619,7 +619,12 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     (ctx, entry) => {
       const call = ctx.toolCall
       const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
-      if (!replay) return thenAnswer(flush(ctx.state.id, entry), ctx)
+      if (!replay) {
+        const flushed = flush(ctx.state.id, entry)
+        return Exit.isExit(flushed)
+          ? (Exit.isSuccess(flushed) ? Exit.succeed(stillHeld(ctx, entry)) : flushed as Exit.Exit<never, SaveFailure>)
+          : Effect.map(flushed, () => stillHeld(ctx, entry))
+      }
       const key = toolKey(ctx.state, call.id)
       return Effect.flatMap(afterPending(entry, store.journalGet(ctx.state.id, key)), (body) => {
         if (body !== undefined) entry.replayed.add(key)
@@ -627,10 +632,18 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
           JournalEntry.decode(ctx.state.id, key, Codecs.ToolExecution, body),
           (execution) => HookContext.withToolExecution(ctx, ToolExecution.asReplayed(execution)),
         )
-        return entry.deferred.length === 0 ? replayed : Effect.flatMap(replayed, (out) => Effect.as(flush(ctx.state.id, entry), out))
+        const written = entry.deferred.length === 0 ? replayed : Effect.flatMap(replayed, (out) => Effect.as(flush(ctx.state.id, entry), out))
+        return Effect.map(written, (out) => stillHeld(out, entry))
       })
     })
   )
+
+  // `store:lease_tool` checked the lease before this hook's store calls; the heartbeat may
+  // have learned it was lost while they were answered (a journal write that takes time:
+  // lease fuzzer, seed 937912959). A call that would run is then refused as that hook
+  // refuses it.
+  const stillHeld = (ctx: HookContext, entry: Tracked): HookContext =>
+    entry.lost && ctx.toolCall !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked ? guarded(ctx, entry) : ctx
 
   // Pure (no I/O: the entry waits for the step's checkpoint or the next tool's flush), so
   // AfterToolUse stays on the loop's synchronous path. A refused entry is thrown: the

@@ -1,6 +1,7 @@
 // Lost-lease refusals (leases.ts): a store that refuses a run's commits because its lease
 // is held, lost or taken, or another owner moved its head mid-run; on stores that end a
-// run in one statement (a final answer's step held for the end) and stores that do not.
+// run in one statement (a final answer's step held for the end) and stores that do not;
+// with writes that take virtual time, so strikes fall while a step's checkpoint is in flight.
 //
 //   FUZZ_LEASE_RUNS=2000 npx vitest run packages/agent/test/fuzz/leases.fuzz.test.ts    more cases (default 200)
 //   FUZZ_SEED=… FUZZ_PATH=… npx vitest run packages/agent/test/fuzz/leases.fuzz.test.ts   replays a failure

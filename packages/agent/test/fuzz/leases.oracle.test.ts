@@ -39,6 +39,27 @@ describe("leaseViolations", () => {
     expect(leaseViolations(recording([conflict], signalled("stopped", Checkpointing.CheckpointConflictReason)))).toEqual([])
   })
 
+  it("asks no stop of a run that learned it lost its lease only after its last checkpoint, which the store took, was sent", () => {
+    const stored = { runId: "lease-fuzz", seq: 2, state: completed }
+    const last: LeaseEvent = { _tag: "Op", who: "run", op: "commit", outcome: "ok", seq: 2, body: "{}" }
+    const rows = [{ seq: 1, body: "{}" }, { seq: 2, body: "{}" }]
+    // Its end stored, then a renewal refused while the commit was answered: no stop needed.
+    expect(leaseViolations(recording([last, lost], completed, { storedAfterRun: stored, rowsAfterRun: rows }))).toEqual([])
+    // ... but the stored run must be its end.
+    const other = { runId: "lease-fuzz", seq: 2, state: AgentState.withStatus(completed, "suspended", 1) }
+    expect(leaseViolations(recording([last, lost], completed, { storedAfterRun: other, rowsAfterRun: rows }))).toEqual([
+      expect.stringMatching(/the store holds another state/),
+    ])
+    // Learned before its last checkpoint was sent: the stop is needed (and the commit is late).
+    expect(leaseViolations(recording([lost, last], completed, { storedAfterRun: stored, rowsAfterRun: rows }))).toEqual([
+      expect.stringMatching(/committed checkpoint/),
+      expect.stringMatching(/no stop naming the lease/),
+    ])
+    // Its last checkpoint refused: the conflict is what it learned, and it needs its stop.
+    const refused: LeaseEvent = { ...last, outcome: "CheckpointConflict" }
+    expect(leaseViolations(recording([refused, lost], completed, { storedAfterRun: stored, rowsAfterRun: rows }))).toEqual([expect.stringMatching(/no stop naming the lease or the conflict/)])
+  })
+
   it("flags a tool started, or a checkpoint committed, after the run learned it lost its lease", () => {
     const tool: LeaseEvent = { _tag: "ToolStart", who: "run", callId: "run-1", key: "k" }
     const commit: LeaseEvent = { _tag: "Op", who: "run", op: "commit", outcome: "ok", seq: 1, body: "{}" }

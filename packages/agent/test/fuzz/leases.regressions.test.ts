@@ -54,6 +54,35 @@ describe("UseCheckpoints under lost leases (found by the fuzzer)", () => {
     }
   })
 
+  // Seed 937912959 (writes that take time, inflightfuzz): the lease broken before the
+  // first checkpoint; the second call's start passed the lease check, then waited for the
+  // first call's journal entry (10 virtual ms), during which the heartbeat's renewal
+  // answered false; the call ran anyway, after the run knew it had lost its lease.
+  const slowJournal: LeaseCase = {
+    store: "observed",
+    ending: false,
+    endWait: 0,
+    every: "tool",
+    lease: 30,
+    steps: [[0, 0], [0]],
+    toolConcurrency: "sequential",
+    fault: { _tag: "Break", at: { _tag: "Op", index: 2 } },
+    wait: { commitBefore: 0, commitAfter: 0, journal: 10 },
+  }
+
+  it("starts no tool once the run learned it lost its lease while the previous result was journaled (seed 937912959)", async () => {
+    for (const c of [slowJournal, { ...slowJournal, ending: true }]) {
+      const recording = await runLeaseCase(c)
+      expect(leaseViolations(recording), JSON.stringify(c)).toEqual([])
+      // The second call refused: the run stopped with RunLeased after its step.
+      expect(recording.events.filter((e) => e._tag === "ToolStart" && e.who === "run").length, JSON.stringify(c)).toBe(1)
+      const final = recording.exit._tag === "Done" ? recording.exit.state : undefined
+      expect(final?.execution.stopReason, JSON.stringify(c)).toBe("RunLeased")
+    }
+    // Concurrent calls both start before the first entry is written: nothing to refuse.
+    expect(leaseViolations(await runLeaseCase({ ...slowJournal, toolConcurrency: "concurrent" }))).toEqual([])
+  })
+
   it("ends a run that lost its lease in its last tool stopped with RunLeased, asking the model nothing more", async () => {
     const store = MemoryStore.make()
     let release: () => void = () => undefined

@@ -6,6 +6,9 @@
 // a new owner recovers it from the store, as a supervisor would. The store ends a run in
 // one statement or not (`ending`: the SQL stores' way, internal/ending.ts, which holds a
 // final answer's step for the run's end), so every strike meets the held step too.
+// The observed store's writes may take virtual time (`wait`), as a SQL store's do: a
+// step's checkpoint is then in flight while the loop goes on (Checkpointing.ts, "in
+// flight"), and heartbeats, strikes and the next model call fall inside it.
 //
 // The oracle (leaseViolations) is the rest of the fuzzer's: the run ends normally with a
 // typed stop naming the lease (RunLeased; a conflict with another owner's checkpoint
@@ -24,10 +27,27 @@ import { VirtualClock } from "./run.js"
 
 /**
  * When the other owner acts: before the run's `index`-th store operation, inside its
- * `index`-th tool call, or at its end (an AfterExecution hook above the store's, after
- * the last step's checkpoint, held or written, and before the run's last one).
+ * `index`-th tool call, at its end (an AfterExecution hook above the store's, after
+ * the last step's checkpoint, held or written, and before the run's last one), or just
+ * before the run's `index`-th checkpoint (create or commit) lands in the store, after it
+ * was sent and its `wait.commitBefore` passed (observed store only).
  */
-export type Strike = { readonly _tag: "Op"; readonly index: number } | { readonly _tag: "Tool"; readonly index: number } | { readonly _tag: "End" }
+export type Strike =
+  | { readonly _tag: "Op"; readonly index: number }
+  | { readonly _tag: "Tool"; readonly index: number }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Landing"; readonly index: number }
+
+/**
+ * How long the observed store's writes take, virtual ms (0: at once). A checkpoint (create,
+ * commit, an ending's statement) lands in the store `commitBefore` after it is sent, and
+ * the run hears the answer `commitAfter` later; a journal write answers after `journal`.
+ */
+export interface Wait {
+  readonly commitBefore: number
+  readonly commitAfter: number
+  readonly journal: number
+}
 
 /** What the other owner does to the run's store. */
 export type Fault =
@@ -61,6 +81,8 @@ export interface LeaseCase {
    * the recovering owner approves what the stored run waits on. Absent: no approval.
    */
   readonly approval?: number | undefined
+  /** The observed store's write times (absent: every write answers at once). */
+  readonly wait?: Wait | undefined
 }
 
 const strike = (store: LeaseCase["store"]): fc.Arbitrary<Strike> =>
@@ -73,6 +95,7 @@ const strike = (store: LeaseCase["store"]): fc.Arbitrary<Strike> =>
       { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Op" as const), index: fc.integer({ min: 1, max: 24 }) }) },
       { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Tool" as const), index: fc.integer({ min: 1, max: 6 }) }) },
       { weight: 1, arbitrary: fc.constant({ _tag: "End" } as const) },
+      { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Landing" as const), index: fc.integer({ min: 1, max: 5 }) }) },
     )
 
 const fault = (store: LeaseCase["store"]): fc.Arbitrary<Fault> =>
@@ -100,6 +123,11 @@ export const leaseCase: fc.Arbitrary<LeaseCase> = fc.constantFrom<LeaseCase["sto
     fault: fault(store),
     // About one case in three ends suspended (when its step comes), the End strike included.
     approval: fc.option(fc.integer({ min: 0, max: 2 }), { freq: 2, nil: undefined }),
+    // Two observed cases in three have writes that take time (the lease renews every 4 to 30 ms).
+    wait: store === "atOnce" ? fc.constant(undefined) : fc.option(
+      fc.record({ commitBefore: fc.constantFrom(0, 1, 5, 20), commitAfter: fc.constantFrom(0, 1, 5, 20), journal: fc.constantFrom(0, 0, 3, 10) }),
+      { freq: 3, nil: undefined },
+    ),
   })
 )
 
@@ -109,8 +137,10 @@ export const leaseCase: fc.Arbitrary<LeaseCase> = fc.constantFrom<LeaseCase["sto
 export type LeaseEvent =
   | { readonly _tag: "Op"; readonly who: "run" | "other"; readonly op: string; readonly outcome: string; readonly seq?: number | undefined; readonly body?: string | undefined }
   | { readonly _tag: "ToolStart"; readonly who: "run" | "recovery"; readonly callId: string; readonly key: string }
-  | { readonly _tag: "ModelCall"; readonly who: "run" | "recovery" }
-  | { readonly _tag: "Fault"; readonly what: string }
+  /** `inFlight`: a checkpoint of the run was sent and not yet answered: the loop went on from a step's. */
+  | { readonly _tag: "ModelCall"; readonly who: "run" | "recovery"; readonly inFlight?: boolean | undefined }
+  /** `inFlight`: a checkpoint of the run (a step's, or one the run awaits) was sent and not yet answered when it struck. */
+  | { readonly _tag: "Fault"; readonly what: string; readonly inFlight?: boolean | undefined }
 
 export interface LeaseRecording {
   readonly c: LeaseCase
@@ -140,11 +170,11 @@ const outcomeOf = <A>(exit: Exit.Exit<A, unknown>): string => {
 }
 
 // The model: tool calls for each step of the case, then a text; ids say who asked.
-const modelOf = (c: LeaseCase, who: "run" | "recovery", events: Array<LeaseEvent>) => {
+const modelOf = (c: LeaseCase, who: "run" | "recovery", events: Array<LeaseEvent>, inFlight: () => boolean) => {
   let n = 0
   return ScriptedDriver.make([
     ScriptedDriver.respond((request) => {
-      events.push({ _tag: "ModelCall", who })
+      events.push({ _tag: "ModelCall", who, inFlight: inFlight() })
       const step = request.messages.toArray().filter((m) => m.role === "assistant").length
       const calls = c.steps[step]
       if (calls === undefined) return ScriptedDriver.text("done")
@@ -174,6 +204,9 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
   let struck = false
   let ops = 0
   let tools = 0
+  let landings = 0
+  // The run's checkpoints sent and not yet answered (a step's is sent without a wait).
+  let inFlight = 0
 
   // The other owner acts on the store itself, at once (MemoryStore answers synchronously).
   const otherCommit = (tag: string) => {
@@ -189,7 +222,7 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
   }
   const act = (f: Fault) => {
     const now = clock.currentTimeMillisUnsafe()
-    events.push({ _tag: "Fault", what: f._tag })
+    events.push({ _tag: "Fault", what: f._tag, inFlight: inFlight > 0 })
     switch (f._tag) {
       case "Held":
         Effect.runSync(Effect.orDie(base.takeLease({ runId: RUN_ID, owner: "other", expiresAt: now + 3_600_000 }, now)))
@@ -228,14 +261,30 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
       }
       return Effect.onExit(effect(), (exit) => Effect.sync(() => void events.push({ _tag: "Op", who: "run", op, outcome: outcomeOf(exit), seq, body })))
     })
+  const wait = c.wait ?? { commitBefore: 0, commitAfter: 0, journal: 0 }
+  const sleep = (ms: number) => (ms === 0 ? Effect.void : Effect.sleep(ms))
+  // A checkpoint that takes time: recorded where it was sent (the run's order: what it
+  // sent before or after it heard a refusal), with the outcome it met when it landed.
+  const checkpointOp = <E>(op: string, write: () => Effect.Effect<void, E>, seq: number, body: string): Effect.Effect<void, E> =>
+    Effect.suspend(() => {
+      strikeAt("Op", ++ops)
+      const event = { _tag: "Op" as const, who: "run" as const, op, outcome: "unanswered", seq, body }
+      events.push(event)
+      inFlight++
+      const landed = Effect.onExit(
+        Effect.andThen(sleep(wait.commitBefore), Effect.suspend(() => (strikeAt("Landing", ++landings), write()))),
+        (exit) => Effect.sync(() => void (event.outcome = outcomeOf(exit))),
+      )
+      return Effect.ensuring(Effect.tap(landed, () => sleep(wait.commitAfter)), Effect.sync(() => void inFlight--))
+    })
   const store: RunStore.RunStore = c.store === "atOnce" ? base : {
     ...base,
-    commit: (commit) => observe("commit", () => base.commit(commit), commit.seq, commit.body),
-    create: (commit, replace) => observe("create", () => base.create(commit, replace), commit.seq, commit.body),
+    commit: (commit) => checkpointOp("commit", () => base.commit(commit), commit.seq, commit.body),
+    create: (commit, replace) => checkpointOp("create", () => base.create(commit, replace), commit.seq, commit.body),
     rows: (id) => observe("rows", () => base.rows(id)),
     head: (id) => observe("head", () => base.head(id)),
-    journalPut: (id, key, body) => observe("journalPut", () => base.journalPut(id, key, body)),
-    journalGet: (id, key) => observe("journalGet", () => base.journalGet(id, key)),
+    journalPut: (id, key, body) => observe("journalPut", () => Effect.andThen(sleep(wait.journal), base.journalPut(id, key, body))),
+    journalGet: (id, key) => observe("journalGet", () => Effect.andThen(sleep(wait.journal), base.journalGet(id, key))),
     takeLease: (lease, now) => observe("takeLease", () => base.takeLease(lease, now)),
     renewLease: (lease) => observe("renewLease", () => base.renewLease(lease)),
     releaseLease: (id, owner) => observe("releaseLease", () => base.releaseLease(id, owner)),
@@ -245,7 +294,7 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
   if (c.ending) {
     const endWith = (commit: RunStore.Commit, owner: string) => Effect.ensuring(base.commit(commit), Effect.ignore(base.releaseLease(commit.runId, owner)))
     StoreTesting.withEnding(store, {
-      commitAndRelease: (commit, owner) => store === base ? endWith(commit, owner) : observe("commit", () => endWith(commit, owner), commit.seq, commit.body),
+      commitAndRelease: (commit, owner) => store === base ? endWith(commit, owner) : checkpointOp("commit", () => endWith(commit, owner), commit.seq, commit.body),
     })
   }
 
@@ -272,7 +321,7 @@ export const runLeaseCase = async (c: LeaseCase): Promise<LeaseRecording> => {
     AgentBuilder.make(
       ...(who === "run" ? [atEnd] : []),
       ...(who === "run" && c.approval !== undefined ? [approval] : []),
-      UseDriver(modelOf(c, who, events)),
+      UseDriver(modelOf(c, who, events, () => who === "run" && inFlight > 0)),
       UseTools([toolOf(who, events, inside)]),
       UseLoopOptions({ toolConcurrency: c.toolConcurrency }),
       UseGuards({ maxSteps: 10 }),
@@ -359,12 +408,21 @@ export const leaseViolations = (r: LeaseRecording): ReadonlyArray<string> => {
   const lost = runOps.find((o) => (o.op === "renewLease" && o.outcome === "false") || (o.op === "takeLease" && o.outcome === "RunLeased"))
   const conflict = runOps.find((o) => (o.op === "commit" || o.op === "create") && o.outcome === "CheckpointConflict")
   const learned = [lost, conflict].filter((o) => o !== undefined).sort((a, b) => a.i - b.i)[0]
+  // A run that learned it only after it sent its last checkpoint, which the store took,
+  // needs no stop: its end is stored (with writes that take time, a heartbeat's renewal
+  // may be refused while that checkpoint is answered: the lease broken meanwhile, or
+  // released by an ending's statement itself). Its stored run is checked below as any
+  // run's that learned nothing.
+  const lastWrite = runOps.filter((o) => o.op === "commit" || o.op === "create").at(-1)
+  const endStoredFirst = learned !== undefined && lastWrite !== undefined && lastWrite.outcome === "ok" && lastWrite.i < learned.i
   if (learned !== undefined) {
     const late = toolStarts.filter((t) => t.i > learned.i)
     if (late.length > 0) out.push(`tool call(s) ${late.map((t) => t.callId).join(", ")} started after the store said the run lost it (${learned.op}: ${learned.outcome})`)
     const written = runOps.filter((o) => o.i > learned.i && (o.op === "commit" || o.op === "create") && o.outcome === "ok")
     if (written.length > 0) out.push(`the run committed checkpoint(s) ${written.map((o) => o.seq).join(", ")} after the store said it lost the run`)
-    if (!leaseStop && !conflictFail) {
+    if (endStoredFirst) {
+      // Nothing to say of its status.
+    } else if (!leaseStop && !conflictFail) {
       out.push(
         `the store said the run lost it (${learned.op}: ${learned.outcome}) but the run ended ${final.execution.status} (${final.execution.stopReason ?? "no stop reason"}) with no stop naming the lease or the conflict`,
       )
@@ -388,7 +446,7 @@ export const leaseViolations = (r: LeaseRecording): ReadonlyArray<string> => {
   }
   if (r.rowsAfterRun.some((row, i) => row.seq !== i + 1)) out.push(`the stored rows are not 1..n: ${r.rowsAfterRun.map((row) => row.seq).join(",")}`)
   // A run that ended completed or suspended without a lease or conflict stop is the stored run.
-  if ((final.execution.status === "completed" || final.execution.status === "suspended") && learned === undefined && typeof r.storedAfterRun === "object" && r.storedAfterRun !== undefined) {
+  if ((final.execution.status === "completed" || final.execution.status === "suspended") && (learned === undefined || endStoredFirst) && typeof r.storedAfterRun === "object" && r.storedAfterRun !== undefined) {
     if (!sameState(r.storedAfterRun.state, final)) {
       if (Object.keys(r.otherMetadata).length === 0) out.push(`the run ended ${final.execution.status}, but the store holds another state`)
     }
@@ -426,7 +484,7 @@ export const describeLeaseCase = (r: LeaseRecording): string =>
         : e._tag === "ToolStart"
         ? `  ${e.who} tool ${e.callId}`
         : e._tag === "ModelCall"
-        ? `  ${e.who} model call`
-        : `  FAULT ${e.what}`
+        ? `  ${e.who} model call${e.inFlight === true ? " (a checkpoint in flight)" : ""}`
+        : `  FAULT ${e.what}${e.inFlight === true ? " (a checkpoint in flight)" : ""}`
     ),
   ].join("\n")

@@ -25,6 +25,7 @@ import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./stack/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
+import { maxStringLength } from "./internal/limits.js"
 import { LoopWraps, lostWraps } from "./stack/loopWraps.js"
 import { contextAtFailure as contextAtFailure_, dispatchPure, failuresOf as failuresOf_, type DispatchEnv } from "./stack/dispatch.js"
 import { isPending, runMixed, thrown } from "./stack/mixed.js"
@@ -259,6 +260,26 @@ const invalid = (path: string, detail: string): never => {
   throw new AgentError.HooklineError(AgentError.invalidConfiguration(path, detail))
 }
 
+// A name reaches the state (a failing hook's HookFailed names it), events and traces: it
+// is held to the bound of every string that enters.
+const checkName = (name: string | undefined): void => {
+  if (name === undefined) return
+  if (name.trim() === "") invalid("name", "expected a non-empty name")
+  if (name.length > maxStringLength) invalid("name", `expected at most ${maxStringLength} characters, got ${name.length}`)
+}
+
+// The function's own name when it is a usable one: read as data (a getter is not run), a
+// non-empty string within the bound; else the position's.
+const ownName = (hook: unknown, position: number): string => {
+  let own: unknown
+  try {
+    own = typeof hook === "function" ? Object.getOwnPropertyDescriptor(hook, "name")?.value : undefined
+  } catch {
+    own = undefined
+  }
+  return typeof own === "string" && own.trim() !== "" && own.length <= maxStringLength ? own : `hook#${position}`
+}
+
 /**
  * Validates options into a registration. Throws `HooklineError(InvalidConfiguration)`
  * naming the bad field: configuration mistakes are caught when the stack is built,
@@ -280,7 +301,7 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
   })
   if (list.length === 0) invalid("triggers", "expected at least one trigger")
   if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
-  if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  checkName(name)
   let timeoutMs: number | undefined
   if (timeout !== undefined) {
     if (!Hook.isEffectHook(hook)) {
@@ -290,10 +311,9 @@ export const registration = <E, R>(hook: Hook.AnyHook<E, R>, options: HookOption
     if (typeof duration === "string") return invalid("timeout", duration)
     timeoutMs = Duration.toMillis(duration)
   }
-  const fallback = typeof hook === "function" && hook.name !== "" ? hook.name : `hook#${position}`
   return Object.freeze({
     hook: hook as Hook.AnyHook<unknown, R>,
-    name: name ?? fallback,
+    name: name ?? ownName(hook, position),
     triggers: HookTriggers.of(...(list as ReadonlyArray<HookTrigger.HookTrigger>)),
     priority: priority ?? 0,
     onError: onError ?? "fail",
@@ -351,7 +371,7 @@ export const wrapRegistration = <E, R>(
   if (!decoded.ok) return invalid(decoded.path, decoded.detail)
   const { priority, name, onError } = decoded.value
   if (priority !== undefined && !Number.isFinite(priority)) invalid("priority", `expected a finite number, got ${priority}`)
-  if (name !== undefined && name.trim() === "") invalid("name", "expected a non-empty name")
+  checkName(name)
   return Object.freeze({
     wrap: wrap as WrapHook.WrapHook<unknown, R>,
     name: name ?? `wrap#${position}`,

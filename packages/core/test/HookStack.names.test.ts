@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest"
+import { AgentError, type HookContext, HookStack, Json, WrapHook } from "../src/index.js"
+
+// A hook's name reaches the state (a failing hook's HookFailed names it), its events and
+// traces: it is held to the bound of every string that enters, when the stack is built.
+const invalidAt = (f: () => unknown): AgentError.InvalidConfiguration => {
+  try {
+    f()
+  } catch (error) {
+    if (error instanceof AgentError.HooklineError && error.error._tag === "InvalidConfiguration") return error.error
+    throw error
+  }
+  throw new Error("expected a HooklineError(InvalidConfiguration), but nothing was thrown")
+}
+
+const observe = (ctx: HookContext) => ctx
+const long = "x".repeat(Json.maxStringLength + 1)
+
+describe("a hook's name", () => {
+  it("is refused past Json.maxStringLength, naming the field", () => {
+    const error = invalidAt(() => HookStack.with(HookStack.empty, observe, { triggers: "BeforeStep", name: long }))
+    expect(error.path).toBe("name")
+    expect(error.message).toContain(String(Json.maxStringLength))
+    expect(error.message.length).toBeLessThan(1_000)
+  })
+
+  it("is kept at Json.maxStringLength", () => {
+    const name = "x".repeat(Json.maxStringLength)
+    const stack = HookStack.with(HookStack.empty, observe, { triggers: "BeforeStep", name })
+    expect(HookStack.order(stack, "BeforeStep")).toEqual([name])
+  })
+
+  it("of a wrap hook is held to the same bound", () => {
+    const wrap = WrapHook.inference((ctx, next) => next(ctx))
+    const error = invalidAt(() => HookStack.withWrap(HookStack.empty, wrap, { name: long }))
+    expect(error.path).toBe("name")
+  })
+
+  it("taken from the function is a string within the bound, else the position's", () => {
+    const named = (name: unknown) => Object.defineProperty((ctx: HookContext) => ctx, "name", { value: name })
+    for (const odd of [42, long, { toString: () => "x" }]) {
+      const stack = HookStack.with(HookStack.empty, named(odd), { triggers: "BeforeStep" })
+      expect(HookStack.order(stack, "BeforeStep")).toEqual(["hook#0"])
+    }
+    const stack = HookStack.with(HookStack.empty, named("audit"), { triggers: "BeforeStep" })
+    expect(HookStack.order(stack, "BeforeStep")).toEqual(["audit"])
+  })
+})

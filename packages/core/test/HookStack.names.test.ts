@@ -1,16 +1,13 @@
 import { describe, expect, it } from "vitest"
 import { AgentError, type HookContext, HookStack, Json, WrapHook } from "../src/index.js"
+import { caught } from "./caught.js"
 
 // A hook's name reaches the state (a failing hook's HookFailed names it), its events and
 // traces: it is held to the bound of every string that enters, when the stack is built.
 const invalidAt = (f: () => unknown): AgentError.InvalidConfiguration => {
-  try {
-    f()
-  } catch (error) {
-    if (error instanceof AgentError.HooklineError && error.error._tag === "InvalidConfiguration") return error.error
-    throw error
-  }
-  throw new Error("expected a HooklineError(InvalidConfiguration), but nothing was thrown")
+  const error = caught(f)
+  if (error._tag !== "InvalidConfiguration") throw new Error(`expected InvalidConfiguration, got ${error._tag}`)
+  return error
 }
 
 const observe = (ctx: HookContext) => ctx

@@ -3,19 +3,11 @@
 // prototype), and strings within Json.maxStringLength.
 import { describe, expect, it } from "vitest"
 import { AgentError, AgentState, Hook, HookContext, HookStack, Json, Message } from "@hookline/core"
+import { caught } from "./caught.js"
 
 const state = AgentState.make({ id: "s", messages: [Message.user("hi")] })
 const stepCtx = HookContext.make({ trigger: "BeforeStep", state, createdAt: 100 })
 
-const caught = (f: () => unknown): AgentError.AgentError => {
-  try {
-    f()
-  } catch (error) {
-    if (error instanceof AgentError.HooklineError) return error.error
-    throw error
-  }
-  throw new Error("expected a HooklineError")
-}
 
 const run = (hook: Hook) => HookStack.run(HookStack.with(HookStack.empty, hook, { triggers: "BeforeStep", name: "odd" }), stepCtx)
 

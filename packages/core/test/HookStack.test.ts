@@ -3,21 +3,13 @@ import { TestClock } from "effect/testing"
 import { pipe } from "effect/Function"
 import { describe, expect, it } from "vitest"
 import { AgentError, AgentState, Hook, HookContext, HookExecuted, HookStack, HookTriggers, Message, type HookTrigger } from "@hookline/core"
+import { caught } from "./caught.js"
 
 const state = AgentState.make({ id: "s", messages: [Message.user("hi")] })
 const stepCtx = HookContext.make({ trigger: "BeforeStep", state, createdAt: 100 })
 const toolCtx = HookContext.make({ trigger: "BeforeToolUse", state, createdAt: 100, toolCall: { id: "c1", name: "shell", arguments: {} } })
 const tag = (key: string): Hook => (ctx) => HookContext.withMetadata(ctx, { [key]: true })
 const on = (trigger: HookTrigger, name: string, priority = 0) => ({ triggers: trigger, name, priority })
-const caught = (f: () => unknown): AgentError.AgentError => {
-  try {
-    f()
-  } catch (error) {
-    if (error instanceof AgentError.HooklineError) return error.error
-    throw error
-  }
-  throw new Error("expected a HooklineError")
-}
 
 describe("HookStack", () => {
   describe("with", () => {

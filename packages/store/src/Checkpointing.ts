@@ -210,8 +210,10 @@ interface Held {
 type SaveFailure = StoreError.CheckpointConflict | StoreError.RunExists | StoreError.CheckpointRefused | StoreError.StoreFailed
 
 // `effect`, then `value`: an Exit when `effect` is one (a hook that answers at once).
-const thenAnswer = <A, E>(effect: Effect.Effect<unknown, E>, value: A): Effect.Effect<A, E> =>
-  Exit.isExit(effect) ? (Exit.isSuccess(effect) ? Exit.succeed(value) : effect as Exit.Exit<never, E>) : Effect.as(effect, value)
+// `f()` once `effect` succeeded, at once when it answered at once (no fiber for an Exit).
+const thenMap = <A, E>(effect: Effect.Effect<unknown, E>, f: () => A): Effect.Effect<A, E> =>
+  Exit.isExit(effect) ? (Exit.isSuccess(effect) ? Exit.succeed(f()) : effect as Exit.Exit<never, E>) : Effect.map(effect, f)
+const thenAnswer = <A, E>(effect: Effect.Effect<unknown, E>, value: A): Effect.Effect<A, E> => thenMap(effect, () => value)
 
 const inferenceKey = (state: AgentState): string =>
   `inference:${state.execution.startedAt ?? 0}:${state.execution.steps.length}`
@@ -619,12 +621,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
     (ctx, entry) => {
       const call = ctx.toolCall
       const replay = entry.replaying && call !== undefined && ctx.toolExecution === undefined && !ctx.toolExecutionBlocked
-      if (!replay) {
-        const flushed = flush(ctx.state.id, entry)
-        return Exit.isExit(flushed)
-          ? (Exit.isSuccess(flushed) ? Exit.succeed(stillHeld(ctx, entry)) : flushed as Exit.Exit<never, SaveFailure>)
-          : Effect.map(flushed, () => stillHeld(ctx, entry))
-      }
+      if (!replay) return thenMap(flush(ctx.state.id, entry), () => stillHeld(ctx, entry))
       const key = toolKey(ctx.state, call.id)
       return Effect.flatMap(afterPending(entry, store.journalGet(ctx.state.id, key)), (body) => {
         if (body !== undefined) entry.replayed.add(key)

@@ -31,21 +31,6 @@ const rest = t.partial({ ...withoutTails, envelope: Envelope.EnvelopeCodec })
 // `t.readonlyArray`'s guard is `Array.isArray(u) && u.every(item.is)`.
 const itemsTail = t.type({ from: index, items: t.UnknownArray })
 
-// The tool calls of the answers `checked` vouched for, noted while the delta's steps are
-// checked (a step's own answer; a few at most, as `checked` keeps a few roots).
-const knownAtMost = 8
-const knownCalls: Array<unknown> = Array.from({ length: knownAtMost }, () => undefined)
-let knownCount = 0
-// Only while `isDelta` runs (nothing is held past it).
-let noting = false
-const noteCalls = (response: unknown): void => {
-  if (noting && knownCount < knownAtMost) knownCalls[knownCount++] = (response as { readonly toolCalls?: unknown }).toolCalls
-}
-const forgetCalls = (): void => {
-  for (let i = 0; i < knownCount; i++) knownCalls[i] = undefined
-  knownCount = 0
-}
-
 const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
 const array = (is: (u: unknown) => boolean) => (u: unknown): boolean => Array.isArray(u) && u.every(is)
@@ -80,11 +65,7 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   if (typeof u !== "object" || u === null) return false
   const step = u as Record<string, unknown>
   const response = step["response"]
-  if (response !== undefined) {
-    // A vouched answer is frozen plain data: its `toolCalls` read now is the array checked.
-    if (checked(response, Codecs.InferenceResponse)) noteCalls(response)
-    else if (!Codecs.InferenceResponse.is(response)) return false
-  }
+  if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
   const executions = step["toolExecutions"]
   if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
   for (let i = 0; i < stepRest.length; i++) {
@@ -101,31 +82,36 @@ const isToolCalls = t.readonlyArray(Codecs.ToolCall).is
 /** The fields of an assistant message this guard reads, in core's order (a test holds them to those core's guard reads). */
 export const assistantKeys: ReadonlyArray<string> = Object.freeze(["role", "content", "toolCalls"])
 
+// The tool calls of the steps' answers `checked` vouches for: a vouched answer is frozen
+// plain data, so its `toolCalls` is the array its guard checked.
+const vouchedCalls = (steps: ReadonlyArray<unknown>, checked: Checked): ReadonlyArray<unknown> => {
+  const calls: Array<unknown> = []
+  for (const step of steps) {
+    const response = typeof step === "object" && step !== null ? (step as { readonly response?: unknown }).response : undefined
+    if (response !== undefined && checked(response, Codecs.InferenceResponse)) calls.push((response as { readonly toolCalls?: unknown }).toolCalls)
+  }
+  return calls
+}
+
 // `Codecs.Message.is(u)`: dispatched on `role` (read once there, once by the member's
 // guard, as core reads it); an assistant message's tool calls that are a vouched answer's
 // own array are not checked again (that answer's guard checked them with the same codec).
-const isMessage = (u: unknown): boolean => {
-  if (knownCount === 0 || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
+const isMessage = (u: unknown, known: ReadonlyArray<unknown>): boolean => {
+  if (known.length === 0 || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
   const message = u as Record<string, unknown>
   if (message["role"] !== "assistant" || !isText(message["content"])) return false
   const calls = message["toolCalls"]
-  for (let i = 0; i < knownCount; i++) if (knownCalls[i] === calls) return true
-  return isToolCalls(calls)
+  return known.includes(calls) || isToolCalls(calls)
 }
-const isMessageItem = (u: unknown, _checked: Checked): boolean => isMessage(u)
 
 /** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
 export const isDelta = (delta: unknown, checked: Checked): boolean => {
-  forgetCalls()
-  noting = true
-  try {
-    if (!head.is(delta) || !rest.is(delta)) return false
-    const steps = (delta as { readonly steps?: unknown }).steps
-    if (steps !== undefined && !(itemsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))) return false
-    const messages = (delta as { readonly messages?: unknown }).messages
-    return messages === undefined || (itemsTail.is(messages) && everyItem(messages.items as ReadonlyArray<unknown>, isMessageItem, checked))
-  } finally {
-    noting = false
-    forgetCalls()
-  }
+  if (!head.is(delta) || !rest.is(delta)) return false
+  const steps = (delta as { readonly steps?: unknown }).steps
+  if (steps !== undefined && !(itemsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))) return false
+  const messages = (delta as { readonly messages?: unknown }).messages
+  if (messages === undefined) return true
+  if (!itemsTail.is(messages)) return false
+  const known = steps === undefined ? [] : vouchedCalls((steps as { readonly items: ReadonlyArray<unknown> }).items, checked)
+  return everyItem(messages.items as ReadonlyArray<unknown>, (u) => isMessage(u, known), checked)
 }

@@ -26,6 +26,7 @@ import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./stack/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
 import { maxStringLength } from "./internal/limits.js"
+import { withinMaxLength } from "./internal/stringBound.js"
 import { LoopWraps, lostWraps } from "./stack/loopWraps.js"
 import { contextAtFailure as contextAtFailure_, dispatchPure, failuresOf as failuresOf_, type DispatchEnv } from "./stack/dispatch.js"
 import { isPending, runMixed, thrown } from "./stack/mixed.js"
@@ -265,7 +266,7 @@ const invalid = (path: string, detail: string): never => {
 const checkName = (name: string | undefined): void => {
   if (name === undefined) return
   if (name.trim() === "") invalid("name", "expected a non-empty name")
-  if (name.length > maxStringLength) invalid("name", `expected at most ${maxStringLength} characters, got ${name.length}`)
+  withinMaxLength(name, (length, limit) => invalid("name", `expected at most ${limit} characters, got ${length}`))
 }
 
 // The function's own name when it is a usable one: read as data (a getter is not run), a

@@ -8,6 +8,7 @@ import * as limits from "./internal/limits.js"
 import * as plainData from "./internal/plainData.js"
 import type { JsonValue, Metadata } from "./internal/jsonValue.js"
 import { isSealed as isSealedValue, seal } from "./internal/sealed.js"
+import * as stringBound from "./internal/stringBound.js"
 
 /**
  * JSON nested deeper than this (arrays and objects) is refused wherever it enters: the
@@ -161,3 +162,11 @@ export const isProxy: ((u: unknown) => boolean) | undefined = plainData.isProxy
  * agent's entry a state it keeps as it is; its values are the caller's to walk.
  */
 export const plainProblem: (node: object) => string | undefined = plainData.plainProblem
+
+/**
+ * @internal `s` itself when it holds at most `maxStringLength` characters, else what
+ * `refuse` throws for its length and the limit: the one length check of the places a
+ * caller's string enters (a hook's name, a built-in's text, a context config's prompt),
+ * each refusing with its own typed error naming its field.
+ */
+export const withinMaxLength: (s: string, refuse: (length: number, limit: number) => never) => string = stringBound.withinMaxLength

@@ -82,8 +82,13 @@ const invalid = (path: string, detail: string): never => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = <C = unknown>(options: Options<C>): Hook<C> => {
-  const { tools, when, reason, payload, expiresIn, decode } = known(options, optionKeys)
+export const make = <C = unknown>(options: Options<C>): Hook<C> => madeOf(options).hook
+
+// The hook and the options as read once (`known`): the capability takes its `name` and
+// `priority` from that copy (a getter may answer otherwise the second time).
+const madeOf = <C>(options: Options<C>): { readonly hook: Hook<C>; readonly read: Options<C> } => {
+  const read = known(options, optionKeys)
+  const { tools, when, reason, payload, expiresIn, decode } = read
   if (tools === undefined && when === undefined) invalid("", "expected tools or when")
   // No hole, at most maxItems, each a name (internal/bounded.ts).
   const names = new Set(tools === undefined ? [] : Bounded.list("tools", tools, "tool names", (at, n) =>
@@ -92,7 +97,7 @@ export const make = <C = unknown>(options: Options<C>): Hook<C> => {
   checkReasonAndPayload(reason, payload)
   const expiry = expiryOf(expiresIn)
   const decoders = decodersOf(decode)
-  return (ctx) => {
+  const hook: Hook<C> = (ctx) => {
     const toolCall = ctx.toolCall
     if (toolCall === undefined) return ctx
     const decoded = decodedOf(decoders, toolCall)
@@ -104,6 +109,7 @@ export const make = <C = unknown>(options: Options<C>): Hook<C> => {
     const why = typeof reason === "function" ? reason(call) : reason ?? "needs approval"
     return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(call), expiry)
   }
+  return { hook, read }
 }
 
 const optionKeys: ReadonlyArray<string> = ["tools", "when", "reason", "payload", "expiresIn", "priority", "name", "decode"]
@@ -167,19 +173,23 @@ export const UseApproval: {
   /** `forTool` as a capability: `UseApproval.forTool(issueRefund, { when: (args) => args.amount > 100 })`. */
   readonly forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options?: ForToolOptions<NoInfer<A>, C>) => AgentBuilder.Capability<C>
 } = Object.assign(
-  <C = unknown>(options: Options<C>): AgentBuilder.Capability<C> =>
-    UseHook(make(options), {
+  <C = unknown>(options: Options<C>): AgentBuilder.Capability<C> => {
+    const { hook, read } = madeOf(options)
+    return UseHook(hook, {
       triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
-      priority: options.priority ?? defaultPriority,
-      name: options.name ?? defaultName,
-    }),
+      priority: read.priority ?? defaultPriority,
+      name: read.name ?? defaultName,
+    })
+  },
   {
-    forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): AgentBuilder.Capability<C> =>
-      UseHook(forTool(tool, options), {
+    forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): AgentBuilder.Capability<C> => {
+      const { hook, read } = forToolMadeOf(tool, options)
+      return UseHook(hook, {
         triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
-        priority: options.priority ?? defaultPriority,
-        name: options.name ?? `${defaultName}:${tool.name}`,
-      }),
+        priority: read.priority ?? defaultPriority,
+        name: read.name ?? `${defaultName}:${tool.name}`,
+      })
+    },
   },
 )
 
@@ -255,13 +265,21 @@ export interface ForToolOptions<A, C = unknown> {
  * @since 0.1.0
  * @category constructors
  */
-export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): Hook<C> => {
+export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): Hook<C> =>
+  forToolMadeOf(tool, options).hook
+
+// As `madeOf`: the hook and the options as read once.
+const forToolMadeOf = <A, C>(
+  tool: Tool.Tool<A, any>,
+  options: ForToolOptions<NoInfer<A>, C>,
+): { readonly hook: Hook<C>; readonly read: ForToolOptions<NoInfer<A>, C> } => {
   if (!Tool.isTool(tool)) invalid("tool", "expected a tool (Tool.make)")
-  const { when, reason, payload, expiresIn } = known(options, forToolKeys)
+  const read = known(options, forToolKeys)
+  const { when, reason, payload, expiresIn } = read
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
   checkReasonAndPayload(reason, payload)
   const expiry = expiryOf(expiresIn)
-  return (ctx) => {
+  const hook: Hook<C> = (ctx) => {
     const call = ctx.toolCall
     if (call === undefined || call.name !== tool.name) return ctx
     const decoded = decodedBy(tool, call)
@@ -272,4 +290,5 @@ export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToo
     const why = typeof reason === "function" ? reason(args, call) : reason ?? "needs approval"
     return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(args, call), expiry)
   }
+  return { hook, read }
 }

@@ -36,7 +36,12 @@ const isDriver = (u: unknown): u is Driver =>
  * @since 0.1.0
  * @category constructors
  */
-export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): WrapHook.InferenceWrap => {
+export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): WrapHook.InferenceWrap =>
+  fallbackModelsOf(models, options).wrap
+
+// The wrap and its place, from one reading of the caller's options (a getter may answer
+// otherwise the second time): the capability registers the `name`/`priority` checked here.
+const fallbackModelsOf = (models: ReadonlyArray<Driver>, options: FallbackOptions): O.Placed<WrapHook.InferenceWrap> => {
   const at = "fallbackModels"
   // Read once, no hole (a hole was skipped, then tried as the agent's own model), bounded.
   const list = Bounded.list(`${at}.models`, models, "a non-empty array of drivers", (path, m) =>
@@ -45,13 +50,14 @@ export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackO
   const o = O.record(at, options, keys)
   const when = o["when"]
   if (when !== undefined && typeof when !== "function") O.invalid(`${at}.when`, "expected a function from the error to a boolean")
-  O.placement(at, o, "", 0)
+  const placement = O.placement(at, o, "fallback:models", 300)
   const accepts = (when as FallbackOptions["when"]) ?? (() => true)
-  return WrapHook.inference<never>((ctx, next) => {
+  const wrap = WrapHook.inference<never>((ctx, next) => {
     const from = (i: number, call: ReturnType<typeof next>): ReturnType<typeof next> =>
       Effect.catch(call, (error) => (i < list.length && accepts(error) ? from(i + 1, next(ctx, { model: list[i] })) : Effect.fail(error)))
     return from(0, next(ctx))
   })
+  return { wrap, placement }
 }
 
 /**
@@ -61,7 +67,6 @@ export const fallbackModels = (models: ReadonlyArray<Driver>, options: FallbackO
  * @category capabilities
  */
 export const UseFallbackModels = (models: ReadonlyArray<Driver>, options: FallbackOptions = {}): AgentBuilder.Capability => {
-  const wrap = fallbackModels(models, options)
-  const { name, priority } = O.placement("fallbackModels", options as Record<string, unknown>, "fallback:models", 300)
-  return UseWrap(wrap, { name, priority })
+  const { wrap, placement } = fallbackModelsOf(models, options)
+  return UseWrap(wrap, placement)
 }

@@ -118,7 +118,11 @@ const wait = (schedule: Schedule, attempt: number, atLeast = 0): Effect.Effect<v
  * @since 0.1.0
  * @category constructors
  */
-export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceWrap => {
+export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceWrap => modelRetryOf(options).wrap
+
+// The wrap and its place, from one reading of the caller's options (a getter may answer
+// otherwise the second time): the capability registers the `name`/`priority` checked here.
+const modelRetryOf = (options: ModelRetryOptions): O.Placed<WrapHook.InferenceWrap> => {
   const at = "modelRetry"
   const o = O.record(at, options, modelKeys)
   const schedule = scheduleOf(at, o)
@@ -126,12 +130,12 @@ export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceW
   const statuses = new Set(O.integers(`${at}.statuses`, o["statuses"], defaultStatuses))
   const honor = O.boolean(`${at}.honorRetryAfter`, o["honorRetryAfter"], true)
   const maxRetryAfterMs = O.number(`${at}.maxRetryAfterMs`, o["maxRetryAfterMs"], 60_000, 0)
-  O.placement(at, o, "", 0)
+  const placement = O.placement(at, o, "retry:model", 200)
   const when = o["when"]
   if (when !== undefined && typeof when !== "function") O.invalid(`${at}.when`, "expected a function from the error to a boolean")
   const worthRetrying = (when as ModelRetryOptions["when"]) ??
     ((e: AgentError.InferenceFailed) => (retryable && e.retryable) || (e.status !== undefined && statuses.has(e.status)))
-  return WrapHook.inference<never>((ctx, next) => {
+  const wrap = WrapHook.inference<never>((ctx, next) => {
     const attempt = (n: number): ReturnType<typeof next> =>
       Effect.catch(next(ctx), (error) => {
         if (n >= schedule.maxAttempts || !worthRetrying(error)) return Effect.fail(error)
@@ -141,6 +145,7 @@ export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceW
       })
     return attempt(1)
   })
+  return { wrap, placement }
 }
 
 /**
@@ -150,9 +155,8 @@ export const modelRetry = (options: ModelRetryOptions = {}): WrapHook.InferenceW
  * @category capabilities
  */
 export const UseModelRetry = (options: ModelRetryOptions = {}): AgentBuilder.Capability => {
-  const o = O.record("modelRetry", options, modelKeys)
-  const { name, priority } = O.placement("modelRetry", o, "retry:model", 200)
-  return UseWrap(modelRetry(options), { name, priority })
+  const { wrap, placement } = modelRetryOf(options)
+  return UseWrap(wrap, placement)
 }
 
 const retriedTags = (timeouts: boolean): ReadonlySet<string> => new Set(timeouts ? ["ToolFailed", "ToolTimedOut"] : ["ToolFailed"])
@@ -165,15 +169,17 @@ const retriedTags = (timeouts: boolean): ReadonlySet<string> => new Set(timeouts
  * @since 0.1.0
  * @category constructors
  */
-export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => {
+export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => toolRetryOf(options).wrap
+
+const toolRetryOf = (options: ToolRetryOptions): O.Placed<WrapHook.ToolWrap> => {
   const at = "toolRetry"
   const o = O.record(at, options, toolKeys)
   if (options === undefined) O.invalid(`${at}.tools`, "expected the names of the tools to retry")
   const tools = O.strings(`${at}.tools`, o["tools"])
   const schedule = scheduleOf(at, o)
   const tags = retriedTags(O.boolean(`${at}.timeouts`, o["timeouts"], true))
-  O.placement(at, o, "", 0)
-  return WrapHook.forTools(
+  const placement = O.placement(at, o, "retry:tools", 200)
+  const wrap = WrapHook.forTools(
     tools,
     WrapHook.toolUse((ctx, next) => {
       const attempt = (n: number): Effect.Effect<ToolExecution> =>
@@ -184,6 +190,7 @@ export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => {
       return attempt(1)
     }),
   )
+  return { wrap, placement }
 }
 
 /**
@@ -193,7 +200,6 @@ export const toolRetry = (options: ToolRetryOptions): WrapHook.ToolWrap => {
  * @category capabilities
  */
 export const UseToolRetry = (options: ToolRetryOptions): AgentBuilder.Capability => {
-  const wrap = toolRetry(options)
-  const { name, priority } = O.placement("toolRetry", options as unknown as Record<string, unknown>, "retry:tools", 200)
-  return UseWrap(wrap, { name, priority })
+  const { wrap, placement } = toolRetryOf(options)
+  return UseWrap(wrap, placement)
 }

@@ -51,17 +51,22 @@ const msOf = (at: string, o: Readonly<Record<string, unknown>>): number => {
  * @since 0.1.0
  * @category constructors
  */
-export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWrap => {
+export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWrap => modelTimeoutOf(options).wrap
+
+// The wrap and its place, from one reading of the caller's options (a getter may answer
+// otherwise the second time): the capability registers the `name`/`priority` checked here.
+const modelTimeoutOf = (options: ModelTimeoutOptions): O.Placed<WrapHook.InferenceWrap> => {
   const at = "modelTimeout"
   const o = O.record(at, options, ["ms", "name", "priority"])
   const ms = msOf(at, o)
-  O.placement(at, o, "", 0)
-  return WrapHook.inference<never>((ctx, next) =>
+  const placement = O.placement(at, o, "timeout:model", 100)
+  const wrap = WrapHook.inference<never>((ctx, next) =>
     Effect.timeoutOrElse(next(ctx), {
       duration: Duration.millis(ms),
       orElse: () => Effect.fail(AgentError.inferenceFailed(`the model call timed out after ${ms} ms`, { status: 408, retryable: true })),
     })
   )
+  return { wrap, placement }
 }
 
 /**
@@ -71,9 +76,8 @@ export const modelTimeout = (options: ModelTimeoutOptions): WrapHook.InferenceWr
  * @category capabilities
  */
 export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capability => {
-  const wrap = modelTimeout(options)
-  const { name, priority } = O.placement("modelTimeout", options as unknown as Record<string, unknown>, "timeout:model", 100)
-  return UseWrap(wrap, { name, priority })
+  const { wrap, placement } = modelTimeoutOf(options)
+  return UseWrap(wrap, placement)
 }
 
 /**
@@ -84,12 +88,14 @@ export const UseModelTimeout = (options: ModelTimeoutOptions): AgentBuilder.Capa
  * @since 0.1.0
  * @category constructors
  */
-export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
+export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => toolTimeoutOf(options).wrap
+
+const toolTimeoutOf = (options: ToolTimeoutOptions): O.Placed<WrapHook.ToolWrap> => {
   const at = "toolTimeout"
   const o = O.record(at, options, ["ms", "tools", "name", "priority"])
   const ms = msOf(at, o)
   const tools = o["tools"] === undefined ? undefined : O.strings(`${at}.tools`, o["tools"])
-  O.placement(at, o, "", 0)
+  const placement = O.placement(at, o, "timeout:tools", 100)
   const wrap = WrapHook.toolUse((ctx, next) =>
     Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
       Effect.timeoutOrElse(next(ctx), {
@@ -101,7 +107,7 @@ export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
           }),
       }))
   )
-  return tools === undefined ? wrap : WrapHook.forTools(tools, wrap)
+  return { wrap: tools === undefined ? wrap : WrapHook.forTools(tools, wrap), placement }
 }
 
 /**
@@ -111,7 +117,6 @@ export const toolTimeout = (options: ToolTimeoutOptions): WrapHook.ToolWrap => {
  * @category capabilities
  */
 export const UseToolTimeout = (options: ToolTimeoutOptions): AgentBuilder.Capability => {
-  const wrap = toolTimeout(options)
-  const { name, priority } = O.placement("toolTimeout", options as unknown as Record<string, unknown>, "timeout:tools", 100)
-  return UseWrap(wrap, { name, priority })
+  const { wrap, placement } = toolTimeoutOf(options)
+  return UseWrap(wrap, placement)
 }

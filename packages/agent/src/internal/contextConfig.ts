@@ -21,9 +21,8 @@ export interface Checked {
 const promptOf = (u: unknown): string | undefined => {
   if (u === undefined) return undefined
   if (typeof u !== "string") return invalid("systemPrompt", `expected a string, got ${Json.excerpt(u, 60)}`)
-  return u.length > Json.maxStringLength
-    ? invalid("systemPrompt", `a string of ${u.length} characters, past the limit of ${Json.maxStringLength} (Json.maxStringLength)`)
-    : u
+  return Json.withinMaxLength(u, (length, limit) =>
+    invalid("systemPrompt", `a string of ${length} characters, past the limit of ${limit} (Json.maxStringLength)`))
 }
 
 const formatOf = (u: unknown): InferenceRequest.ResponseFormat | undefined => {

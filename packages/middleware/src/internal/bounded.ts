@@ -41,9 +41,7 @@ export const list = <A>(at: string, u: unknown, expected: string, item: (path: s
 
 /** A string within `Json.maxStringLength`, else refused at `at` naming its length and the limit. */
 export const text = (at: string, u: string): string =>
-  u.length > Json.maxStringLength
-    ? invalid(at, `a string of ${u.length} characters, past the limit of ${Json.maxStringLength} (Json.maxStringLength)`)
-    : u
+  Json.withinMaxLength(u, (length, limit) => invalid(at, `a string of ${length} characters, past the limit of ${limit} (Json.maxStringLength)`))
 
 /**
  * An options object's own keys, each one of `keys` (a typo would silently keep the

@@ -47,8 +47,20 @@ export const integers = (at: string, u: unknown, fallback: ReadonlyArray<number>
     typeof n === "number" && Number.isSafeInteger(n) && n >= 100 && n <= 599 ? n : invalid(path, `expected an HTTP status code, got ${got(n)}`))
 }
 
-/** The options every built-in takes for its place in the stack. */
-export const placement = (at: string, o: Readonly<Record<string, unknown>>, name: string, priority: number) => {
+/** A built-in's place in the stack, from the caller's `name`/`priority` or its defaults. */
+export interface Placement {
+  readonly name: string
+  readonly priority: number
+}
+
+/** A built-in's hook or wrap with its checked place: a capability registers this, never reads the options again. */
+export interface Placed<W> {
+  readonly wrap: W
+  readonly placement: Placement
+}
+
+/** The options every built-in takes for its place in the stack, from the copy read once. */
+export const placement = (at: string, o: Readonly<Record<string, unknown>>, name: string, priority: number): Placement => {
   const n = o["name"]
   if (n !== undefined && (typeof n !== "string" || n.trim() === "")) invalid(`${at}.name`, `expected a non-empty name, got ${got(n)}`)
   const p = o["priority"]

@@ -29,7 +29,7 @@ interface Timed {
 /** One run of `steps` steps, validated; its time and (with `count`) its bytes. */
 const runOnce = async (c: DurableCase, steps: number, count: boolean): Promise<Timed> => {
   const id = `bench-durable-${process.pid}-${serial++}`
-  await c.before(id)
+  await c.before(id, count)
   const [model, tool] = [calls.model, calls.tool]
   calls.stamps.length = 0
   const start = clock()

@@ -11,6 +11,7 @@ import * as Rows from "../Rows.js"
 import { spawnChild } from "../run.js"
 import { formatCount, formatNs, print, type Column } from "../../table.js"
 import { durableJobs, durableSettingsFor, leftOut, type DurableJob, type DurableResult, type DurableRow } from "./Durable.js"
+import { findRow as find, memoryVerdicts } from "./verdicts.js"
 
 const script = fileURLToPath(new URL("./child.ts", import.meta.url))
 
@@ -68,9 +69,6 @@ export const postgresTargets = { smallH: 10, small: 8, largeH: 1_000, large: 30 
 
 const isRow = (r: DurableResult): r is DurableRow => r.kind === "durable"
 
-const find = (results: ReadonlyArray<DurableResult>, module: string, store: string, H: number): DurableRow | undefined =>
-  results.find((r): r is DurableRow => isRow(r) && r.job.module === module && r.job.store === store && r.job.H === H)
-
 const kb = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : bytes >= 1e3 ? `${(bytes / 1e3).toFixed(1)} KB` : `${Math.round(bytes)} B`)
 
 const ratio = (x: number): string => (!Number.isFinite(x) ? "n/a" : x >= 100 ? `${formatCount(Math.round(x))}x` : x >= 10 ? `${x.toFixed(1)}x` : `${x.toFixed(2)}x`)
@@ -111,6 +109,7 @@ export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode):
   for (const line of leftOut) console.log(`left out: ${line}`)
   if (smoke) return
   console.log("")
+  for (const line of memoryVerdicts(results)) console.log(line)
   const pgH = [...new Set(results.map((r) => r.job.H))]
   for (const H of pgH) {
     const [mine, theirs] = [find(results, "hookline", "postgres", H), find(results, "langgraph", "postgres", H)]

@@ -2,8 +2,10 @@
  * hookline checkpointed: the user path (UserPath.ts: AgentBuilder agent, Promise facade,
  * async model and tool, default guards, K = 0) with `UseCheckpoints(store)` on
  * MemoryStore, PgliteStore (a temporary folder) or PostgresStore (the parent's embedded
- * PostgreSQL, fsync on; "postgres-unflushed": with `waitForFlush: false`). Bytes: the UTF-8 length of every body handed to the store
- * (checkpoints and journal entries), counted at the store's door (store.ts's `counted`).
+ * PostgreSQL, fsync on; "postgres-unflushed": with `waitForFlush: false`), or without a
+ * store ("none": the row the store rows add to). Timed runs get the store as opened.
+ * Bytes: the UTF-8 length of every body handed to the store (checkpoints and journal
+ * entries), counted at the store's door (store.ts's `counted`) in the counting run only.
  */
 import { AgentState, Message } from "@hookline/core"
 import { MemoryStore, PgliteStore, PostgresStore, RunStore, UseCheckpoints } from "@hookline/store"
@@ -18,8 +20,11 @@ import { outcome } from "../../systems/hookline.js"
 import { versionOf } from "../../Version.js"
 import { finalLength, modelCalled, modelWait, toolCalled, type DurableSystem, type OpenedStore } from "../Durable.js"
 
-const openStore = async (store: string, connectionString: string | undefined): Promise<{ readonly inner: RunStore.RunStore; readonly saver: string; readonly cleanup: () => void }> => {
+const openStore = async (store: string, connectionString: string | undefined): Promise<{ readonly inner: RunStore.RunStore | undefined; readonly saver: string; readonly cleanup: () => void }> => {
   switch (store) {
+    // The same agent without UseCheckpoints: what the store rows add to.
+    case "none":
+      return { inner: undefined, saver: "none (no UseCheckpoints)", cleanup: () => undefined }
     case "memory":
       return { inner: MemoryStore.make(), saver: "MemoryStore", cleanup: () => undefined }
     case "pglite": {
@@ -44,29 +49,37 @@ const openStore = async (store: string, connectionString: string | undefined): P
   }
 }
 
-const open: DurableSystem["open"] = async (store, settings): Promise<OpenedStore> => {
-  const { inner, saver, cleanup } = await openStore(store, settings.connectionString)
-  const tally: Tally = { counting: false, checkpoints: [], journal: 0 }
-  const target = counted(inner, tally)
+/**
+ * The rows' cases over a store already open (`inner`, the very object a user passes to
+ * `UseCheckpoints`; undefined: the same agent without a store); `close` closes it.
+ * The timed runs go through `inner` itself: a store built around it (a counting wrapper,
+ * a spread copy) does not keep what the store registers by its identity (MemoryStore's
+ * operations that answer at once, the SQL stores' one-statement ending and combined
+ * read) and would time another path. Only the counting run (the first warm-up, untimed)
+ * goes through the counting wrapper, on an agent of its own.
+ */
+export const over = (inner: RunStore.RunStore | undefined, saver: string, close: () => Promise<void>): OpenedStore => {
+  const tally: Tally = { counting: true, checkpoints: [], journal: 0 }
+  const counting = inner === undefined ? undefined : counted(inner, tally)
   return {
     saver,
-    bytesHow: "UTF-8 bytes of every checkpoint and journal body handed to the store",
-    close: async () => {
-      await RunStore.close(inner).catch(() => undefined)
-      cleanup()
-    },
+    bytesHow: inner === undefined ? "nothing: the same agent without UseCheckpoints has no store" : "UTF-8 bytes of every checkpoint and journal body handed to the store, counted in an untimed run of the same agent through a counting wrapper",
+    close,
     prepare: async (H, steps) => {
       const seed = [...history(H), Message.user("go")]
-      const agent = UserPath.agent({
-        script: responses(steps),
-        stepOf: (messages) => stepOf(messages, seed.length),
-        K: 0,
-        observer: () => (ctx) => ctx,
-        onModel: modelCalled,
-        onTool: toolCalled,
-        tick: modelWait(),
-        capabilities: [UseCheckpoints(target)],
-      })
+      const agentOn = (store: RunStore.RunStore | undefined) =>
+        UserPath.agent({
+          script: responses(steps),
+          stepOf: (messages) => stepOf(messages, seed.length),
+          K: 0,
+          observer: () => (ctx) => ctx,
+          onModel: modelCalled,
+          onTool: toolCalled,
+          tick: modelWait(),
+          capabilities: store === undefined ? [] : [UseCheckpoints(store)],
+        })
+      const timed = agentOn(inner)
+      const countingAgent = counting === undefined ? timed : agentOn(counting)
       // The state a run starts from, made before it (AgentState.make freezes every message).
       const inputs = new Map<string, AgentState>()
       return {
@@ -76,28 +89,33 @@ const open: DurableSystem["open"] = async (store, settings): Promise<OpenedStore
         run: async (id, count) => {
           const input = inputs.get(id) as AgentState
           inputs.delete(id)
+          if (!count) return outcome(await timed.run(input))
           tally.checkpoints = []
           tally.journal = 0
-          tally.counting = count
-          try {
-            return outcome(await agent.run(input))
-          } finally {
-            tally.counting = false
-          }
+          return outcome(await countingAgent.run(input))
         },
         after: async (id, count) => {
+          if (inner === undefined) return 0
           if (count) {
-            const saved = await RunStore.load(target, id)
+            const saved = await RunStore.load(inner, id)
             if (saved === undefined || saved.state.execution.status !== "completed" || saved.state.context.messages.length !== finalLength(H, steps)) {
               throw new Error(`the stored run ${id} does not read back as the final state (${saved === undefined ? "none" : `${saved.state.execution.status}, ${saved.state.context.messages.length} messages`})`)
             }
           }
-          await Effect.runPromise(target.remove(id))
-          return tally.checkpoints.reduce((a, b) => a + b, 0) + tally.journal
+          await Effect.runPromise(inner.remove(id))
+          return count ? tally.checkpoints.reduce((a, b) => a + b, 0) + tally.journal : 0
         },
       }
     },
   }
+}
+
+const open: DurableSystem["open"] = async (store, settings): Promise<OpenedStore> => {
+  const { inner, saver, cleanup } = await openStore(store, settings.connectionString)
+  return over(inner, saver, async () => {
+    if (inner !== undefined) await RunStore.close(inner).catch(() => undefined)
+    cleanup()
+  })
 }
 
 export const system: DurableSystem = { name: "hookline", version: versionOf("@hookline/agent"), open }

@@ -3,7 +3,9 @@
  * fake model, an `echo` tool, K = 0), run by a `Runner` with `session`: a `MemorySession`
  * (0.20's only local session; it has no SQLite one) made per run (untimed) with the H
  * history items, then `runner.run(agent, "go", { session })`. Bytes: the UTF-8 length of
- * the JSON of every item the run hands the session (`addItems`), counted at its door.
+ * the JSON of every item the run hands the session (`addItems`), counted at its door by a
+ * counting subclass made only for the counting run (untimed); the timed runs get a plain
+ * `MemorySession`, as a user would pass it.
  */
 import { Agent, MemorySession, Runner, setTracingDisabled, tool, type AgentInputItem } from "@openai/agents"
 import { readFileSync } from "node:fs"
@@ -13,12 +15,11 @@ import { finalLength, modelCalled, toolCalled, type DurableSystem, type OpenedSt
 
 setTracingDisabled(true)
 
-/** A MemorySession that counts what it is handed. */
+/** A MemorySession that counts what it is handed (the counting run's only). */
 class CountedSession extends MemorySession {
   bytes = 0
-  counting = false
   override async addItems(items: Array<AgentInputItem>): Promise<void> {
-    if (this.counting) this.bytes += Buffer.byteLength(JSON.stringify(items))
+    this.bytes += Buffer.byteLength(JSON.stringify(items))
     return super.addItems(items)
   }
 }
@@ -27,7 +28,7 @@ const open: DurableSystem["open"] = async (store): Promise<OpenedStore> => {
   if (store !== "memory") throw new Error(`@openai/agents has no session ${JSON.stringify(store)} here`)
   return {
     saver: "MemorySession",
-    bytesHow: "UTF-8 length of the JSON of every item handed to the session (addItems)",
+    bytesHow: "UTF-8 length of the JSON of every item handed to the session (addItems), counted in an untimed run on a counting subclass of MemorySession",
     close: async () => undefined,
     prepare: async (H, steps) => {
       const seed = seedOf(H)
@@ -43,26 +44,25 @@ const open: DurableSystem["open"] = async (store): Promise<OpenedStore> => {
       })
       const agent = new Agent({ name: "bench", model: new StepModel(seed.length, steps, false, modelCalled), tools: [echo] })
       const runner = new Runner({ tracingDisabled: true })
-      const sessions = new Map<string, CountedSession>()
+      const sessions = new Map<string, MemorySession>()
       return {
-        before: async (id) => {
-          sessions.set(id, new CountedSession({ sessionId: id, initialItems: [...history] }))
+        before: async (id, count) => {
+          const options = { sessionId: id, initialItems: [...history] }
+          sessions.set(id, count ? new CountedSession(options) : new MemorySession(options))
         },
-        run: async (id, count) => {
-          const session = sessions.get(id) as CountedSession
-          session.counting = count
+        run: async (id) => {
+          const session = sessions.get(id) as MemorySession
           const result = await runner.run(agent, "go", { session, maxTurns: steps })
-          session.counting = false
           return typeof result.finalOutput === "string" ? result.finalOutput : ""
         },
         after: async (id, count) => {
-          const session = sessions.get(id) as CountedSession
+          const session = sessions.get(id) as MemorySession
           sessions.delete(id)
           if (count) {
             const items = await session.getItems()
             if (items.length !== finalLength(H, steps)) throw new Error(`the session ${id} reads back with ${items.length} items, expected ${finalLength(H, steps)}`)
           }
-          return session.bytes
+          return count && session instanceof CountedSession ? session.bytes : 0
         },
       }
     },

@@ -508,6 +508,49 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       )
     })
 
+  // The run's end on a store that answers at once (MemoryStore): `finish`'s steps in its
+  // order without Effect's runtime (the entries left, the last checkpoint, a conflict as
+  // the stop; then whatever happened: the record dropped, the heartbeat interrupted, the
+  // lease released), answered with an Exit. Undefined when a step must wait (a checkpoint
+  // in flight or held: never on such a store), for `finish` to do it. The heartbeat is
+  // not running while its run's hook is (one thread): interrupted, it ends at once (a
+  // sleep's timer cleared); were it not done, the release waits for it, as in `finish`.
+  const finishNow = (ctx: HookContext, now: AtOnce.AtOnce): Effect.Effect<HookContext, SaveFailure> | undefined => {
+    const release = now.releaseLease
+    if (release === undefined || ending !== undefined) return undefined
+    const key = keyNow(ctx.state)
+    const entry = runs.get(key)
+    if (entry === undefined) return Exit.succeed(ctx)
+    if (entry.pending !== undefined || entry.held !== undefined || entry.saved === undefined) return undefined
+    let answer: Exit.Exit<HookContext, SaveFailure>
+    // What throws is the hook's defect, as in `finish`'s Effect, and the end still happens.
+    try {
+      // Not at once cannot happen here (nothing is in flight or held), but `finish` waits then.
+      const flushed = flush(ctx.state.id, entry)
+      if (!Exit.isExit(flushed)) return undefined
+      const written = Exit.isFailure(flushed) ? flushed : checkpoint(ctx, entry)
+      if (!Exit.isExit(written)) return undefined
+      answer = written as Exit.Exit<HookContext, SaveFailure>
+      if (Exit.isFailure(answer)) {
+        for (const reason of answer.cause.reasons) {
+          if (reason._tag === "Fail" && reason.error._tag === "CheckpointConflict") answer = Exit.succeed(conflictStop(ctx, reason.error))
+        }
+      }
+    } catch (defect) {
+      answer = Exit.die(defect)
+    }
+    runs.delete(key)
+    if (entry.conflict !== undefined) conflicts.set(ctx.state.id, entry.conflict)
+    const heartbeat = entry.heartbeat
+    heartbeat?.interruptUnsafe(Fiber.getCurrent()?.id)
+    const released = () => {
+      release(ctx.state.id, entry.owner)
+      return answer
+    }
+    return heartbeat === undefined || heartbeat.pollUnsafe() !== undefined ? released() : Effect.flatMap(Fiber.await(heartbeat), released)
+  }
+  const end = (ctx: HookContext): Effect.Effect<HookContext, unknown> => (atOnce === undefined ? undefined : finishNow(ctx, atOnce)) ?? finish(ctx)
+
   // The end of a run `agent.resume` started: a run refused the lease fails the resume
   // with RunLeased, a new run of a stored id (a state given to resume) with RunExists;
   // the loser of two resumes (its checkpoint refused) with the typed
@@ -782,7 +825,7 @@ export const UseCheckpoints = (store: RunStore.RunStore, options: Options = {}):
       ]
       : []),
     hook(checkpointStep, HookTriggers.afterStep, "store:checkpoint_step"),
-    hook(Hook.effect(finish), HookTriggers.of("AfterExecution"), "store:checkpoint_end"),
+    hook(Hook.effect(end), HookTriggers.of("AfterExecution"), "store:checkpoint_end"),
     UseLoader(load, settle),
   )
 }

@@ -189,6 +189,11 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     else journal.set(key, JournalEntry.textOf(body))
     return true
   }
+  const release = (runId: string, owner: string | undefined): boolean => {
+    const held = leases.get(runId)
+    if (held === undefined || (owner !== undefined && held.owner !== owner)) return false
+    return leases.delete(runId)
+  }
   const store: RunStore.RunStore = Object.freeze({
     _tag: "RunStore",
     name: "memory",
@@ -234,12 +239,7 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
         leases.set(lease.runId, Object.freeze({ ...lease }))
         return true
       }),
-    releaseLease: (runId: string, owner?: string | undefined) =>
-      Effect.sync(() => {
-        const held = leases.get(runId)
-        if (held === undefined || (owner !== undefined && held.owner !== owner)) return false
-        return leases.delete(runId)
-      }),
+    releaseLease: (runId: string, owner?: string | undefined) => Effect.sync(() => release(runId, owner)),
     close: () => Effect.void,
   })
   return AtOnce.register(store, {
@@ -248,5 +248,6 @@ export const make = (data: Data = emptyData()): RunStore.RunStore => {
     journalKeep: (runId, key, entry) => (put(runId, key, entry) ? wrote : notWritten),
     commitDelta: (commit, delta) => commitRow(commit, new DeltaRow(commit.seq, delta)),
     createDelta: (commit, delta, replace) => create(commit, new DeltaRow(1, delta), replace),
+    releaseLease: (runId, owner) => (release(runId, owner) ? wrote : notWritten),
   })
 }

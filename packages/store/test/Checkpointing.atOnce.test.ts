@@ -44,7 +44,20 @@ const step = async (store: RunStore.RunStore, id: string) => {
     }
   }
   const saved = await RunStore.load(store, id)
-  return { atOnce, messages: saved?.state.context.messages.length, seq: saved?.seq }
+  return { atOnce, messages: saved?.state.context.messages.length, seq: saved?.seq, stack, env, last: contexts.at(-1)?.state as AgentState }
+}
+
+// The run's end (AfterExecution) after that step: whether it answered at once, what is
+// stored after it, and whether the lease was released.
+const end = async (data: MemoryStore.Data, wrap: boolean, id: string) => {
+  const store = MemoryStore.make(data)
+  const { stack, env, last } = await step(wrap ? { ...store } : store, id)
+  const ended = AgentState.withStatus(last, "completed")
+  const out = Effect.runSync(Effect.sync(() => stack.interceptNow(HookContext.make({ trigger: "AfterExecution", state: ended, createdAt: 1 }), env)))
+  const atOnce = !Effect.isEffect(out)
+  if (Effect.isEffect(out)) expect(await Effect.runPromiseExit(out)).toMatchObject({ _tag: "Success" })
+  const saved = await RunStore.load(store, id)
+  return { atOnce, status: saved?.state.execution.status, seq: saved?.seq, leased: data.leases.has(id) }
 }
 
 describe("UseCheckpoints", () => {
@@ -57,6 +70,19 @@ describe("UseCheckpoints", () => {
       expect(wrapped.atOnce).toEqual([true, false, true, false])
       expect(memory.messages).toBe(3)
       expect({ messages: memory.messages, seq: memory.seq }).toEqual({ messages: wrapped.messages, seq: wrapped.seq })
+    })
+
+    it("ends a run at once (its last checkpoint, the lease released), as the Effect path ends it", async () => {
+      const data = MemoryStore.emptyData()
+      const memory = await end(data, false, "end-at-once")
+      const wrapped = await end(MemoryStore.emptyData(), true, "end-wrapped")
+      expect(memory.atOnce).toBe(true)
+      expect(wrapped.atOnce).toBe(false)
+      expect(memory).toMatchObject({ status: "completed", leased: false })
+      expect({ status: memory.status, seq: memory.seq, leased: memory.leased }).toEqual({ status: wrapped.status, seq: wrapped.seq, leased: wrapped.leased })
+      // Another run of the id takes the lease at once: nothing of the ended run holds it.
+      const taken = await Effect.runPromise(Effect.result(MemoryStore.make(data).takeLease({ runId: "end-at-once", owner: "next", expiresAt: 10 }, 1)))
+      expect(taken).toMatchObject({ _tag: "Success" })
     })
   })
 })

@@ -25,6 +25,11 @@ export interface AtOnce {
    * Optional: a store without it is handed text.
    */
   readonly journalKeep?: ((runId: string, key: string, entry: JournalEntry.Entry) => Exit.Exit<boolean, StoreError.StoreFailed>) | undefined
+  /**
+   * The store's `releaseLease`, at once: the run's end on such a store needs no runtime.
+   * Optional: without it the run's end goes through the store's Effects.
+   */
+  readonly releaseLease?: ((runId: string, owner: string) => Exit.Exit<boolean, StoreError.StoreFailed>) | undefined
   /** The store's `create` (a new run's first checkpoint), keeping the delta as `commitDelta` does. */
   readonly createDelta?:
     | ((commit: Omit<Commit, "body">, delta: Checkpoint.Delta, replace: boolean) => Exit.Exit<void, StoreError.RunExists | StoreError.StoreFailed>)

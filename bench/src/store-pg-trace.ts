@@ -6,8 +6,8 @@
  *
  * - `query <name>`: the store's call of its pool's `query`;
  * - `acquire`, `release`: the pool's hand-out and return of a connection;
- * - `send <name>`: pg's `Client.query` (the statement is written to the socket in it when
- *   the connection is idle); `data`: the socket's bytes arriving (before pg parses them);
+ * - `send <name>`: pg's `Client.query` called (the statement is written to the socket in it
+ *   when the connection is idle), `sent`: it returned; `data`: the socket's bytes arriving (before pg parses them);
  *   `answer <name>`: the query's callback (pg parsed the answer);
  * - `model`, `tool`: the fake model's and tool's calls; `hook <Trigger>`: observers at the
  *   first and the last priority of each trigger.
@@ -84,10 +84,13 @@ ClientProto["query"] = function(this: { connection: { stream: NodeJS.EventEmitte
       return cb(...a)
     }
     stamp(`send ${name}`)
-    return clientQuery.apply(this, args)
+    const out = clientQuery.apply(this, args)
+    stamp("sent")
+    return out
   }
   stamp(`send ${name}`)
   const out = clientQuery.apply(this, args) as Promise<unknown>
+  stamp("sent")
   return out.then((r) => {
     stamp(`answer ${name}`)
     return r

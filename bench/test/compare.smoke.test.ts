@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { durableJobs } from "../src/compare/durable/Durable.js"
+import { pairedHs } from "../src/compare/durable/section.js"
 import { footprintSystems } from "../src/compare/footprint/Footprint.js"
 import { systems, workloadsFor } from "../src/compare/Plan.js"
 
@@ -45,7 +46,8 @@ describe("compare", () => {
       for (const saver of ["MemoryStore", "PgliteStore", "PostgresStore", "MemorySaver", "PostgresSaver", "MemorySession"]) expect(durable).toContain(`| ${saver} `)
       expect(statusRows(memory)).toHaveLength(footprintSystems.length)
       for (const row of ["local tool (no MCP)", "pooled: UseMcp(server, { pool })", "unpooled: UseMcp(server)"]) expect(mcp).toContain(`| ${row} `)
-      expect(stdout).toContain(`(${durableJobs("smoke").length + footprintSystems.length + 1} configurations, all validated`)
+      // The durable rows, the PostgreSQL pairs (one per H of the small-history target) and the rest.
+      expect(stdout).toContain(`(${durableJobs("smoke").length + pairedHs(durableJobs("smoke")).length + footprintSystems.length + 1} configurations, all validated`)
     }, 240_000)
   })
 })

@@ -4,6 +4,8 @@ import { withEnding } from "@hookline/store/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { DurableResult } from "../src/compare/durable/Durable.js"
+import { pairRow, pairVerdicts } from "../src/compare/durable/pair.js"
+import { pairedHs } from "../src/compare/durable/section.js"
 import { over } from "../src/compare/durable/systems/hookline.js"
 import { memoryVerdicts } from "../src/compare/durable/verdicts.js"
 
@@ -88,5 +90,38 @@ describe("the MemoryStore verdict", () => {
   it("says nothing without both rows", () => {
     expect(memoryVerdicts([row("memory", 10, 20)])).toEqual([])
     expect(memoryVerdicts([row("none", 10, 20)])).toEqual([])
+  })
+})
+
+describe("the PostgreSQL pairs", () => {
+  const job = (module: string, store: string, H: number) => ({ module, store, H, steps: 5 })
+
+  it("pairs the Hs of the small-history target where both PostgreSQL rows run", () => {
+    const jobs = [
+      job("hookline", "postgres", 0), job("langgraph", "postgres", 0),
+      job("hookline", "postgres", 10), job("langgraph", "memory", 10),
+      job("hookline", "postgres", 1_000), job("langgraph", "postgres", 1_000),
+    ]
+    expect(pairedHs(jobs)).toEqual([0])
+    expect(pairedHs([...jobs, job("langgraph", "postgres", 10)])).toEqual([0, 10])
+  })
+
+  it("takes the ratio pair by pair, not of the two medians", () => {
+    // The disk slows both runs of a pair alike: per pair the ratio is 8; the medians' ratio is not.
+    const ours = [1_000, 2_000, 1_000, 4_000, 1_000]
+    const theirs = ours.map((us) => us * 8)
+    theirs[4] = 32_000
+    const r = pairRow(job("hookline", "postgres", 10), ours, theirs)
+    expect(r.pairs).toBe(5)
+    expect(r.ratio.p50).toBe(8)
+    expect(r.mine.p50).toBe(1_000)
+    expect(r.theirs.p50).toBe(16_000)
+    expect(pairVerdicts([r], 8)).toEqual([
+      "hookline PostgresStore vs LangGraph PostgresSaver, runs alternated, steady µs/step at H=10: 8.00x (median of 5 pairs' ratios, p10–p90 8.00x–22.4x; 1,000 against 16,000 µs) (target ≥ 8x): met",
+    ])
+  })
+
+  it("refuses runs that do not pair up", () => {
+    expect(() => pairRow(job("hookline", "postgres", 0), [1, 2], [3])).toThrow(/pairs: 2 runs of hookline against 1 of LangGraph/)
   })
 })

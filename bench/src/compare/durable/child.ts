@@ -7,45 +7,9 @@
  * validated outside the timed region (model and tool calls, the final text). One `@@row`
  * line per job on stdout; progress on stderr; exit 1 on a failure.
  */
-import { quantile } from "../../measure.js"
 import * as Rows from "../Rows.js"
-import { calls, type DurableCase, type DurableJob, type DurableResult, type DurableSettings, type DurableSystem, type OpenedStore, type Spread } from "./Durable.js"
-
-const clock = (): bigint => process.hrtime.bigint()
-
-const spread = (values: ReadonlyArray<number>): Spread => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return { p10: quantile(sorted, 0.1), p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) }
-}
-
-let serial = 0
-
-interface Timed {
-  readonly us: number
-  readonly steadyUs: number
-  readonly bytes: number
-}
-
-/** One run of `steps` steps, validated; its time and (with `count`) its bytes. */
-const runOnce = async (c: DurableCase, steps: number, count: boolean): Promise<Timed> => {
-  const id = `bench-durable-${process.pid}-${serial++}`
-  await c.before(id, count)
-  const [model, tool] = [calls.model, calls.tool]
-  calls.stamps.length = 0
-  const start = clock()
-  const text = await c.run(id, count)
-  const end = clock()
-  const second = calls.stamps[1]
-  const wrong: Array<string> = []
-  if (calls.model - model !== steps) wrong.push(`model calls ${calls.model - model}, expected ${steps}`)
-  if (calls.tool - tool !== steps - 1) wrong.push(`tool calls ${calls.tool - tool}, expected ${steps - 1}`)
-  if (text !== "done") wrong.push(`final text ${JSON.stringify(text.slice(0, 300))}, expected "done"`)
-  if (second === undefined && steps > 1) wrong.push("no second model call")
-  if (wrong.length > 0) throw new Error(`validation failed: ${wrong.join("; ")}`)
-  const bytes = await c.after(id, count)
-  await new Promise<void>((resolve) => setImmediate(resolve))
-  return { us: Number(end - start) / 1000 / steps, steadyUs: second === undefined ? Number.NaN : Number(end - second) / 1000 / (steps - 1), bytes }
-}
+import type { DurableJob, DurableResult, DurableSettings, DurableSystem, OpenedStore } from "./Durable.js"
+import { clock, runOnce, spread, type Timed } from "./runOnce.js"
 
 const measure = async (system: DurableSystem, opened: OpenedStore, job: DurableJob, settings: DurableSettings): Promise<DurableResult> => {
   const c = await opened.prepare(job.H, job.steps)

@@ -1,8 +1,9 @@
 /**
  * The parent's side of the durable rows: starts one embedded PostgreSQL (fsync on, as
  * the store tests start it) for every "postgres" row, runs the children one at a time
- * (full: one per row; quick: one per system and store; smoke: one), stops the server on
- * every path, and prints the table with the verdicts on the issue's targets.
+ * (full: one per row; quick: one per system and store; smoke: one), then the pair child
+ * that alternates hookline's and LangGraph's PostgreSQL runs at H ≤ 10 (pair.ts), stops
+ * the server on every path, and prints the table with the verdicts on the issue's targets.
  */
 import { fileURLToPath } from "node:url"
 import { startPostgres, type Server } from "../../../../packages/store/test/support/postgres.js"
@@ -10,15 +11,20 @@ import type { Mode } from "../Plan.js"
 import * as Rows from "../Rows.js"
 import { spawnChild } from "../run.js"
 import { formatCount, formatNs, print, type Column } from "../../table.js"
-import { durableJobs, durableSettingsFor, leftOut, type DurableJob, type DurableResult, type DurableRow } from "./Durable.js"
+import { durableJobs, durableSettingsFor, durableSteps, leftOut, type DurableJob, type DurableResult, type DurableRow } from "./Durable.js"
+import { pairVerdicts, type PairRow } from "./pair.js"
+import { runPairs } from "./pairs.js"
 import { findRow as find, memoryVerdicts } from "./verdicts.js"
 
 const script = fileURLToPath(new URL("./child.ts", import.meta.url))
 
+/** A row of the table, a failure, or the PostgreSQL runs of one H alternated. */
+export type SectionResult = DurableResult | PairRow
+
 const sameJob = (a: DurableJob, b: DurableJob): boolean => a.module === b.module && a.store === b.store && a.H === b.H
 
 /** Every job's result, a failure for each a child did not report. */
-export const runDurable = async (mode: Mode, progress: (line: string) => void): Promise<ReadonlyArray<DurableResult>> => {
+export const runDurable = async (mode: Mode, progress: (line: string) => void): Promise<ReadonlyArray<SectionResult>> => {
   const jobs = durableJobs(mode)
   let server: Server | undefined
   let noServer: string | undefined
@@ -44,7 +50,7 @@ export const runDurable = async (mode: Mode, progress: (line: string) => void): 
         : mode === "smoke"
           ? [jobs]
           : [...new Set(jobs.map((j) => `${j.module}/${j.store}`))].map((key) => jobs.filter((j) => `${j.module}/${j.store}` === key))
-    const results: Array<DurableResult> = []
+    const results: Array<SectionResult> = []
     for (const group of groups) {
       const first = group[0] as DurableJob
       progress(`compare (durable): ${mode === "smoke" ? "every system" : `${first.module} ${first.store}${group.length === 1 ? ` H=${first.H}` : ""}`}`)
@@ -55,6 +61,11 @@ export const runDurable = async (mode: Mode, progress: (line: string) => void): 
         const why = job.store.startsWith("postgres") && noServer !== undefined ? `PostgreSQL did not start: ${noServer}` : `${exit.why}\n${exit.stderr}`
         results.push(found ?? { kind: "failure", job, error: `the child reported nothing for ${job.module} ${job.store} H=${job.H}: ${why}` })
       }
+    }
+    const paired = pairedHs(jobs)
+    if (paired.length > 0 && server !== undefined) {
+      progress(`compare (durable): hookline and LangGraph on PostgreSQL alternated, H=${paired.join(", ")}`)
+      results.push(...(await runPairs(paired, settings)))
     }
     return results
   } finally {
@@ -67,6 +78,13 @@ export const runDurable = async (mode: Mode, progress: (line: string) => void): 
 /** Targets of the issue against LangGraph's PostgresSaver, at small and large histories. */
 export const postgresTargets = { smallH: 10, small: 8, largeH: 1_000, large: 30 } as const
 
+/** The Hs of the small-history target at which both PostgreSQL rows run: the pair child's. */
+export const pairedHs = (jobs: ReadonlyArray<DurableJob>): ReadonlyArray<number> =>
+  [...new Set(jobs.map((j) => j.H))].filter((H) =>
+    H <= postgresTargets.smallH &&
+    jobs.some((j) => j.module === "hookline" && j.store === "postgres" && j.H === H) &&
+    jobs.some((j) => j.module === "langgraph" && j.store === "postgres" && j.H === H))
+
 const isRow = (r: DurableResult): r is DurableRow => r.kind === "durable"
 
 const kb = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : bytes >= 1e3 ? `${(bytes / 1e3).toFixed(1)} KB` : `${Math.round(bytes)} B`)
@@ -74,8 +92,10 @@ const kb = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2
 const ratio = (x: number): string => (!Number.isFinite(x) ? "n/a" : x >= 100 ? `${formatCount(Math.round(x))}x` : x >= 10 ? `${x.toFixed(1)}x` : `${x.toFixed(2)}x`)
 
 /** The table, the rows left out, how bytes are counted, and the verdicts. */
-export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode): void => {
+export const printDurable = (all: ReadonlyArray<SectionResult>, mode: Mode): void => {
   const smoke = mode === "smoke"
+  const results = all.filter((r): r is DurableResult => r.kind !== "pair")
+  const pairs = all.filter((r): r is PairRow => r.kind === "pair")
   const ok = (f: (r: DurableRow) => string) => (r: DurableResult): string => (isRow(r) ? f(r) : "–")
   // A peer against hookline on the same kind of store: in memory, or PostgreSQL.
   const vsHookline = (r: DurableRow): string => {
@@ -118,6 +138,8 @@ export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode):
     const x = theirs.steadyUsPerStep.p50 / mine.steadyUsPerStep.p50
     console.log(`hookline PostgresStore vs LangGraph PostgresSaver, steady µs/step at H=${formatCount(H)}: ${ratio(x)} (target ≥ ${target}x): ${x >= target ? "met" : "missed"}`)
   }
+  // The same ratio from runs alternated in time (pair.ts): both runs of a pair meet the same disk.
+  for (const line of pairVerdicts(pairs, postgresTargets.small)) console.log(line)
   for (const H of pgH) {
     const mine = find(results, "hookline", "postgres", H)
     if (mine !== undefined) console.log(`hookline PostgresStore steady at H=${formatCount(H)}: ${formatNs(mine.steadyUsPerStep.p50 / 1000)} ms/step (target ≤ 0.7): ${mine.steadyUsPerStep.p50 <= 700 ? "met" : "missed"}`)
@@ -132,7 +154,7 @@ export const printDurable = (results: ReadonlyArray<DurableResult>, mode: Mode):
 }
 
 /** Every failure in full. */
-export const printDurableFailures = (results: ReadonlyArray<DurableResult>): void => {
+export const printDurableFailures = (results: ReadonlyArray<SectionResult>): void => {
   for (const r of results) {
     if (r.kind !== "failure") continue
     console.log(`FAILED: durable ${r.job.module} ${r.job.store} H=${r.job.H}:`)

@@ -19,6 +19,13 @@ export interface Exit {
 }
 
 /**
+ * How every child of the comparison runs (the rows' and the pairs'): with `gc` exposed
+ * and a roomy heap (a slow peer's 1,000 concurrent runs hold gigabytes), `file` through tsx.
+ */
+export const childArgs = (file: string, args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", file, ...args]
+
+/**
  * Runs `node --expose-gc --import tsx <script> ...args`, progress (stderr) passed
  * through; killed after `timeoutMs`. Never rejects.
  */
@@ -26,8 +33,7 @@ export const spawnChild = (file: string, args: ReadonlyArray<string>, timeoutMs:
   new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      // A roomy heap: a slow peer's 1,000 concurrent runs hold gigabytes.
-      ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", file, ...args],
+      childArgs(file, args),
       { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env },
     )
     let stdout = ""

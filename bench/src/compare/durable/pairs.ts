@@ -9,6 +9,8 @@ import { spawn, type ChildProcessByStdio } from "node:child_process"
 import { createInterface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
+import * as Rows from "../Rows.js"
+import { childArgs } from "../run.js"
 import { durableSteps, type DurableFailure, type DurableSettings } from "./Durable.js"
 import { answerMarker, pairRow, type PairRow } from "./pair.js"
 
@@ -24,7 +26,7 @@ const start = (module: string, settings: DurableSettings, timeoutMs: number): Pr
   new Promise((resolve, reject) => {
     const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
       process.execPath,
-      ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", script, module, JSON.stringify(settings)],
+      childArgs(script, [module, JSON.stringify(settings)]),
       { stdio: ["pipe", "pipe", "inherit"] },
     )
     const waiting: Array<(line: string) => void> = []
@@ -69,7 +71,7 @@ const steadyOf = (answer: { readonly steadyUs?: number; readonly error?: string 
 
 /** The pair rows of `Hs` (a failure for each H that could not be measured). */
 export const runPairs = async (Hs: ReadonlyArray<number>, settings: DurableSettings): Promise<ReadonlyArray<PairRow | DurableFailure>> => {
-  const failure = (H: number, e: unknown): DurableFailure => ({ kind: "failure", job: { module: "pair", store: "postgres", H, steps: durableSteps }, error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+  const failure = (H: number, e: unknown): DurableFailure => ({ kind: "failure", job: { module: "pair", store: "postgres", H, steps: durableSteps }, error: Rows.message(e) })
   let sides: readonly [Side, Side]
   try {
     sides = [await start("hookline", settings, settings.childTimeoutMs), await start("langgraph", settings, settings.childTimeoutMs)]

@@ -183,11 +183,11 @@ export const UseApproval: {
   },
   {
     forTool: <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): AgentBuilder.Capability<C> => {
-      const { hook, read } = forToolMadeOf(tool, options)
+      const { hook, read, toolName } = forToolMadeOf(tool, options)
       return UseHook(hook, {
         triggers: HookTriggers.of(HookTrigger.BeforeToolUse),
         priority: read.priority ?? defaultPriority,
-        name: read.name ?? `${defaultName}:${tool.name}`,
+        name: read.name ?? `${defaultName}:${toolName}`,
       })
     },
   },
@@ -197,9 +197,28 @@ export const UseApproval: {
 
 const decodersOf = (tools: Options["decode"]): ReadonlyMap<string, Tool.Tool<unknown, unknown>> => {
   if (tools === undefined) return new Map()
-  const checked = Bounded.list("decode", tools, "the agent's tools (Tool.make)", (at, tool) =>
-    Tool.isTool(tool) ? tool as Tool.Tool : invalid(at, "expected a tool (Tool.make)"))
+  const checked = Bounded.list("decode", tools, "the agent's tools (Tool.make)", (at, tool) => toolOf<unknown>(at, tool))
   return new Map(checked.map((tool) => [tool.name, tool]))
+}
+
+// The caller's tool read once, field by field, and checked on the copy as `Tool.isTool`
+// checks a tool (its name as a name of `tools` is). The hook matches and decodes with the
+// copy: a getter `name` that answered "refund" to the check, then another name on each
+// call, let every refund run unasked. A validator read once keeps `Tool.argumentsOf`'s
+// memo shared with the agent's own tool (it is keyed by the validator).
+const toolOf = <A>(at: string, u: unknown): Tool.Tool<A, any> => {
+  let copy: Record<string, unknown>
+  try {
+    if (typeof u !== "object" || u === null) return invalid(at, "expected a tool (Tool.make)")
+    const { _tag, name, description, jsonSchema, timeout, maxOutputLength, validate, execute, run } = u as Record<string, unknown>
+    copy = { _tag, name, description, jsonSchema, timeout, maxOutputLength, validate, execute, run }
+  } catch (cause) {
+    // A tool whose reading throws (a Proxy's trap, a getter) is not one.
+    return invalid(at, `reading it threw: ${AgentError.messageOf(cause)}`)
+  }
+  if (!Tool.isTool(copy)) return invalid(at, "expected a tool (Tool.make)")
+  Bounded.text(`${at}.name`, copy.name)
+  return Object.freeze(copy) as unknown as Tool.Tool<A, any>
 }
 
 /** The arguments a tool would get, or why there are none. */
@@ -268,12 +287,12 @@ export interface ForToolOptions<A, C = unknown> {
 export const forTool = <A, C = unknown>(tool: Tool.Tool<A, any>, options: ForToolOptions<NoInfer<A>, C> = {}): Hook<C> =>
   forToolMadeOf(tool, options).hook
 
-// As `madeOf`: the hook and the options as read once.
+// As `madeOf`: the hook, the options as read once, and the tool's name as read once.
 const forToolMadeOf = <A, C>(
-  tool: Tool.Tool<A, any>,
+  given: Tool.Tool<A, any>,
   options: ForToolOptions<NoInfer<A>, C>,
-): { readonly hook: Hook<C>; readonly read: ForToolOptions<NoInfer<A>, C> } => {
-  if (!Tool.isTool(tool)) invalid("tool", "expected a tool (Tool.make)")
+): { readonly hook: Hook<C>; readonly read: ForToolOptions<NoInfer<A>, C>; readonly toolName: string } => {
+  const tool = toolOf<A>("tool", given)
   const read = known(options, forToolKeys)
   const { when, reason, payload, expiresIn } = read
   if (when !== undefined && typeof when !== "function") invalid("when", "expected a function")
@@ -290,5 +309,5 @@ const forToolMadeOf = <A, C>(
     const why = typeof reason === "function" ? reason(args, call) : reason ?? "needs approval"
     return HookContext.suspend(ctx, why, payload === undefined ? call.arguments : payload(args, call), expiry)
   }
-  return { hook, read }
+  return { hook, read, toolName: tool.name }
 }

@@ -5,7 +5,7 @@
 // second answer that was not a string was refused after all); UseApproval read them
 // again after its check; UseModelRetry read every field twice.
 import * as t from "io-ts"
-import { type AgentBuilder, Tool } from "@hookline/agent"
+import { AgentBuilder, Tool, UseDriver, UseTools } from "@hookline/agent"
 import { HookStack, Json } from "@hookline/core"
 import { ScriptedDriver } from "@hookline/testing"
 import * as fc from "fast-check"
@@ -124,5 +124,68 @@ describe("a built-in reads each option once and registers what it checked", () =
     const { options, reads } = answering(base)
     registered(make(options))
     expect(reads).toEqual(Object.fromEntries(Object.keys(base).map((key) => [key, 1])))
+  })
+})
+
+// The tool of `UseApproval.forTool` and the tools of `decode` are the caller's objects
+// too (branch tidy5): `Tool.isTool` checked a tool's shape, then its `name` was read again
+// for the registration and on every call asked about (`call.name !== tool.name`), so a
+// getter that answered "refund" to the check and another name later let every refund run
+// unasked. A tool is read once, field by field, when the hook is made.
+describe("an approval reads its tool once", () => {
+  const ran: Array<number> = []
+  const real = Tool.make({
+    name: "refund",
+    description: "Refunds",
+    parameters: t.type({ amount: t.number }),
+    execute: ({ amount }) => (ran.push(amount), "done"),
+  })
+  // `real` with a `name` that answers "refund" the first time, then "other".
+  const fickle = () => {
+    const reads = { name: 0 }
+    const tool: Record<string, unknown> = {}
+    for (const key of Object.keys(real)) {
+      if (key === "name") {
+        Object.defineProperty(tool, key, { enumerable: true, get: () => (++reads.name === 1 ? "refund" : "other") })
+      } else {
+        tool[key] = (real as unknown as Record<string, unknown>)[key]
+      }
+    }
+    return { tool: tool as unknown as Tool.Tool<{ amount: number }>, reads }
+  }
+  const refundOf = (amount: number) =>
+    UseDriver(ScriptedDriver.make([ScriptedDriver.toolCalls([{ id: "r1", name: "refund", arguments: { amount } }]), ScriptedDriver.text("done")]))
+
+  it("UseApproval.forTool: the name checked is the one registered and asked about", async () => {
+    const { tool, reads } = fickle()
+    const capability = UseApproval.forTool(tool, { when: (args) => args.amount > 100 })
+    expect(registered(capability).name).toBe("approval:suspend:refund")
+    const state = await AgentBuilder.make(refundOf(500), UseTools([real]), capability).run("refund")
+    expect(state.execution.status).toBe("suspended")
+    expect(state.execution.pendingCalls?.map((p) => p.toolCall.name)).toEqual(["refund"])
+    expect(reads.name).toBe(1)
+  })
+
+  it("UseApproval's decode: the tool is keyed and decoded by the name read once", async () => {
+    const { tool, reads } = fickle()
+    const capability = UseApproval({ decode: [tool], when: (call) => (call.decoded as { amount: number } | undefined)?.amount === 500 })
+    const state = await AgentBuilder.make(refundOf(500), UseTools([real]), capability).run("refund")
+    expect(state.execution.status).toBe("suspended")
+    expect(reads.name).toBe(1)
+  })
+
+  it.each([
+    ["a revoked Proxy", () => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy }, "tool"],
+    ["a Proxy whose traps throw", () => new Proxy({}, { get: () => { throw new Error("no") }, has: () => { throw new Error("no") } }), "tool"],
+    ["a name past Json.maxStringLength", () => ({ ...real, name: longText }), "tool.name"],
+  ])("UseApproval.forTool refuses %s with InvalidConfiguration at its path", (_, make, path) => {
+    expect(() => UseApproval.forTool(make() as never, {})).toThrow(expect.objectContaining({ error: expect.objectContaining({ _tag: "InvalidConfiguration", path }) }))
+  })
+
+  it.each([
+    ["a revoked Proxy", () => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy }, "decode[0]"],
+    ["a name past Json.maxStringLength", () => ({ ...real, name: longText }), "decode[0].name"],
+  ])("UseApproval's decode refuses %s with InvalidConfiguration at its path", (_, make, path) => {
+    expect(() => UseApproval({ decode: [make() as never], when: () => true })).toThrow(expect.objectContaining({ error: expect.objectContaining({ _tag: "InvalidConfiguration", path }) }))
   })
 })

@@ -25,7 +25,6 @@ import type { InferenceResponse } from "./InferenceResponse.js"
 import type { ToolExecution } from "./ToolExecution.js"
 import { runInference as runInferenceChain, runToolUse as runToolUseChain } from "./stack/wrapChain.js"
 import { finiteDuration } from "./internal/duration.js"
-import { maxStringLength } from "./internal/limits.js"
 import { withinMaxLength } from "./internal/stringBound.js"
 import { LoopWraps, lostWraps } from "./stack/loopWraps.js"
 import { contextAtFailure as contextAtFailure_, dispatchPure, failuresOf as failuresOf_, type DispatchEnv } from "./stack/dispatch.js"
@@ -270,7 +269,8 @@ const checkName = (name: string | undefined): void => {
 }
 
 // The function's own name when it is a usable one: read as data (a getter is not run), a
-// non-empty string within the bound; else the position's.
+// non-empty string within the bound (`withinMaxLength`, as a given name is checked); else
+// the position's.
 const ownName = (hook: unknown, position: number): string => {
   let own: unknown
   try {
@@ -278,7 +278,8 @@ const ownName = (hook: unknown, position: number): string => {
   } catch {
     own = undefined
   }
-  return typeof own === "string" && own.trim() !== "" && own.length <= maxStringLength ? own : `hook#${position}`
+  const byPosition = (): string => `hook#${position}`
+  return typeof own === "string" && own.trim() !== "" ? withinMaxLength(own, byPosition) : byPosition()
 }
 
 /**

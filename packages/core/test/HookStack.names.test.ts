@@ -42,4 +42,15 @@ describe("a hook's name", () => {
     const stack = HookStack.with(HookStack.empty, named("audit"), { triggers: "BeforeStep" })
     expect(HookStack.order(stack, "BeforeStep")).toEqual(["audit"])
   })
+
+  // The bound is `Json.withinMaxLength`'s, the one check of a caller's string (branch
+  // tidy5): a function's own name at it is taken, one past it falls back to the position's.
+  it("taken from the function is kept at Json.maxStringLength, the position's one past it", () => {
+    const named = (name: string) => Object.defineProperty((ctx: HookContext) => ctx, "name", { value: name })
+    const at = "x".repeat(Json.maxStringLength)
+    const stack = HookStack.with(HookStack.with(HookStack.empty, named(at), { triggers: "BeforeStep" }), named(`${at}y`), { triggers: "BeforeStep" })
+    expect(HookStack.order(stack, "BeforeStep")).toEqual([at, "hook#1"])
+    expect(Json.withinMaxLength(at, () => { throw new Error("refused") })).toBe(at)
+    expect(() => Json.withinMaxLength(`${at}y`, () => { throw new Error("refused") })).toThrow("refused")
+  })
 })

@@ -3,7 +3,8 @@
  * (`Runner.layer`) or one command (`hookline-runner`). As it starts it records the
  * settings the park shares (`shardsPerGroup`, the shard groups, its lock expiry) where
  * every process reads them, and refuses to start (`Settings.SettingsMismatch`) when a live
- * runner has another shard count. The runs checkpoint to a
+ * runner has another shard count, or (`Settings.InvalidSetting`) when a live record is not
+ * one. The runs checkpoint to a
  * `PostgresStore` on the cluster's database; on shutdown (SIGTERM) the runner lets its
  * runs in flight end (up to its `terminationTimeout`) while it still holds its shards,
  * then hands its shards over; a run still going then is checkpointed `running`, for the

@@ -129,8 +129,11 @@ export const shardingConfig = (settings: Settings): Partial<ShardingConfig.Shard
 export const millisOf = (input: Duration.Input): number => millis(input)
 
 /**
- * A setting given that is not one (a flag of `hookline-runner`): `setting` names it,
- * `expected` says what it takes, `got` is what it was given. Nothing started.
+ * A setting given that is not one (a flag of `hookline-runner`, a setting in code), or a
+ * stored settings record that is not one (`setting` is then
+ * `hookline_cluster_settings.<field> of "<address>"`): `setting` names it, `expected`
+ * says what it takes, `got` is what it was given. Nothing started; `hookline-runner`
+ * exits 2 with the message.
  *
  * @since 0.1.0
  * @category errors

@@ -55,6 +55,27 @@ const query = <A>(text: string) =>
     }).pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))),
   )
 
+// hookline-runner on this database, spawned without blocking this process (a runner in
+// it must go on heartbeating): its exit status and what it wrote to stderr.
+const runnerBin = (args: ReadonlyArray<string>) =>
+  new Promise<{ readonly status: number | null; readonly stderr: string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@hookline/source", "--import", "tsx", bin, "--agents", agentsModule, "--db", pg.connectionString, ...args],
+      { cwd: root, env: { ...process.env, CHARGE_LOG: "/dev/null" }, stdio: ["ignore", "ignore", "pipe"] },
+    )
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("error", reject)
+    child.on("exit", (status) => {
+      clearTimeout(timer)
+      resolve({ status, stderr })
+    })
+  })
+
 describe("the settings a park shares", () => {
   it("a client naming another shard count than the runners' fails its readiness, typed, naming both counts", async () => {
     const runner = await startRunner(300)
@@ -77,24 +98,7 @@ describe("the settings a park shares", () => {
       expect(refused).toMatchObject({ _tag: "SettingsMismatch", setting: "shardsPerGroup", ours: 600, theirs: 300, runner: runner.address })
       // hookline-runner exits 2 with the same message, as for a bad flag.
       const port = await freePort()
-      // Spawned without blocking this process: its runner must go on heartbeating.
-      const proc = await new Promise<{ readonly status: number | null; readonly stderr: string }>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          ["--conditions=@hookline/source", "--import", "tsx", bin, "--agents", agentsModule, "--db", pg.connectionString, "--port", String(port), "--shards-per-group", "100"],
-          { cwd: root, env: { ...process.env, CHARGE_LOG: "/dev/null" }, stdio: ["ignore", "ignore", "pipe"] },
-        )
-        let stderr = ""
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString()
-        })
-        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-        child.on("error", reject)
-        child.on("exit", (status) => {
-          clearTimeout(timer)
-          resolve({ status, stderr })
-        })
-      })
+      const proc = await runnerBin(["--port", String(port), "--shards-per-group", "100"])
       expect(proc.status, proc.stderr.slice(-2_000)).toBe(2)
       expect(proc.stderr).toContain(`shardsPerGroup: this runner has 100, the live runner ${runner.address} has 300`)
       // One with the same count starts beside it.
@@ -142,6 +146,24 @@ describe("the settings a park shares", () => {
       await query(`DELETE FROM hookline_cluster_settings WHERE address = '10.0.0.9:1'`)
     }
   }, 60_000)
+
+  // As a mismatch does (branch tidy5): the stored row is the user's to fix, as a bad flag
+  // is. It exited 1 with the layer's failure logged by the runtime.
+  it("a stored record that is not one makes hookline-runner exit 2 with one line naming the row and its field", async () => {
+    // The table as a runner creates it (its record removed at once), then a row live for
+    // ten minutes by its own age: no runner heartbeats at that address.
+    const record = Agreement.join(shared("10.0.0.9:3", 300)).pipe(Effect.andThen(Agreement.leave("10.0.0.9:3")))
+    await Effect.runPromise(record.pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))))
+    await query(`INSERT INTO hookline_cluster_settings (address, shards_per_group, shard_groups, lock_expiration_ms) VALUES ('10.0.0.9:2', 20000, 'default', 600000)`)
+    try {
+      const proc = await runnerBin(["--port", String(await freePort())])
+      expect(proc.status, proc.stderr.slice(-2_000)).toBe(2)
+      const line = 'hookline-runner: hookline_cluster_settings.shards_per_group of "10.0.0.9:2": expected a whole number from 1 to 10000, got "20000"\n'
+      expect(proc.stderr).toBe(line)
+    } finally {
+      await query(`DELETE FROM hookline_cluster_settings WHERE address = '10.0.0.9:2'`)
+    }
+  }, 120_000)
 })
 
 describe("Agreement.beyondShards", () => {

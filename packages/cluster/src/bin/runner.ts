@@ -4,7 +4,8 @@
 //   [--idle-eviction "1 minute"] [--message-poll "2 seconds"] [--max-resident 10000] [--termination-timeout "15 seconds"]
 //   [--shards-per-group 300] [--replies-wait-for-flush false]
 // A duration is "<number> <unit>" or a number of milliseconds; a bad one exits 2 naming the flag.
-// A --shards-per-group other than the live runners' exits 2 naming both counts.
+// A --shards-per-group other than the live runners' exits 2 naming both counts; a stored
+// settings record that is not one (hookline_cluster_settings) exits 2 naming its row and field.
 // The agents module's default export (or `agents`) is an array of ClusterAgent. SIGTERM
 // or SIGINT shuts the runner down gracefully: its shards go to the other runners and its
 // runs are checkpointed `running` for them.
@@ -56,9 +57,10 @@ const host = values.host ?? "127.0.0.1"
 const runner = Runner.layer({ agents: agents as ReadonlyArray<ClusterAgent>, database, host, port, settings })
 
 Effect.scoped(Effect.gen(function*() {
-  // A shared setting other than the live runners' (Settings.SettingsMismatch) is the
-  // user's to fix, as a bad flag is: the same exit, nothing started.
-  yield* Effect.catchTag(Layer.build(runner), "SettingsMismatch", (error) =>
+  // A shared setting other than the live runners' (Settings.SettingsMismatch), or a
+  // stored record of theirs that is not one (Settings.InvalidSetting naming the row and
+  // its field), is the user's to fix, as a bad flag is: the same exit, nothing started.
+  yield* Effect.catchTag(Layer.build(runner), ["SettingsMismatch", "InvalidSetting"], (error) =>
     Effect.andThen(
       Effect.sync(() => process.stderr.write(`hookline-runner: ${error.message}\n`)),
       Effect.fail({ [Runtime.errorExitCode]: 2, [Runtime.errorReported]: true }),

@@ -79,4 +79,17 @@ describe("hookline-runner", () => {
     expect(run.stderr).toContain("\"abc\"")
     expect(run.stderr).not.toContain("no-such-agents")
   })
+
+  // A path that names no file is a bad flag too (branch tidy5): it exited 1 with Node's
+  // ERR_MODULE_NOT_FOUND and its stack. A module that is there and fails to load (its own
+  // import, a syntax error) still throws with its stack: that is the module's bug.
+  it("exits 2 with one line on an --agents path that names no file, before it reaches the database", () => {
+    const run = spawnSync(
+      process.execPath,
+      ["--conditions=@hookline/source", "--import", "tsx", bin, "--agents", "./no-such-agents.mjs", "--db", "postgres://127.0.0.1:1/none"],
+      { cwd: root, encoding: "utf8", timeout: 60_000 },
+    )
+    expect(run.status, run.stderr).toBe(2)
+    expect(run.stderr).toBe(`hookline-runner: --agents: no module file at ${JSON.stringify(`${root}no-such-agents.mjs`)}\n`)
+  })
 })

@@ -3,7 +3,8 @@
 //   [--lock-expiration "10 seconds"] [--lock-refresh "3 seconds"] [--assignments-refresh "1 second"]
 //   [--idle-eviction "1 minute"] [--message-poll "2 seconds"] [--max-resident 10000] [--termination-timeout "15 seconds"]
 //   [--shards-per-group 300] [--replies-wait-for-flush false]
-// A duration is "<number> <unit>" or a number of milliseconds; a bad one exits 2 naming the flag.
+// A duration is "<number> <unit>" or a number of milliseconds; a bad one exits 2 naming the
+// flag, as an --agents path that names no file does.
 // A --shards-per-group other than the live runners' exits 2 naming both counts; a stored
 // settings record that is not one (hookline_cluster_settings) exits 2 naming its row and field.
 // The agents module's default export (or `agents`) is an array of ClusterAgent. SIGTERM
@@ -11,6 +12,7 @@
 // runs are checkpointed `running` for them.
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Result, Runtime } from "effect"
+import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
@@ -47,7 +49,11 @@ if (port !== undefined && (!Number.isInteger(port) || port <= 0 || port > 65_535
 const checked = Settings.fromFlags(values as Record<string, string | undefined>)
 const settings = Result.isFailure(checked) ? fail(checked.failure.message) : checked.success
 
-const loaded = (await import(pathToFileURL(resolve(agentsPath)).href)) as { readonly default?: unknown; readonly agents?: unknown }
+// A path that names no file is a bad flag (one line, exit 2); a module that is there and
+// fails to load throws with its stack, as its own bug should.
+const agentsFile = resolve(agentsPath)
+if (statSync(agentsFile, { throwIfNoEntry: false })?.isFile() !== true) fail(`--agents: no module file at ${JSON.stringify(agentsFile)}`)
+const loaded = (await import(pathToFileURL(agentsFile).href)) as { readonly default?: unknown; readonly agents?: unknown }
 const agents = loaded.default ?? loaded.agents
 if (!Array.isArray(agents) || !agents.every((a) => typeof a === "object" && a !== null && (a as { _tag?: unknown })._tag === "ClusterAgent")) {
   fail(`${agentsPath}: expected an array of ClusterAgent as its default export (or \`agents\`)`)

@@ -29,6 +29,10 @@ export const shardGroups: ReadonlyArray<string> = [...ShardingConfig.defaults.av
 const lockKey = 0x686b7374
 
 const maxShardGroupsText = 10_000
+// A runner's address is `host:port`: a DNS name is at most 253 characters, an IPv6
+// literal 47 with its brackets. Longer is a row no runner wrote, and an address goes
+// whole into every mismatch's message.
+const maxAddressText = 300
 
 interface Row {
   readonly address: unknown
@@ -43,6 +47,7 @@ const decode = (row: Row): Result.Result<Settings.Shared, Settings.InvalidSettin
   const address = typeof row.address === "string" ? row.address : String(row.address)
   const bad = (field: string, expected: string, got: unknown) =>
     Result.fail(new Settings.InvalidSetting({ setting: `hookline_cluster_settings.${field} of ${JSON.stringify(address.slice(0, 200))}`, expected, got: String(got).slice(0, 200) }))
+  if (address.length > maxAddressText) return bad("address", `a runner's host:port, at most ${maxAddressText} characters`, `${address.length} characters`)
   const shards = Number(row.shards_per_group)
   if (!Number.isSafeInteger(shards) || shards < 1 || shards > 10_000) return bad("shards_per_group", "a whole number from 1 to 10000", row.shards_per_group)
   const lock = Number(row.lock_expiration_ms)

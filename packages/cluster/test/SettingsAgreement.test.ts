@@ -147,6 +147,28 @@ describe("the settings a park shares", () => {
     }
   }, 60_000)
 
+  // A stored address goes into every mismatch's message and log line: a row written by
+  // hand with a long one is refused as the record it is not, not quoted whole.
+  it("a stored record whose address is past the longest runner address fails a client's readiness, typed, naming the field", async () => {
+    const address = `${"h".repeat(5_000)}:1`
+    const record = Agreement.join(shared("10.0.0.9:4", 300)).pipe(Effect.andThen(Agreement.leave("10.0.0.9:4")))
+    await Effect.runPromise(record.pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))))
+    await query(`INSERT INTO hookline_cluster_settings (address, shards_per_group, shard_groups, lock_expiration_ms) VALUES ('${address}', 300, 'default', 600000)`)
+    try {
+      const opened = await Runner.openClient({ database: pg.connectionString, client }).then(
+        async (c) => {
+          await c.close()
+          return "ready"
+        },
+        (error: unknown) => error,
+      )
+      expect(opened).toBeInstanceOf(Settings.InvalidSetting)
+      expect(opened).toMatchObject({ setting: `hookline_cluster_settings.address of ${JSON.stringify(address.slice(0, 200))}`, got: "5002 characters" })
+    } finally {
+      await query(`DELETE FROM hookline_cluster_settings WHERE address = '${address}'`)
+    }
+  }, 60_000)
+
   // As a mismatch does (branch tidy5): the stored row is the user's to fix, as a bad flag
   // is. It exited 1 with the layer's failure logged by the runtime.
   it("a stored record that is not one makes hookline-runner exit 2 with one line naming the row and its field", async () => {

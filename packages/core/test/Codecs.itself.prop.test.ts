@@ -244,6 +244,8 @@ describe("Codecs.decodesToItself", () => {
     const cases: ReadonlyArray<unknown> = [
       null, 1, "s", revoked, new Proxy(rich, {}), { ...rich }, withLog(forgedLog), withLog(Object.freeze([])),
       withLog(AppendLog.fromIterable(Array.from({ length: Codecs.defaultLimits.maxItems + 1 }, () => rich.context.messages.at(1)))),
+      // A log claiming more items than it holds: its decode is shorter.
+      withLog(AppendLog.AppendLog.unsafeMake(Object.freeze([rich.context.messages.at(1)]) as Array<unknown>, 3)),
     ]
     for (const u of cases) expect(Codecs.decodesToItself(u)).toBe(false)
     expect(Codecs.decodesToItself(withLog(AppendLog.fromIterable([rich.context.messages.at(1)])))).toBe(true)

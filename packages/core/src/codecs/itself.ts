@@ -33,7 +33,7 @@ const keys = (...names: ReadonlyArray<string>): ReadonlySet<string> => new Set(n
 // Frozen plain data, no Proxy (the caller has checked `isProxy` exists): the cheap
 // refusals first, one descriptor per key last.
 const isFrozenObject = (u: unknown): u is object =>
-  typeof u === "object" && u !== null && Object.isFrozen(u) && !isProxy!(u)
+  typeof u === "object" && u !== null && !isProxy!(u) && Object.isFrozen(u)
 
 // Every own key an enumerable data property, and (when `known` is given) one the codec reads.
 const plainKeys = (u: object, known: ReadonlySet<string> | undefined): boolean => {
@@ -88,7 +88,8 @@ const array = (u: unknown, item: (u: unknown) => boolean): boolean => {
 const log = (u: unknown, item: (u: unknown) => boolean): boolean => {
   if (!isFrozenObject(u) || Object.getPrototypeOf(u) !== logPrototype) return false
   const all = (u as AppendLog.AppendLog<unknown>).toArray()
-  if (all.length > maxItems) return false
+  // A log made (`unsafeMake`) with a length its items do not have reads otherwise by index.
+  if (all.length > maxItems || all.length !== (u as AppendLog.AppendLog<unknown>).length) return false
   for (let i = 0; i < all.length; i++) if (!item(all[i])) return false
   return true
 }

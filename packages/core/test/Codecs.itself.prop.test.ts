@@ -21,7 +21,7 @@ const decoded = (u: unknown): AgentState => {
 const same = (a: unknown, b: unknown): boolean => {
   if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b)
   if (AppendLog.isAppendLog(a) || AppendLog.isAppendLog(b)) {
-    return AppendLog.isAppendLog(a) && AppendLog.isAppendLog(b) && same(a.toArray(), b.toArray())
+    return AppendLog.isAppendLog(a) && AppendLog.isAppendLog(b) && a.length === b.length && same(a.toArray(), b.toArray())
   }
   if (Array.isArray(a) !== Array.isArray(b)) return false
   const keysOf = (o: object) => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined).sort()

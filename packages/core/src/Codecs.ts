@@ -13,6 +13,7 @@ import { isLeft } from "fp-ts/lib/Either.js"
 import * as AgentError_ from "./AgentError.js"
 import type * as AgentState_ from "./AgentState.js"
 import * as Built from "./codecs/built.js"
+import * as Itself from "./codecs/itself.js"
 import { AgentState as AgentStateCodec } from "./codecs/state.js"
 import { excerpt } from "./Json.js"
 import { pathOf } from "./codecs/decode.js"
@@ -50,6 +51,14 @@ export const isBuilt = (u: unknown): boolean => Built.isBuilt(u)
  * cannot mark a forged state: it checks, and only a decode adds parts.
  */
 export const rememberBuilt = <A>(state: A): A => Built.rememberBuilt(state)
+
+/**
+ * @internal whether `decode(AgentState, u)` (default bounds) accepts `u` and answers a
+ * value deep-equal to it, `u` being frozen plain data all through (no Proxy, no accessor,
+ * no hidden key, no key the decode drops): a state the agent's entry keeps as it is
+ * without building the decode's copy. False is always safe: the caller decodes.
+ */
+export const decodesToItself = (u: unknown): boolean => Itself.decodesToItself(u)
 
 /**
  * The encoded (JSON-safe) form of a codec's values.

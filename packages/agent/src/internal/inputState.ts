@@ -11,7 +11,9 @@
 // look-up. A frozen state holding a key the codec does not know is not kept: the
 // codec's copy, without it, is taken. A state core's codecs built (`Codecs.isBuilt`:
 // decoded, or a store's fold of decoded parts that core took as one,
-// `Codecs.rememberBuilt`) is not decoded again.
+// `Codecs.rememberBuilt`) is not decoded again; nor is one core's check without a copy
+// vouches is its decode's own answer (`Codecs.decodesToItself`: valid under the same
+// bounds, frozen plain data, only known keys, nothing the decode would change).
 import { AgentError, AgentState, AppendLog, Codecs, Json, Message } from "@hookline/core"
 import { Result } from "effect"
 
@@ -103,6 +105,13 @@ export const check = (input: unknown, where = "input"): AgentState | Result.Fail
   // Built by core's codecs (a decoded state, or a store's fold of decoded parts that core
   // took as such): valid, bounded and frozen all through; only core can say so.
   if (Codecs.isBuilt(input)) {
+    known.add(input as object)
+    return input as AgentState
+  }
+  // Valid, frozen plain data all through, and already what the decode would answer:
+  // kept without building the decode's copy (a full copy of the history, dropped at
+  // once). One walk; anything it does not vouch for is decoded and walked as below.
+  if (Codecs.decodesToItself(input)) {
     known.add(input as object)
     return input as AgentState
   }

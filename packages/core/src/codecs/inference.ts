@@ -2,6 +2,10 @@
  * Codecs for what crosses the model boundary: usage, tool definitions, response
  * formats, model options, requests and responses.
  *
+ * A rule added to a codec of the state's parts (a field's bound, a value its builder
+ * rewrites) goes into `itself.ts` too: the agent's entry keeps a state that check vouches
+ * for without decoding it.
+ *
  * @since 0.1.0
  */
 import * as t from "io-ts"

@@ -3,6 +3,10 @@
  * tree and builds a deeply frozen copy: objects are made with `Object.fromEntries`,
  * so a parsed own key `__proto__` stays an own data key and never sets a prototype.
  *
+ * A rule added to a codec of the state's parts (a field's bound, a value its builder
+ * rewrites) goes into `itself.ts` too: the agent's entry keeps a state that check vouches
+ * for without decoding it.
+ *
  * @since 0.1.0
  */
 import * as t from "io-ts"

@@ -35,7 +35,8 @@ const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
 const array = (is: (u: unknown) => boolean) => (u: unknown): boolean => Array.isArray(u) && u.every(is)
 
-// The step's fields past its answer and executions, each as core's codec guards it.
+// The step's fields past its answer and executions, each as core's codec guards it: two
+// arrays read by index (no pair destructured per field: no iterator per call).
 const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
   ["index", finite],
   ["usage", Codecs.Usage.is],
@@ -46,6 +47,8 @@ const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
   ["toolAttempts", optional(array(Codecs.ToolAttempt.is))],
   ["decisions", optional(t.record(t.string, Codecs.PendingDecision).is)],
 ]
+const stepRestKeys: ReadonlyArray<string> = stepRest.map(([key]) => key)
+const stepRestIs: ReadonlyArray<(u: unknown) => boolean> = stepRest.map(([, is]) => is)
 
 /** The fields of `Codecs.Step` this guard reads (a test holds them to those core's guard reads). */
 export const stepKeys: ReadonlyArray<string> = Object.freeze(["response", "toolExecutions", ...stepRest.map(([key]) => key)])
@@ -68,10 +71,7 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
   const executions = step["toolExecutions"]
   if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
-  for (let i = 0; i < stepRest.length; i++) {
-    const [key, is] = stepRest[i] as readonly [string, (u: unknown) => boolean]
-    if (!is(step[key])) return false
-  }
+  for (let i = 0; i < stepRestKeys.length; i++) if (!(stepRestIs[i] as (u: unknown) => boolean)(step[stepRestKeys[i] as string])) return false
   return true
 }
 
@@ -82,26 +82,37 @@ const isToolCalls = t.readonlyArray(Codecs.ToolCall).is
 /** The fields of an assistant message this guard reads, in core's order (a test holds them to those core's guard reads). */
 export const assistantKeys: ReadonlyArray<string> = Object.freeze(["role", "content", "toolCalls"])
 
-// The tool calls of the steps' answers `checked` vouches for: a vouched answer is frozen
-// plain data, so its `toolCalls` is the array its guard checked.
-const vouchedCalls = (steps: ReadonlyArray<unknown>, checked: Checked): ReadonlyArray<unknown> => {
-  const calls: Array<unknown> = []
-  for (const step of steps) {
-    const response = typeof step === "object" && step !== null ? (step as { readonly response?: unknown }).response : undefined
-    if (response !== undefined && checked(response, Codecs.InferenceResponse)) calls.push((response as { readonly toolCalls?: unknown }).toolCalls)
+// The answer of step `step`, when `checked` vouches for it (frozen plain data: its
+// `toolCalls` is the array its guard checked).
+const vouchedAnswer = (step: unknown, checked: Checked): { readonly toolCalls?: unknown } | undefined => {
+  const response = typeof step === "object" && step !== null ? (step as { readonly response?: unknown }).response : undefined
+  return response !== undefined && checked(response, Codecs.InferenceResponse) ? response as { readonly toolCalls?: unknown } : undefined
+}
+
+// Whether one of `steps`' answers is vouched for, and whether `calls` is the tool calls
+// array of one: read in place, no array of them made per call (as `for … of` read them).
+const anyVouched = (steps: ReadonlyArray<unknown>, checked: Checked): boolean => {
+  for (let i = 0; i < steps.length; i++) if (vouchedAnswer(steps[i], checked) !== undefined) return true
+  return false
+}
+const isVouchedCalls = (calls: unknown, steps: ReadonlyArray<unknown>, checked: Checked): boolean => {
+  for (let i = 0; i < steps.length; i++) {
+    const answer = vouchedAnswer(steps[i], checked)
+    if (answer !== undefined && answer.toolCalls === calls) return true
   }
-  return calls
+  return false
 }
 
 // `Codecs.Message.is(u)`: dispatched on `role` (read once there, once by the member's
 // guard, as core reads it); an assistant message's tool calls that are a vouched answer's
 // own array are not checked again (that answer's guard checked them with the same codec).
-const isMessage = (u: unknown, known: ReadonlyArray<unknown>): boolean => {
-  if (known.length === 0 || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
+// `vouching`: the delta's step items when one of their answers is vouched for, else undefined.
+const isMessage = (u: unknown, vouching: ReadonlyArray<unknown> | undefined, checked: Checked): boolean => {
+  if (vouching === undefined || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
   const message = u as Record<string, unknown>
   if (message["role"] !== "assistant" || !isText(message["content"])) return false
   const calls = message["toolCalls"]
-  return known.includes(calls) || isToolCalls(calls)
+  return isVouchedCalls(calls, vouching, checked) || isToolCalls(calls)
 }
 
 /** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
@@ -112,6 +123,11 @@ export const isDelta = (delta: unknown, checked: Checked): boolean => {
   const messages = (delta as { readonly messages?: unknown }).messages
   if (messages === undefined) return true
   if (!itemsTail.is(messages)) return false
-  const known = steps === undefined ? [] : vouchedCalls((steps as { readonly items: ReadonlyArray<unknown> }).items, checked)
-  return everyItem(messages.items as ReadonlyArray<unknown>, (u) => isMessage(u, known), checked)
+  const stepItems = steps === undefined ? undefined : (steps as { readonly items: ReadonlyArray<unknown> }).items
+  const vouching = stepItems !== undefined && anyVouched(stepItems, checked) ? stepItems : undefined
+  // `every` over the items as everyItem reads them, the steps passed along: no closure per call.
+  const items = messages.items as ReadonlyArray<unknown>
+  const n = items.length
+  for (let i = 0; i < n; i++) if (i in items && !isMessage(items[i], vouching, checked)) return false
+  return true
 }

@@ -87,6 +87,18 @@ const journaled = (steps: ReadonlyArray<unknown>): Checked => {
 describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
   it("reads every field core's Step guard reads", () => {
     expect([...stepKeys].sort()).toEqual(keys)
+    // And reads them: each by name, none left out (a spy over generated steps).
+    const read = new Set<string>()
+    for (const step of fc.sample(Arbitraries.step(), 100)) {
+      const spy = new Proxy(step, {
+        get: (target, key, receiver) => {
+          if (typeof key === "string") read.add(key)
+          return Reflect.get(target, key, receiver)
+        },
+      })
+      expect(isStep(spy, none)).toBe(true)
+    }
+    expect([...read].sort()).toEqual(keys)
   })
 
   it("answers as Codecs.Step.is for any step, with and without what the journal checked", () => {

@@ -25,9 +25,12 @@ export type Checked = (u: unknown, codec: t.Decoder<unknown, unknown>) => boolea
 
 const { steps: _steps, messages: _messages, ...withoutTails } = deltaFields
 // What `DeltaCodec` checks (a version 2 delta), the steps and messages aside.
-const head = t.type({ v: t.literal(Checkpoint.version), id: t.string })
+const headV = t.literal(Checkpoint.version)
+// `t.type({ v: headV, id: t.string }).is`, read by name (neither guard accepts undefined,
+// so `type`'s own-key test for an undefined value answers as they do).
+const isHead = (u: unknown): boolean => t.UnknownRecord.is(u) && headV.is((u as { readonly v?: unknown }).v) && t.string.is((u as { readonly id?: unknown }).id)
 const restFields = { ...withoutTails, envelope: Envelope.EnvelopeCodec }
-// `t.partial(restFields).is(u)` after `head.is(u)` (which asked `t.UnknownRecord.is`):
+// `t.partial(restFields).is(u)` after `isHead(u)` (which asked `t.UnknownRecord.is`):
 // each field read by name, in that order, its guard asked when the value is there. A read
 // by name has a cache of its own; `t.partial`'s keyed read of 18 names, absent from nearly
 // every delta, cost ~0.2 µs a checkpoint. A test holds the names to `DeltaCodec`'s.
@@ -82,14 +85,15 @@ export const restKeys: ReadonlyArray<string> = Object.freeze([
 ])
 // `tail(Codecs.Step)`'s and `tail(Codecs.Message)`'s guard without their items' own:
 // `t.readonlyArray`'s guard is `Array.isArray(u) && u.every(item.is)`.
-const itemsTail = t.type({ from: index, items: t.UnknownArray })
+// `t.type({ from: index, items: t.UnknownArray }).is`, read by name (as `isHead`).
+const isItemsTail = (u: unknown): u is { readonly from: number; readonly items: ReadonlyArray<unknown> } =>
+  t.UnknownRecord.is(u) && index.is((u as { readonly from?: unknown }).from) && t.UnknownArray.is((u as { readonly items?: unknown }).items)
 
 const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
 const array = (is: (u: unknown) => boolean) => (u: unknown): boolean => Array.isArray(u) && u.every(is)
 
-// The step's fields past its answer and executions, each as core's codec guards it: two
-// arrays read by index (no pair destructured per field: no iterator per call).
+// The step's fields past its answer and executions, each as core's codec guards it.
 const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
   ["index", finite],
   ["usage", Codecs.Usage.is],
@@ -100,8 +104,16 @@ const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
   ["toolAttempts", optional(array(Codecs.ToolAttempt.is))],
   ["decisions", optional(t.record(t.string, Codecs.PendingDecision).is)],
 ]
-const stepRestKeys: ReadonlyArray<string> = stepRest.map(([key]) => key)
-const stepRestIs: ReadonlyArray<(u: unknown) => boolean> = stepRest.map(([, is]) => is)
+// Each read by name in `isStep`, in this order (a read by name has a cache of its own).
+const stepIs: Readonly<Record<string, (u: unknown) => boolean>> = Object.fromEntries(stepRest)
+const isStepIndex = stepIs["index"] as (u: unknown) => boolean
+const isStepUsage = stepIs["usage"] as (u: unknown) => boolean
+const isStepFinishReason = stepIs["finishReason"] as (u: unknown) => boolean
+const isStepStartedAt = stepIs["startedAt"] as (u: unknown) => boolean
+const isStepCompletedAt = stepIs["completedAt"] as (u: unknown) => boolean
+const isStepAttempts = stepIs["attempts"] as (u: unknown) => boolean
+const isStepToolAttempts = stepIs["toolAttempts"] as (u: unknown) => boolean
+const isStepDecisions = stepIs["decisions"] as (u: unknown) => boolean
 
 /** The fields of `Codecs.Step` this guard reads (a test holds them to those core's guard reads). */
 export const stepKeys: ReadonlyArray<string> = Object.freeze(["response", "toolExecutions", ...stepRest.map(([key]) => key)])
@@ -124,8 +136,8 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
   const executions = step["toolExecutions"]
   if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
-  for (let i = 0; i < stepRestKeys.length; i++) if (!(stepRestIs[i] as (u: unknown) => boolean)(step[stepRestKeys[i] as string])) return false
-  return true
+  return isStepIndex(step["index"]) && isStepUsage(step["usage"]) && isStepFinishReason(step["finishReason"]) && isStepStartedAt(step["startedAt"]) &&
+    isStepCompletedAt(step["completedAt"]) && isStepAttempts(step["attempts"]) && isStepToolAttempts(step["toolAttempts"]) && isStepDecisions(step["decisions"])
 }
 
 // Core's `string` guard: every text of a message is bounded.
@@ -170,12 +182,12 @@ const isMessage = (u: unknown, vouching: ReadonlyArray<unknown> | undefined, che
 
 /** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
 export const isDelta = (delta: unknown, checked: Checked): boolean => {
-  if (!head.is(delta) || !isRest(delta as RestRecord)) return false
+  if (!isHead(delta) || !isRest(delta as RestRecord)) return false
   const steps = (delta as { readonly steps?: unknown }).steps
-  if (steps !== undefined && !(itemsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))) return false
+  if (steps !== undefined && !(isItemsTail(steps) && everyItem(steps.items, isStep, checked))) return false
   const messages = (delta as { readonly messages?: unknown }).messages
   if (messages === undefined) return true
-  if (!itemsTail.is(messages)) return false
+  if (!isItemsTail(messages)) return false
   const stepItems = steps === undefined ? undefined : (steps as { readonly items: ReadonlyArray<unknown> }).items
   const vouching = stepItems !== undefined && anyVouched(stepItems, checked) ? stepItems : undefined
   // `every` over the items as everyItem reads them, the steps passed along: no closure per call.

@@ -6,7 +6,7 @@ import { Codecs } from "@hookline/core"
 import { Arbitraries } from "@hookline/testing"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { answerKeys, callKeys, isAnswer, isCall, isUsage, usageKeys } from "../src/internal/answerGuard.js"
+import { answerKeys, callKeys, executionKeys, isAnswer, isCall, isExecution, isUsage, usageKeys } from "../src/internal/answerGuard.js"
 
 // A guard that throws (a hostile getter) answers false, as `ByReference.guarded` makes it.
 const safely = (f: () => boolean): boolean => {
@@ -95,6 +95,43 @@ describe("the model answer's guard read by name (internal/answerGuard.ts)", () =
       expect(safely(() => isAnswer(value))).toBe(safely(() => Codecs.InferenceResponse.is(value)))
       expect(safely(() => isCall(value))).toBe(safely(() => Codecs.ToolCall.is(value)))
       expect(safely(() => isUsage(value))).toBe(safely(() => Codecs.Usage.is(value)))
+      expect(safely(() => isExecution(value))).toBe(safely(() => Codecs.ToolExecution.is(value)))
     }
   })
+
+  it("reads the fields core's ToolExecution guard reads, in its order, for each kind", () => {
+    const seen = new Set<string>()
+    for (const execution of fc.sample(Arbitraries.toolExecution(), 60)) {
+      const reads = readsOf(execution, (u) => Codecs.ToolExecution.is(u))
+      expect(readsOf(execution, isExecution)).toEqual(reads)
+      seen.add(execution.status)
+      // The dispatch's read of `status`, then the member's fields (all of them: a generated result is valid).
+      expect(reads.slice(1)).toEqual(executionKeys[execution.status])
+    }
+    expect(seen.size).toBe(3)
+  })
+
+  it("answers as Codecs.ToolExecution.is, with any one field of a result, its call or its usage replaced", () => {
+    let accepted = 0
+    let refused = 0
+    const keys = [...new Set(Object.values(executionKeys).flat())]
+    const where = fc.constantFrom(...keys.map((k) => ["execution", k] as const), ...callKeys.map((k) => ["call", k] as const), ...usageKeys.map((k) => ["usage", k] as const), ["none", ""] as const)
+    const executions = fc.tuple(Arbitraries.toolExecution(), where, hostile).map(([execution, [part, key], value]) => {
+      if (part === "execution") return { ...execution, [key]: value }
+      if (part === "call") return { ...execution, toolCall: { ...execution.toolCall, [key]: value } }
+      if (part === "usage") return { ...execution, usage: { inputTokens: 1, outputTokens: 2, [key]: value } }
+      return execution
+    })
+    fc.assert(
+      fc.property(executions, (execution) => {
+        const full = safely(() => Codecs.ToolExecution.is(execution))
+        if (full) accepted++
+        else refused++
+        expect(safely(() => isExecution(execution))).toBe(full)
+      }),
+      { numRuns: 2000 },
+    )
+    expect(accepted).toBeGreaterThan(0)
+    expect(refused).toBeGreaterThan(0)
+  }, 120_000)
 })

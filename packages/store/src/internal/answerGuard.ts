@@ -1,8 +1,9 @@
-// `Codecs.InferenceResponse.is`, spelled out with each field read by name. Core's `struct`
-// guard reads its fields by a computed key in a loop shared by every struct, which costs
-// the journal's entry of each model answer more than the check itself (the delta's guard,
-// read so, cost 60% less: internal/deltaGuard.ts). It answers exactly as core's guard,
-// reading the same fields in the same order (test/AnswerGuard.prop.test.ts holds both).
+// `Codecs.InferenceResponse.is` and `Codecs.ToolExecution.is`, spelled out with each
+// field read by name. Core's `struct` guard reads its fields by a computed key in a loop
+// shared by every struct, which costs the journal's entry of each model answer and tool
+// result more than the check itself (the delta's guard, read so, cost 60% less:
+// internal/deltaGuard.ts). Each answers exactly as core's guard, reading the same fields
+// in the same order (test/AnswerGuard.prop.test.ts holds both).
 import { Codecs, Json } from "@hookline/core"
 
 // Core's guards of the leaves: `string` (bounded), `finite`, a JSON value, metadata.
@@ -11,6 +12,7 @@ const isFinite = (u: unknown): boolean => typeof u === "number" && Number.isFini
 const isJsonValue = Codecs.JsonValue.is
 const isMetadata = Codecs.Metadata.is
 const isFinishReason = Codecs.FinishReason.is
+const isToolError = Codecs.ToolError.is
 
 /** The fields of `Codecs.ToolCall`, `Codecs.Usage` and `Codecs.InferenceResponse` this guard reads, in its order. */
 export const callKeys: ReadonlyArray<string> = Object.freeze(["id", "name", "arguments"])
@@ -63,4 +65,48 @@ export const isAnswer = (u: unknown): boolean => {
   if (replayed !== undefined && replayed !== true) return false
   const reasoning = answer.reasoning
   return reasoning === undefined || isText(reasoning)
+}
+
+/** The fields of each kind of `Codecs.ToolExecution` this guard reads, in its order (after `status`, read first to dispatch). */
+export const executionKeys: Readonly<Record<"success" | "failure" | "blocked", ReadonlyArray<string>>> = Object.freeze({
+  success: Object.freeze(["status", "toolCall", "output", "startedAt", "completedAt", "usage", "replayed"]),
+  failure: Object.freeze(["status", "toolCall", "error", "startedAt", "completedAt", "usage", "replayed"]),
+  blocked: Object.freeze(["status", "toolCall", "reason", "startedAt", "completedAt", "replayed"]),
+})
+
+interface ExecutionFields {
+  readonly status?: unknown
+  readonly toolCall?: unknown
+  readonly output?: unknown
+  readonly error?: unknown
+  readonly reason?: unknown
+  readonly startedAt?: unknown
+  readonly completedAt?: unknown
+  readonly usage?: unknown
+  readonly replayed?: unknown
+}
+
+const isReplayed = (u: unknown): boolean => u === undefined || u === true
+
+// The fields after the outcome of a success or a failure.
+const isRan = (e: ExecutionFields): boolean => {
+  if (!isFinite(e.startedAt) || !isFinite(e.completedAt)) return false
+  const usage = e.usage
+  return (usage === undefined || isUsage(usage)) && isReplayed(e.replayed)
+}
+
+/** `Codecs.ToolExecution.is`: dispatched on `status` (read once there, once by the member's guard, as core reads it). */
+export const isExecution = (u: unknown): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  const e = u as ExecutionFields
+  switch (e.status) {
+    case "success":
+      return e.status === "success" && isCall(e.toolCall) && isJsonValue(e.output) && isRan(e)
+    case "failure":
+      return e.status === "failure" && isCall(e.toolCall) && isToolError(e.error) && isRan(e)
+    case "blocked":
+      return e.status === "blocked" && isCall(e.toolCall) && isText(e.reason) && isFinite(e.startedAt) && isFinite(e.completedAt) && isReplayed(e.replayed)
+    default:
+      return false
+  }
 }

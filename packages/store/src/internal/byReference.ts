@@ -10,7 +10,7 @@
 import { Codecs, Json } from "@hookline/core"
 import type * as t from "io-ts"
 import * as Checkpoint from "../Checkpoint.js"
-import { isAnswer } from "./answerGuard.js"
+import { isAnswer, isExecution } from "./answerGuard.js"
 import { isDelta } from "./deltaGuard.js"
 import * as FrozenJson from "./frozenJson.js"
 
@@ -23,8 +23,9 @@ export const measure = (): FrozenJson.Measure => FrozenJson.make(maxItems, Json.
 /** The codec's guard, which reads (and may throw on) a hostile value: false then. */
 export const guarded = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): boolean => {
   try {
-    // A model answer's guard read by name (internal/answerGuard.ts), answering as the codec's.
-    return codec === (Codecs.InferenceResponse as unknown) ? isAnswer(value) : codec.is(value)
+    // A model answer's and a tool result's guards read by name (internal/answerGuard.ts), answering as the codecs'.
+    const c: unknown = codec
+    return c === Codecs.InferenceResponse ? isAnswer(value) : c === Codecs.ToolExecution ? isExecution(value) : codec.is(value)
   } catch {
     return false
   }

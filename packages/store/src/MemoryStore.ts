@@ -74,37 +74,27 @@ class DeltaRow implements Checkpoint.Row {
 // A run's journal, some entries kept as the frozen value they were written from (vouched
 // for: internal/byReference.ts) until their text is first read: the text the writer would
 // have written. Every reading (get, iteration) gives text; a test that swaps in a plain
-// Map (as an administrator edits a table) still works, with text only.
+// Map (as an administrator edits a table) still works, with text only. A kept entry sits
+// in the map itself in its text's place (one map insert a write, not two), replaced by its
+// text when read.
 class Journal extends Map<string, string> {
-  readonly #kept = new Map<string, JournalEntry.Entry>()
   keep(key: string, entry: JournalEntry.Entry): void {
-    super.set(key, "")
-    this.#kept.set(key, entry)
+    super.set(key, entry as unknown as string)
   }
-  #write(key: string): void {
-    const entry = this.#kept.get(key)
-    if (entry === undefined) return
-    this.#kept.delete(key)
-    super.set(key, JournalEntry.textOf(entry))
+  #text(key: string, body: string | JournalEntry.Entry): string {
+    if (typeof body === "string") return body
+    const text = JournalEntry.textOf(body)
+    super.set(key, text)
+    return text
   }
   #writeAll(): void {
-    for (const key of [...this.#kept.keys()]) this.#write(key)
+    let kept: Array<string> | undefined
+    for (const [key, body] of super.entries()) if (typeof body !== "string") (kept ??= []).push(key)
+    if (kept !== undefined) for (const key of kept) this.#text(key, super.get(key) as string | JournalEntry.Entry)
   }
   override get(key: string): string | undefined {
-    this.#write(key)
-    return super.get(key)
-  }
-  override set(key: string, body: string): this {
-    this.#kept.delete(key)
-    return super.set(key, body)
-  }
-  override delete(key: string): boolean {
-    this.#kept.delete(key)
-    return super.delete(key)
-  }
-  override clear(): void {
-    this.#kept.clear()
-    super.clear()
+    const body = super.get(key) as string | JournalEntry.Entry | undefined
+    return body === undefined ? undefined : this.#text(key, body)
   }
   override forEach(f: (body: string, key: string, map: Map<string, string>) => void, thisArg?: unknown): void {
     this.#writeAll()

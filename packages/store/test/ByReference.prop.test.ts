@@ -377,6 +377,37 @@ describe("MemoryStore's journal by reference", () => {
     expect([...journal.values()]).toEqual(texts)
     expect([...journal.keys()]).toEqual(["k1", "k2", "k3"])
   })
+
+  it("sets, deletes, clears and copies kept entries as it does text ones", () => {
+    const data = MemoryStore.emptyData()
+    const ops = AtOnce.of(MemoryStore.make(data))!
+    const keep = (n: number) => {
+      const made = JournalEntry.entry(ByReference.measure(), "run-1", `k${n}`, Codecs.ToolExecution, execution(n))
+      if (Result.isFailure(made) || made.success.body !== undefined) throw new Error("expected an entry kept by reference")
+      expect(ops.journalKeep!("run-1", made.success.key, made.success)).toEqual(Exit.succeed(true))
+    }
+    const text = (n: number) => Result.getOrThrow(JournalEntry.encode("run-1", `k${n}`, Codecs.ToolExecution, execution(n)))
+    for (const n of [1, 2, 3, 4]) keep(n)
+    const journal = data.runs.get("run-1")!.journal
+    expect(journal.size).toBe(4)
+    expect(journal.has("k3")).toBe(true)
+    // Overwritten, as an administrator edits a row: the new text, not the kept value's.
+    journal.set("k1", "\"edited\"")
+    expect(journal.get("k1")).toBe("\"edited\"")
+    expect(journal.delete("k2")).toBe(true)
+    expect(journal.has("k2")).toBe(false)
+    expect(journal.get("k2")).toBe(undefined)
+    // A copy (its constructor iterates) holds text only.
+    expect([...new Map(journal)]).toEqual([["k1", "\"edited\""], ["k3", text(3)], ["k4", text(4)]])
+    expect([...journal.entries()]).toEqual([["k1", "\"edited\""], ["k3", text(3)], ["k4", text(4)]])
+    journal.clear()
+    expect(journal.size).toBe(0)
+    expect([...journal]).toEqual([])
+    // Kept again after the clear: the first write wins again, and reads as text.
+    keep(3)
+    expect(ops.journalPut("run-1", "k3", "\"other\"")).toEqual(Exit.succeed(false))
+    expect(journal.get("k3")).toBe(text(3))
+  })
 })
 
 // Through an agent: a hook's tool execution whose output is an array with a counting

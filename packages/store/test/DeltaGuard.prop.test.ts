@@ -8,7 +8,7 @@ import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Checkpoint } from "../src/index.js"
 import * as ByReference from "../src/internal/byReference.js"
-import { assistantKeys, isDelta, isStep, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
+import { assistantKeys, isDelta, isStep, restKeys, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
 
 const none: Checked = () => false
 
@@ -87,6 +87,18 @@ const journaled = (steps: ReadonlyArray<unknown>): Checked => {
 describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
   it("reads every field core's Step guard reads", () => {
     expect([...stepKeys].sort()).toEqual(keys)
+    // And reads them: each by name, none left out (a spy over generated steps).
+    const read = new Set<string>()
+    for (const step of fc.sample(Arbitraries.step(), 100)) {
+      const spy = new Proxy(step, {
+        get: (target, key, receiver) => {
+          if (typeof key === "string") read.add(key)
+          return Reflect.get(target, key, receiver)
+        },
+      })
+      expect(isStep(spy, none)).toBe(true)
+    }
+    expect([...read].sort()).toEqual(keys)
   })
 
   it("answers as Codecs.Step.is for any step, with and without what the journal checked", () => {
@@ -134,6 +146,47 @@ describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
       { numRuns: 300 },
     )
     expect(accepted).toBeGreaterThan(0)
+  }, 120_000)
+
+  it("reads by name every field DeltaCodec reads, the tails aside, in its order", () => {
+    // The keys each guard reads of a delta with nothing but its head (a spy records them).
+    const readBy = (guard: (u: unknown) => boolean): ReadonlyArray<string> => {
+      const read: Array<string> = []
+      const spy = new Proxy({ v: Checkpoint.version, id: "run" }, {
+        get: (target, key, receiver) => {
+          if (typeof key === "string") read.push(key)
+          return Reflect.get(target, key, receiver)
+        },
+      })
+      expect(guard(spy)).toBe(true)
+      return read
+    }
+    const tails = new Set(["v", "id", "steps", "messages"])
+    const byCodec = readBy((u) => Checkpoint.DeltaCodec.is(u)).filter((key) => !tails.has(key))
+    expect(readBy((u) => isDelta(u, none)).filter((key) => !tails.has(key))).toEqual(byCodec)
+    expect(restKeys).toEqual(byCodec)
+  })
+
+  it("answers as Checkpoint.DeltaCodec.is with any one field of a run's first delta replaced", () => {
+    let accepted = 0
+    let refused = 0
+    // Every field, each with every hostile value and a few generated ones, over a few
+    // generated runs' first deltas (which hold every field, each as its codec writes it).
+    const values = [...fc.sample(hostile, 40), null, undefined, "x", 1, true, [], {}]
+    for (const state of fc.sample(Arbitraries.agentState(), 5)) {
+      const first = Checkpoint.diff(undefined, state) as unknown as Record<string, unknown>
+      for (const key of restKeys) {
+        for (const value of [first[key], ...values]) {
+          const delta = { ...first, [key]: value }
+          const full = safely(() => Checkpoint.DeltaCodec.is(delta))
+          if (full) accepted++
+          else refused++
+          expect(safely(() => isDelta(delta, none)), `${key}: ${String(value)}`).toBe(full)
+        }
+      }
+    }
+    expect(accepted).toBeGreaterThan(0)
+    expect(refused).toBeGreaterThan(0)
   }, 120_000)
 
   it("reads every field of an assistant message that core's Message guard reads", () => {

@@ -7,9 +7,10 @@
 // within `maxItems` and `maxDepth` (the encoded form leaves keys out and never adds
 // data, so it is within them too). Anything else goes the plain way, which refuses
 // exactly what loading would refuse (docs/decisions.md, "MemoryStore step cost").
-import { Json } from "@hookline/core"
+import { Codecs, Json } from "@hookline/core"
 import type * as t from "io-ts"
 import * as Checkpoint from "../Checkpoint.js"
+import { isAnswer, isExecution } from "./answerGuard.js"
 import { isDelta } from "./deltaGuard.js"
 import * as FrozenJson from "./frozenJson.js"
 
@@ -22,7 +23,9 @@ export const measure = (): FrozenJson.Measure => FrozenJson.make(maxItems, Json.
 /** The codec's guard, which reads (and may throw on) a hostile value: false then. */
 export const guarded = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): boolean => {
   try {
-    return codec.is(value)
+    // A model answer's and a tool result's guards read by name (internal/answerGuard.ts), answering as the codecs'.
+    const c: unknown = codec
+    return c === Codecs.InferenceResponse ? isAnswer(value) : c === Codecs.ToolExecution ? isExecution(value) : codec.is(value)
   } catch {
     return false
   }

@@ -25,11 +25,69 @@ export type Checked = (u: unknown, codec: t.Decoder<unknown, unknown>) => boolea
 
 const { steps: _steps, messages: _messages, ...withoutTails } = deltaFields
 // What `DeltaCodec` checks (a version 2 delta), the steps and messages aside.
-const head = t.type({ v: t.literal(Checkpoint.version), id: t.string })
-const rest = t.partial({ ...withoutTails, envelope: Envelope.EnvelopeCodec })
+const headV = t.literal(Checkpoint.version)
+// `t.type({ v: headV, id: t.string }).is`, read by name (neither guard accepts undefined,
+// so `type`'s own-key test for an undefined value answers as they do).
+const isHead = (u: unknown): boolean => t.UnknownRecord.is(u) && headV.is((u as { readonly v?: unknown }).v) && t.string.is((u as { readonly id?: unknown }).id)
+const restFields = { ...withoutTails, envelope: Envelope.EnvelopeCodec }
+// `t.partial(restFields).is(u)` after `isHead(u)` (which asked `t.UnknownRecord.is`):
+// each field read by name, in that order, its guard asked when the value is there. A read
+// by name has a cache of its own; `t.partial`'s keyed read of 18 names, absent from nearly
+// every delta, cost ~0.2 µs a checkpoint. A test holds the names to `DeltaCodec`'s.
+const is = (codec: t.Mixed) => codec.is.bind(codec)
+const isParentId = is(restFields.parentId)
+const isSystemPrompt = is(restFields.systemPrompt)
+const isResponseFormat = is(restFields.responseFormat)
+const isContextMetadata = is(restFields.contextMetadata)
+const isMetadata = is(restFields.metadata)
+const isStatus = is(restFields.status)
+const isStartedAt = is(restFields.startedAt)
+const isRunningSince = is(restFields.runningSince)
+const isCompletedAt = is(restFields.completedAt)
+const isStopSignals = is(restFields.stopSignals)
+const isContinuationRequested = is(restFields.continuationRequested)
+const isStopReason = is(restFields.stopReason)
+const isExecutionMetadata = is(restFields.executionMetadata)
+const isUsage = is(restFields.usage)
+const isErrors = is(restFields.errors)
+const isPendingCalls = is(restFields.pendingCalls)
+const isSuspendedStep = is(restFields.suspendedStep)
+const isEnvelope = is(restFields.envelope)
+type RestRecord = { readonly [K in keyof typeof restFields]?: unknown }
+const isRest = (u: RestRecord): boolean => {
+  let v: unknown
+  if ((v = u.parentId) !== undefined && !isParentId(v)) return false
+  if ((v = u.systemPrompt) !== undefined && !isSystemPrompt(v)) return false
+  if ((v = u.responseFormat) !== undefined && !isResponseFormat(v)) return false
+  if ((v = u.contextMetadata) !== undefined && !isContextMetadata(v)) return false
+  if ((v = u.metadata) !== undefined && !isMetadata(v)) return false
+  if ((v = u.status) !== undefined && !isStatus(v)) return false
+  if ((v = u.startedAt) !== undefined && !isStartedAt(v)) return false
+  if ((v = u.runningSince) !== undefined && !isRunningSince(v)) return false
+  if ((v = u.completedAt) !== undefined && !isCompletedAt(v)) return false
+  if ((v = u.stopSignals) !== undefined && !isStopSignals(v)) return false
+  if ((v = u.continuationRequested) !== undefined && !isContinuationRequested(v)) return false
+  if ((v = u.stopReason) !== undefined && !isStopReason(v)) return false
+  if ((v = u.executionMetadata) !== undefined && !isExecutionMetadata(v)) return false
+  if ((v = u.usage) !== undefined && !isUsage(v)) return false
+  if ((v = u.errors) !== undefined && !isErrors(v)) return false
+  if ((v = u.pendingCalls) !== undefined && !isPendingCalls(v)) return false
+  if ((v = u.suspendedStep) !== undefined && !isSuspendedStep(v)) return false
+  if ((v = u.envelope) !== undefined && !isEnvelope(v)) return false
+  return true
+}
+
+/** The fields `isDelta` reads by name past `v`, `id`, `steps` and `messages`, in its order (a test holds them to `DeltaCodec`'s). */
+export const restKeys: ReadonlyArray<string> = Object.freeze([
+  "parentId", "systemPrompt", "responseFormat", "contextMetadata", "metadata", "status", "startedAt", "runningSince",
+  "completedAt", "stopSignals", "continuationRequested", "stopReason", "executionMetadata", "usage", "errors",
+  "pendingCalls", "suspendedStep", "envelope",
+])
 // `tail(Codecs.Step)`'s and `tail(Codecs.Message)`'s guard without their items' own:
 // `t.readonlyArray`'s guard is `Array.isArray(u) && u.every(item.is)`.
-const itemsTail = t.type({ from: index, items: t.UnknownArray })
+// `t.type({ from: index, items: t.UnknownArray }).is`, read by name (as `isHead`).
+const isItemsTail = (u: unknown): u is { readonly from: number; readonly items: ReadonlyArray<unknown> } =>
+  t.UnknownRecord.is(u) && index.is((u as { readonly from?: unknown }).from) && t.UnknownArray.is((u as { readonly items?: unknown }).items)
 
 const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
@@ -46,6 +104,16 @@ const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
   ["toolAttempts", optional(array(Codecs.ToolAttempt.is))],
   ["decisions", optional(t.record(t.string, Codecs.PendingDecision).is)],
 ]
+// Each read by name in `isStep`, in this order (a read by name has a cache of its own).
+const stepIs: Readonly<Record<string, (u: unknown) => boolean>> = Object.fromEntries(stepRest)
+const isStepIndex = stepIs["index"] as (u: unknown) => boolean
+const isStepUsage = stepIs["usage"] as (u: unknown) => boolean
+const isStepFinishReason = stepIs["finishReason"] as (u: unknown) => boolean
+const isStepStartedAt = stepIs["startedAt"] as (u: unknown) => boolean
+const isStepCompletedAt = stepIs["completedAt"] as (u: unknown) => boolean
+const isStepAttempts = stepIs["attempts"] as (u: unknown) => boolean
+const isStepToolAttempts = stepIs["toolAttempts"] as (u: unknown) => boolean
+const isStepDecisions = stepIs["decisions"] as (u: unknown) => boolean
 
 /** The fields of `Codecs.Step` this guard reads (a test holds them to those core's guard reads). */
 export const stepKeys: ReadonlyArray<string> = Object.freeze(["response", "toolExecutions", ...stepRest.map(([key]) => key)])
@@ -68,11 +136,8 @@ export const isStep = (u: unknown, checked: Checked): boolean => {
   if (response !== undefined && !checked(response, Codecs.InferenceResponse) && !Codecs.InferenceResponse.is(response)) return false
   const executions = step["toolExecutions"]
   if (!Array.isArray(executions) || !everyItem(executions, isExecution, checked)) return false
-  for (let i = 0; i < stepRest.length; i++) {
-    const [key, is] = stepRest[i] as readonly [string, (u: unknown) => boolean]
-    if (!is(step[key])) return false
-  }
-  return true
+  return isStepIndex(step["index"]) && isStepUsage(step["usage"]) && isStepFinishReason(step["finishReason"]) && isStepStartedAt(step["startedAt"]) &&
+    isStepCompletedAt(step["completedAt"]) && isStepAttempts(step["attempts"]) && isStepToolAttempts(step["toolAttempts"]) && isStepDecisions(step["decisions"])
 }
 
 // Core's `string` guard: every text of a message is bounded.
@@ -82,36 +147,52 @@ const isToolCalls = t.readonlyArray(Codecs.ToolCall).is
 /** The fields of an assistant message this guard reads, in core's order (a test holds them to those core's guard reads). */
 export const assistantKeys: ReadonlyArray<string> = Object.freeze(["role", "content", "toolCalls"])
 
-// The tool calls of the steps' answers `checked` vouches for: a vouched answer is frozen
-// plain data, so its `toolCalls` is the array its guard checked.
-const vouchedCalls = (steps: ReadonlyArray<unknown>, checked: Checked): ReadonlyArray<unknown> => {
-  const calls: Array<unknown> = []
-  for (const step of steps) {
-    const response = typeof step === "object" && step !== null ? (step as { readonly response?: unknown }).response : undefined
-    if (response !== undefined && checked(response, Codecs.InferenceResponse)) calls.push((response as { readonly toolCalls?: unknown }).toolCalls)
+// The answer of step `step`, when `checked` vouches for it (frozen plain data: its
+// `toolCalls` is the array its guard checked).
+const vouchedAnswer = (step: unknown, checked: Checked): { readonly toolCalls?: unknown } | undefined => {
+  const response = typeof step === "object" && step !== null ? (step as { readonly response?: unknown }).response : undefined
+  return response !== undefined && checked(response, Codecs.InferenceResponse) ? response as { readonly toolCalls?: unknown } : undefined
+}
+
+// Whether one of `steps`' answers is vouched for, and whether `calls` is the tool calls
+// array of one: read in place, no array of them made per call (as `for … of` read them).
+const anyVouched = (steps: ReadonlyArray<unknown>, checked: Checked): boolean => {
+  for (let i = 0; i < steps.length; i++) if (vouchedAnswer(steps[i], checked) !== undefined) return true
+  return false
+}
+const isVouchedCalls = (calls: unknown, steps: ReadonlyArray<unknown>, checked: Checked): boolean => {
+  for (let i = 0; i < steps.length; i++) {
+    const answer = vouchedAnswer(steps[i], checked)
+    if (answer !== undefined && answer.toolCalls === calls) return true
   }
-  return calls
+  return false
 }
 
 // `Codecs.Message.is(u)`: dispatched on `role` (read once there, once by the member's
 // guard, as core reads it); an assistant message's tool calls that are a vouched answer's
 // own array are not checked again (that answer's guard checked them with the same codec).
-const isMessage = (u: unknown, known: ReadonlyArray<unknown>): boolean => {
-  if (known.length === 0 || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
+// `vouching`: the delta's step items when one of their answers is vouched for, else undefined.
+const isMessage = (u: unknown, vouching: ReadonlyArray<unknown> | undefined, checked: Checked): boolean => {
+  if (vouching === undefined || typeof u !== "object" || u === null || (u as { readonly role?: unknown }).role !== "assistant") return Codecs.Message.is(u)
   const message = u as Record<string, unknown>
   if (message["role"] !== "assistant" || !isText(message["content"])) return false
   const calls = message["toolCalls"]
-  return known.includes(calls) || isToolCalls(calls)
+  return isVouchedCalls(calls, vouching, checked) || isToolCalls(calls)
 }
 
 /** `Checkpoint.DeltaCodec.is(delta)`, its steps' answers and executions that `checked` vouches for not checked again. */
 export const isDelta = (delta: unknown, checked: Checked): boolean => {
-  if (!head.is(delta) || !rest.is(delta)) return false
+  if (!isHead(delta) || !isRest(delta as RestRecord)) return false
   const steps = (delta as { readonly steps?: unknown }).steps
-  if (steps !== undefined && !(itemsTail.is(steps) && everyItem(steps.items as ReadonlyArray<unknown>, isStep, checked))) return false
+  if (steps !== undefined && !(isItemsTail(steps) && everyItem(steps.items, isStep, checked))) return false
   const messages = (delta as { readonly messages?: unknown }).messages
   if (messages === undefined) return true
-  if (!itemsTail.is(messages)) return false
-  const known = steps === undefined ? [] : vouchedCalls((steps as { readonly items: ReadonlyArray<unknown> }).items, checked)
-  return everyItem(messages.items as ReadonlyArray<unknown>, (u) => isMessage(u, known), checked)
+  if (!isItemsTail(messages)) return false
+  const stepItems = steps === undefined ? undefined : (steps as { readonly items: ReadonlyArray<unknown> }).items
+  const vouching = stepItems !== undefined && anyVouched(stepItems, checked) ? stepItems : undefined
+  // `every` over the items as everyItem reads them, the steps passed along: no closure per call.
+  const items = messages.items as ReadonlyArray<unknown>
+  const n = items.length
+  for (let i = 0; i < n; i++) if (i in items && !isMessage(items[i], vouching, checked)) return false
+  return true
 }

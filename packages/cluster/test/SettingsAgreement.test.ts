@@ -55,6 +55,16 @@ const query = <A>(text: string) =>
     }).pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))),
   )
 
+// A client opened on this database and closed at once: "ready", or what it rejected with.
+const openedClient = () =>
+  Runner.openClient({ database: pg.connectionString, client }).then(
+    async (c) => {
+      await c.close()
+      return "ready"
+    },
+    (error: unknown) => error,
+  )
+
 // hookline-runner on this database, spawned without blocking this process (a runner in
 // it must go on heartbeating): its exit status and what it wrote to stderr.
 const runnerBin = (args: ReadonlyArray<string>) =>
@@ -133,13 +143,7 @@ describe("the settings a park shares", () => {
   it("a stored record that is not one fails a client's readiness, typed, naming its field", async () => {
     await query(`INSERT INTO hookline_cluster_settings (address, shards_per_group, shard_groups, lock_expiration_ms) VALUES ('10.0.0.9:1', -4, 'default', 3000)`)
     try {
-      const opened = await Runner.openClient({ database: pg.connectionString, client }).then(
-        async (c) => {
-          await c.close()
-          return "ready"
-        },
-        (error: unknown) => error,
-      )
+      const opened = await openedClient()
       expect(opened).toBeInstanceOf(Settings.InvalidSetting)
       expect(opened).toMatchObject({ setting: 'hookline_cluster_settings.shards_per_group of "10.0.0.9:1"', got: "-4" })
     } finally {
@@ -155,13 +159,7 @@ describe("the settings a park shares", () => {
     await Effect.runPromise(record.pipe(Effect.provide(flushingSqlLayer(pg.connectionString, 1))))
     await query(`INSERT INTO hookline_cluster_settings (address, shards_per_group, shard_groups, lock_expiration_ms) VALUES ('${address}', 300, 'default', 600000)`)
     try {
-      const opened = await Runner.openClient({ database: pg.connectionString, client }).then(
-        async (c) => {
-          await c.close()
-          return "ready"
-        },
-        (error: unknown) => error,
-      )
+      const opened = await openedClient()
       expect(opened).toBeInstanceOf(Settings.InvalidSetting)
       expect(opened).toMatchObject({ setting: `hookline_cluster_settings.address of ${JSON.stringify(address.slice(0, 200))}`, got: "5002 characters" })
     } finally {

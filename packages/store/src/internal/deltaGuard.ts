@@ -93,30 +93,21 @@ const finite = (u: unknown): boolean => typeof u === "number" && Number.isFinite
 const optional = (is: (u: unknown) => boolean) => (u: unknown): boolean => u === undefined || is(u)
 const array = (is: (u: unknown) => boolean) => (u: unknown): boolean => Array.isArray(u) && u.every(is)
 
-// The step's fields past its answer and executions, each as core's codec guards it.
-const stepRest: ReadonlyArray<readonly [string, (u: unknown) => boolean]> = [
-  ["index", finite],
-  ["usage", Codecs.Usage.is],
-  ["finishReason", optional(Codecs.FinishReason.is)],
-  ["startedAt", finite],
-  ["completedAt", optional(finite)],
-  ["attempts", optional(array(Codecs.InferenceAttempt.is))],
-  ["toolAttempts", optional(array(Codecs.ToolAttempt.is))],
-  ["decisions", optional(t.record(t.string, Codecs.PendingDecision).is)],
-]
-// Each read by name in `isStep`, in this order (a read by name has a cache of its own).
-const stepIs: Readonly<Record<string, (u: unknown) => boolean>> = Object.fromEntries(stepRest)
-const isStepIndex = stepIs["index"] as (u: unknown) => boolean
-const isStepUsage = stepIs["usage"] as (u: unknown) => boolean
-const isStepFinishReason = stepIs["finishReason"] as (u: unknown) => boolean
-const isStepStartedAt = stepIs["startedAt"] as (u: unknown) => boolean
-const isStepCompletedAt = stepIs["completedAt"] as (u: unknown) => boolean
-const isStepAttempts = stepIs["attempts"] as (u: unknown) => boolean
-const isStepToolAttempts = stepIs["toolAttempts"] as (u: unknown) => boolean
-const isStepDecisions = stepIs["decisions"] as (u: unknown) => boolean
+// The step's fields past its answer and executions, each as core's codec guards it, read
+// by name in `isStep` in this order (a read by name has a cache of its own).
+const isStepIndex = finite
+const isStepUsage = Codecs.Usage.is
+const isStepFinishReason = optional(Codecs.FinishReason.is)
+const isStepStartedAt = finite
+const isStepCompletedAt = optional(finite)
+const isStepAttempts = optional(array(Codecs.InferenceAttempt.is))
+const isStepToolAttempts = optional(array(Codecs.ToolAttempt.is))
+const isStepDecisions = optional(t.record(t.string, Codecs.PendingDecision).is)
 
 /** The fields of `Codecs.Step` this guard reads (a test holds them to those core's guard reads). */
-export const stepKeys: ReadonlyArray<string> = Object.freeze(["response", "toolExecutions", ...stepRest.map(([key]) => key)])
+export const stepKeys: ReadonlyArray<string> = Object.freeze([
+  "response", "toolExecutions", "index", "usage", "finishReason", "startedAt", "completedAt", "attempts", "toolAttempts", "decisions",
+])
 
 // `items.every(is)` without a closure per call: `every` reads the length once and skips
 // the holes of a sparse array.

@@ -7,28 +7,10 @@ import { Arbitraries } from "@hookline/testing"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { answerKeys, callKeys, executionKeys, isAnswer, isCall, isExecution, isUsage, usageKeys } from "../src/internal/answerGuard.js"
+import { readsOf, safely } from "./support/guardSpy.js"
 
-// A guard that throws (a hostile getter) answers false, as `ByReference.guarded` makes it.
-const safely = (f: () => boolean): boolean => {
-  try {
-    return f()
-  } catch {
-    return false
-  }
-}
-
-// The string keys `guard` reads of `value`, in order (a spy).
-const readsOf = (value: object, guard: (u: unknown) => boolean): ReadonlyArray<string> => {
-  const read: Array<string> = []
-  const spy = new Proxy(value, {
-    get: (target, key, receiver) => {
-      if (typeof key === "string") read.push(key)
-      return Reflect.get(target, key, receiver)
-    },
-  })
-  guard(spy)
-  return read
-}
+// The string keys `guard` reads of `value`, in order.
+const readKeys = (value: object, guard: (u: unknown) => boolean): ReadonlyArray<string> => readsOf(value, guard).read
 
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<() => unknown>(
@@ -54,14 +36,14 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
 describe("the model answer's guard read by name (internal/answerGuard.ts)", () => {
   it("reads the fields core's guards read, in their order", () => {
     for (const answer of fc.sample(Arbitraries.inferenceResponse(), 30)) {
-      expect(readsOf(answer, (u) => isAnswer(u))).toEqual(readsOf(answer, (u) => Codecs.InferenceResponse.is(u)))
-      expect(readsOf(answer.usage, isUsage)).toEqual(readsOf(answer.usage, (u) => Codecs.Usage.is(u)))
-      for (const call of answer.toolCalls) expect(readsOf(call, isCall)).toEqual(readsOf(call, (u) => Codecs.ToolCall.is(u)))
+      expect(readKeys(answer, (u) => isAnswer(u))).toEqual(readKeys(answer, (u) => Codecs.InferenceResponse.is(u)))
+      expect(readKeys(answer.usage, isUsage)).toEqual(readKeys(answer.usage, (u) => Codecs.Usage.is(u)))
+      for (const call of answer.toolCalls) expect(readKeys(call, isCall)).toEqual(readKeys(call, (u) => Codecs.ToolCall.is(u)))
     }
     const full = { text: "", toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop", modelId: "m", metadata: {} }
-    expect(readsOf(full, (u) => Codecs.InferenceResponse.is(u))).toEqual(answerKeys)
-    expect(readsOf(full.usage, (u) => Codecs.Usage.is(u))).toEqual(usageKeys)
-    expect(readsOf({ id: "c", name: "n", arguments: {} }, (u) => Codecs.ToolCall.is(u))).toEqual(callKeys)
+    expect(readKeys(full, (u) => Codecs.InferenceResponse.is(u))).toEqual(answerKeys)
+    expect(readKeys(full.usage, (u) => Codecs.Usage.is(u))).toEqual(usageKeys)
+    expect(readKeys({ id: "c", name: "n", arguments: {} }, (u) => Codecs.ToolCall.is(u))).toEqual(callKeys)
   })
 
   it("answers as Codecs.InferenceResponse.is, with any one field of an answer, a call or the usage replaced", () => {
@@ -102,8 +84,8 @@ describe("the model answer's guard read by name (internal/answerGuard.ts)", () =
   it("reads the fields core's ToolExecution guard reads, in its order, for each kind", () => {
     const seen = new Set<string>()
     for (const execution of fc.sample(Arbitraries.toolExecution(), 60)) {
-      const reads = readsOf(execution, (u) => Codecs.ToolExecution.is(u))
-      expect(readsOf(execution, isExecution)).toEqual(reads)
+      const reads = readKeys(execution, (u) => Codecs.ToolExecution.is(u))
+      expect(readKeys(execution, isExecution)).toEqual(reads)
       seen.add(execution.status)
       // The dispatch's read of `status`, then the member's fields (all of them: a generated result is valid).
       expect(reads.slice(1)).toEqual(executionKeys[execution.status])

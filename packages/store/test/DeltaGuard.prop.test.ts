@@ -9,17 +9,9 @@ import { describe, expect, it } from "vitest"
 import { Checkpoint } from "../src/index.js"
 import * as ByReference from "../src/internal/byReference.js"
 import { assistantKeys, isDelta, isStep, restKeys, stepKeys, type Checked } from "../src/internal/deltaGuard.js"
+import { readsOf, safely } from "./support/guardSpy.js"
 
 const none: Checked = () => false
-
-// A guard that throws (a hostile getter) answers false, as `ByReference.guarded` makes it.
-const safely = (f: () => boolean): boolean => {
-  try {
-    return f()
-  } catch {
-    return false
-  }
-}
 
 const deepFreeze = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -51,13 +43,9 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
 const coreStepKeys = (): ReadonlyArray<string> => {
   const read = new Set<string>()
   for (const step of fc.sample(Arbitraries.step(), 100)) {
-    const spy = new Proxy(step, {
-      get: (target, key, receiver) => {
-        if (typeof key === "string") read.add(key)
-        return Reflect.get(target, key, receiver)
-      },
-    })
-    if (!Codecs.Step.is(spy)) throw new Error("a generated step is not a Step")
+    const seen = readsOf(step, (u) => Codecs.Step.is(u))
+    for (const key of seen.read) read.add(key)
+    if (!seen.answer) throw new Error("a generated step is not a Step")
   }
   return [...read].sort()
 }
@@ -90,13 +78,9 @@ describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
     // And reads them: each by name, none left out (a spy over generated steps).
     const read = new Set<string>()
     for (const step of fc.sample(Arbitraries.step(), 100)) {
-      const spy = new Proxy(step, {
-        get: (target, key, receiver) => {
-          if (typeof key === "string") read.add(key)
-          return Reflect.get(target, key, receiver)
-        },
-      })
-      expect(isStep(spy, none)).toBe(true)
+      const seen = readsOf(step, (u) => isStep(u, none))
+      for (const key of seen.read) read.add(key)
+      expect(seen.answer).toBe(true)
     }
     expect([...read].sort()).toEqual(keys)
   })
@@ -151,15 +135,9 @@ describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
   it("reads by name every field DeltaCodec reads, the tails aside, in its order", () => {
     // The keys each guard reads of a delta with nothing but its head (a spy records them).
     const readBy = (guard: (u: unknown) => boolean): ReadonlyArray<string> => {
-      const read: Array<string> = []
-      const spy = new Proxy({ v: Checkpoint.version, id: "run" }, {
-        get: (target, key, receiver) => {
-          if (typeof key === "string") read.push(key)
-          return Reflect.get(target, key, receiver)
-        },
-      })
-      expect(guard(spy)).toBe(true)
-      return read
+      const seen = readsOf({ v: Checkpoint.version, id: "run" }, guard)
+      expect(seen.answer).toBe(true)
+      return seen.read
     }
     const tails = new Set(["v", "id", "steps", "messages"])
     const byCodec = readBy((u) => Checkpoint.DeltaCodec.is(u)).filter((key) => !tails.has(key))
@@ -192,13 +170,9 @@ describe("the delta's guard, split (internal/deltaGuard.ts)", () => {
   it("reads every field of an assistant message that core's Message guard reads", () => {
     const read = new Set<string>()
     for (const response of fc.sample(Arbitraries.inferenceResponse(), 50)) {
-      const spy = new Proxy(Message.assistant("x", response.toolCalls), {
-        get: (target, key, receiver) => {
-          if (typeof key === "string") read.add(key)
-          return Reflect.get(target, key, receiver)
-        },
-      })
-      expect(Codecs.Message.is(spy)).toBe(true)
+      const seen = readsOf(Message.assistant("x", response.toolCalls), (u) => Codecs.Message.is(u))
+      for (const key of seen.read) read.add(key)
+      expect(seen.answer).toBe(true)
     }
     expect([...read].sort()).toEqual([...assistantKeys].sort())
   })
